@@ -1,0 +1,15 @@
+"""The refusals the runner can raise.
+
+Every refusal carries one line that names the file or input and what is wrong; the
+CLI prints it and exits with `exit_code`. Anything else escaping is a bug.
+"""
+
+
+class WitnessGateError(Exception):
+    """Bad input or a broken invariant: the gate refuses and stays red (exit 2)."""
+
+    exit_code = 2
+
+
+class FixtureChanged(WitnessGateError):
+    """The fixture's bytes no longer match the lock: evidence must be re-pinned."""
