@@ -1,0 +1,3 @@
+from witness_gate.cli import main
+
+main()

@@ -1,0 +1,207 @@
+"""The `witness-gate` command: parse, call the library, print, exit.
+
+Exit statuses: 0 pass, 1 blocked (regression, mixed edit, lock in diff, or check found
+failures), 2 bad input, 3 oracle review, 4 incomplete evidence. There is no switch
+that overrides a verdict.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from witness_gate.errors import WitnessGateError
+
+app = typer.Typer(
+    name="witness-gate",
+    help="Classify a shrunk property witness before a failure can be frozen.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+Root = Annotated[Path, typer.Option("--root", help="Repository root; recorded paths are relative to it.")]
+LockOption = Annotated[Path, typer.Option("--lock", help="The fixture lock written by `pin`.")]
+DiffOption = Annotated[Path, typer.Option("--diff-paths", help="Changed-file list: one repository path per line, from the diff.")]
+ImplPrefix = Annotated[Optional[list[str]], typer.Option("--impl-prefix", help="Implementation path prefix (repeatable); overrides pyproject.toml.")]
+OraclePrefix = Annotated[Optional[list[str]], typer.Option("--oracle-prefix", help="Oracle path prefix (repeatable); overrides pyproject.toml.")]
+GeneratedOracle = Annotated[Optional[list[str]], typer.Option("--generated-oracle", help="Generated path that counts as oracle (repeatable).")]
+
+
+def _run(action: Callable[[], int]) -> None:
+    try:
+        code = action()
+    except WitnessGateError as error:
+        typer.echo(f"witness-gate: error: {error}", err=True)
+        raise typer.Exit(error.exit_code) from None
+    raise typer.Exit(code)
+
+
+def _config(root: Path, impl: list[str] | None = None, oracle: list[str] | None = None, generated: list[str] | None = None):
+    from witness_gate.config import load_config
+
+    return load_config(
+        root,
+        impl_prefixes=tuple(impl or ()),
+        oracle_prefixes=tuple(oracle or ()),
+        generated_oracle_paths=tuple(generated or ()),
+    )
+
+
+@app.command()
+def pin(
+    fixture: Annotated[Path, typer.Option("--fixture", help="The fixture file to pin by its bytes.")],
+    generator_version: Annotated[int, typer.Option("--generator-version", help="Reviewed version of the payload generators.")],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the lock.")],
+    replays: Annotated[int, typer.Option("--replays", help="Replays per witness: a review constant stored in the lock.")] = 5,
+    max_examples: Annotated[int, typer.Option("--max-examples", help="Hypothesis examples per search round.")] = 100,
+    search_rounds: Annotated[int, typer.Option("--search-rounds", help="Seeds in the schedule, searched in order.")] = 1,
+    root: Root = Path("."),
+) -> None:
+    """Pin a fixture: hash its bytes and derive the seed schedule."""
+
+    def action() -> int:
+        from witness_gate import lock, store
+
+        record = lock.pin(fixture, root, generator_version, replays, max_examples, search_rounds)
+        store.save_artifact(out, "lock", record)
+        typer.echo(f"pinned {record['fixture']['path']} sha256 {record['fixture']['sha256']} -> {out}")
+        return 0
+
+    _run(action)
+
+
+@app.command()
+def check(
+    lock: LockOption,
+    properties: Annotated[Path, typer.Option("--properties", help="Directory of property modules.")],
+    out: Annotated[Path, typer.Option("--out", help="Witness directory.")],
+    root: Root = Path("."),
+) -> None:
+    """Search every property with Hypothesis; shrink and retain each failure as a witness.
+
+    Exit 0: no failure; 1: witnesses written."""
+
+    def action() -> int:
+        from witness_gate import check as checks
+
+        config = _config(root)
+        result = checks.run(lock, properties, out, root, config.import_paths)
+        for path in result.written:
+            typer.echo(f"witness: {path}")
+        typer.echo(f"checked {result.properties} properties: {len(result.written)} witnesses")
+        return 1 if result.written else 0
+
+    _run(action)
+
+
+@app.command()
+def classify(
+    lock: LockOption,
+    witnesses: Annotated[Path, typer.Option("--witnesses", help="Witness directory written by `check`.")],
+    diff_paths: DiffOption,
+    out: Annotated[Path, typer.Option("--out", help="Where to write the classification report.")] = Path(".artifacts/classification.json"),
+    impl_prefix: ImplPrefix = None,
+    oracle_prefix: OraclePrefix = None,
+    generated_oracle: GeneratedOracle = None,
+    root: Root = Path("."),
+) -> None:
+    """Replay each witness under the pin and label it from the counts and the diff.
+
+    Exit 0 pass (flakes only), 1 regression / mixed edit / lock in diff,
+    3 oracle defect, 4 not reproduced / unclassified, 2 bad input."""
+
+    def action() -> int:
+        from witness_gate import report, store
+
+        try:
+            record = report.build(lock, witnesses, diff_paths, root, _config(root, impl_prefix, oracle_prefix, generated_oracle))
+        except WitnessGateError:
+            store.remove_if_present(out)  # a stale report must not vouch for this run
+            raise
+        store.save_artifact(out, "report", record)
+        for line in report.summary_lines(record):
+            typer.echo(line)
+        return record["exit_code"]
+
+    _run(action)
+
+
+@app.command()
+def freeze(
+    assertion: Annotated[str, typer.Option("--assertion", help="Assertion id (the property's name).")],
+    lock: LockOption,
+    witness: Annotated[Path, typer.Option("--witness", help="The witness file to freeze.")],
+    failures: Annotated[int, typer.Option("--failures", help="Failing replays, as classify recorded.")],
+    runs: Annotated[int, typer.Option("--runs", help="Replays, as classify recorded.")],
+    expires_in_hours: Annotated[int, typer.Option("--expires-in-hours", help="Hours until the freeze expires.")],
+    report: Annotated[Path, typer.Option("--report", help="The classification report.")] = Path(".artifacts/classification.json"),
+    out: Annotated[Path, typer.Option("--out", help="Where to write the freeze.")] = Path(".artifacts/freeze.json"),
+    root: Root = Path("."),
+) -> None:
+    """Write a freeze for one flake witness, bound to assertion, fixture digest and witness hash."""
+
+    def action() -> int:
+        from witness_gate import freeze as freezes
+        from witness_gate import lock as locks
+        from witness_gate import report as reports
+        from witness_gate import store
+        from witness_gate import witness as witnesses
+
+        lock_record = locks.load(lock)
+        locks.verify_fixture(lock_record, root)
+        record = freezes.build(
+            assertion, lock_record, witnesses.load(witness), reports.load_report(report, lock_record),
+            failures, runs, expires_in_hours, _config(root).max_freeze_hours, datetime.now(timezone.utc),
+        )
+        store.save_artifact(out, "freeze", record)
+        typer.echo(f"freeze: {assertion} witness {record['witness_hash'][:12]} until {record['expires_at']} -> {out}")
+        return 0
+
+    _run(action)
+
+
+@app.command()
+def verify(
+    lock: LockOption,
+    witnesses: Annotated[Path, typer.Option("--witnesses", help="Witness directory.")],
+    diff_paths: DiffOption,
+    report: Annotated[Path, typer.Option("--report", help="The classification report.")] = Path(".artifacts/classification.json"),
+    freeze: Annotated[Optional[list[Path]], typer.Option("--freeze", help="A freeze file to check (repeatable).")] = None,
+    root: Root = Path("."),
+) -> None:
+    """Run the reviewer checks of section 7; exit 0 only when every one holds."""
+
+    def action() -> int:
+        from witness_gate import verify as verifier
+
+        results = verifier.run(lock, witnesses, report, diff_paths, list(freeze or ()), root, _config(root), datetime.now(timezone.utc))
+        for result in results:
+            typer.echo(f"{'ok' if result.ok else 'FAIL'}: {result.name}: {result.detail}")
+        return 0 if all(result.ok for result in results) else 1
+
+    _run(action)
+
+
+@app.command()
+def schema(name: Annotated[str, typer.Argument(help="lock, witness, freeze or report.")]) -> None:
+    """Print one of the JSON Schemas the artifacts follow."""
+
+    def action() -> int:
+        from witness_gate.schemas import schema_text
+
+        sys.stdout.write(schema_text(name))
+        return 0
+
+    _run(action)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,92 @@
+"""Freezes (spec section 4): a short, hashed silence for one flake witness.
+
+A freeze is allowed only for `flake`, only with the witness on disk under the same
+fixture digest, and only for the counts `classify` itself recorded for that hash.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from witness_gate import store
+from witness_gate.classify import classify, freeze_allowed
+from witness_gate.errors import WitnessGateError
+
+SCHEMA_VERSION = 1
+
+
+def timestamp(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_timestamp(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def build(
+    assertion_id: str,
+    lock: dict[str, Any],
+    witness_record: dict[str, Any],
+    report: dict[str, Any],
+    failures: int,
+    runs: int,
+    expires_in_hours: int,
+    max_hours: int,
+    now: datetime,
+) -> dict[str, Any]:
+    """The freeze record, or a refusal saying which binding does not hold."""
+    if not 1 <= expires_in_hours <= max_hours:
+        raise WitnessGateError(f"--expires-in-hours must be between 1 and {max_hours} (the configured maximum), got {expires_in_hours}")
+    if witness_record["assertion_id"] != assertion_id:
+        raise WitnessGateError(f"witness is for assertion {witness_record['assertion_id']!r}, not {assertion_id!r}")
+    digest_matches = witness_record["fixture_digest"] == lock["fixture"]["sha256"]
+    if not digest_matches:
+        raise WitnessGateError("witness fixture digest does not match the lock: re-pin and re-check")
+    if failures == runs:
+        raise WitnessGateError(f"failures == runs ({failures}): that is a regression, not a flake (caller bug); no freeze")
+    kind = classify(failures, runs, report["diff"]["impl_changed"], report["diff"]["oracle_changed"])
+    if kind != "flake":
+        raise WitnessGateError(f"--failures {failures} --runs {runs} under this diff give {kind!r}: only a flake may be frozen")
+    recorded = [e for e in report["witnesses"] if e["witness_hash"] == witness_record["witness_hash"]]
+    if not recorded:
+        raise WitnessGateError("the classification report has no entry for this witness hash: classify first")
+    entry = recorded[0]
+    if (entry["failures"], entry["runs"]) != (failures, runs):
+        raise WitnessGateError(
+            f"--failures {failures} --runs {runs} disagree with classify's record {entry['failures']}/{entry['runs']} for this witness"
+        )
+    if entry["label"] != "flake" or not freeze_allowed(kind, witness_present=True, digest_matches=digest_matches):
+        raise WitnessGateError(f"label is {entry['label']!r}: only a flake may be frozen")
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "assertion_id": assertion_id,
+        "fixture_digest": lock["fixture"]["sha256"],
+        "witness_hash": witness_record["witness_hash"],
+        "failures": failures,
+        "runs": runs,
+        "created_at": timestamp(now),
+        "expires_at": timestamp(now + timedelta(hours=expires_in_hours)),
+    }
+
+
+def problems(freeze: dict[str, Any], lock: dict[str, Any], report: dict[str, Any], now: datetime) -> list[str]:
+    """What makes a (schema-valid) freeze unusable now; empty when it holds."""
+    found = []
+    if parse_timestamp(freeze["expires_at"]) <= now:
+        found.append(f"expired at {freeze['expires_at']}")
+    if parse_timestamp(freeze["expires_at"]) <= parse_timestamp(freeze["created_at"]):
+        found.append("expires before it was created")
+    if freeze["fixture_digest"] != lock["fixture"]["sha256"]:
+        found.append("bound to another fixture digest")
+    entries = [e for e in report["witnesses"] if e["witness_hash"] == freeze["witness_hash"] and e["assertion_id"] == freeze["assertion_id"]]
+    if not entries:
+        found.append("points at no classified witness of that assertion and hash")
+    elif entries[0]["label"] != "flake":
+        found.append(f"points at a witness labelled {entries[0]['label']}, not flake")
+    return found
+
+
+def load(path: Path) -> dict[str, Any]:
+    return store.load_artifact(path, "freeze")

@@ -1,0 +1,111 @@
+"""The fixture lock (spec section 1): the fixture pinned by its bytes.
+
+A run without a lock, or whose fixture no longer matches it, stays unclassified.
+The seed schedule is derived from the fixture digest and generator version alone,
+so two machines pinning the same bytes search with the same seeds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from witness_gate import store
+from witness_gate.canonical import file_sha256
+from witness_gate.errors import FixtureChanged, WitnessGateError
+from witness_gate.paths import repo_path_problem
+
+SCHEMA_VERSION = 1
+DEFAULT_REPLAYS = 5
+DEFAULT_MAX_EXAMPLES = 100
+DEFAULT_SEARCH_ROUNDS = 1
+
+
+def hypothesis_version() -> str:
+    # Read from metadata: importing Hypothesis costs ~290 ms, and `pin` needs only the number.
+    return metadata.version("hypothesis")
+
+
+def relative_to_root(path: Path, root: Path, what: str) -> str:
+    """The POSIX path of `path` relative to the repository root, or a refusal."""
+    try:
+        relative = path.absolute().relative_to(root.absolute())
+    except ValueError:
+        raise WitnessGateError(f"{path}: {what} is outside the repository root {root}") from None
+    text = relative.as_posix()
+    problem = repo_path_problem(text)
+    if problem:
+        raise WitnessGateError(f"{path}: {what} path {text!r}: {problem}")
+    return text
+
+
+def seed_schedule(fixture_digest: str, generator_version: int, rounds: int) -> list[int]:
+    seeds = []
+    for index in range(rounds):
+        material = f"witness-gate/seed-schedule/v1\0{fixture_digest}\0{generator_version}\0{index}".encode()
+        seeds.append(int.from_bytes(hashlib.sha256(material).digest()[:8], "big"))
+    return seeds
+
+
+def pin(
+    fixture: Path,
+    root: Path,
+    generator_version: int,
+    replays: int = DEFAULT_REPLAYS,
+    max_examples: int = DEFAULT_MAX_EXAMPLES,
+    search_rounds: int = DEFAULT_SEARCH_ROUNDS,
+) -> dict[str, Any]:
+    if generator_version < 0:
+        raise WitnessGateError(f"--generator-version must be >= 0, got {generator_version}")
+    if not 1 <= replays <= 1000:
+        raise WitnessGateError(f"--replays must be between 1 and 1000, got {replays}")
+    if not 1 <= max_examples <= 100000:
+        raise WitnessGateError(f"--max-examples must be between 1 and 100000, got {max_examples}")
+    if not 1 <= search_rounds <= 16:
+        raise WitnessGateError(f"--search-rounds must be between 1 and 16, got {search_rounds}")
+    relative = relative_to_root(fixture, root, "fixture")
+    digest, size = hash_fixture(fixture)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "fixture": {"path": relative, "sha256": digest, "size": size},
+        "generator_version": generator_version,
+        "replays": replays,
+        "max_examples": max_examples,
+        "seed_schedule": seed_schedule(digest, generator_version, search_rounds),
+        "hypothesis_version": hypothesis_version(),
+    }
+
+
+def hash_fixture(fixture: Path) -> tuple[str, int]:
+    store.check_regular_file(fixture, "fixture")
+    try:
+        return file_sha256(fixture)
+    except OSError as error:
+        raise WitnessGateError(f"{fixture}: cannot read fixture: {error.strerror}") from None
+
+
+def load(lock_path: Path) -> dict[str, Any]:
+    return store.load_artifact(lock_path, "lock")
+
+
+def fixture_path(lock: dict[str, Any], root: Path) -> Path:
+    return root / lock["fixture"]["path"]
+
+
+def verify_fixture(lock: dict[str, Any], root: Path, when: str = "") -> None:
+    """Refuses (re-pin) unless the fixture's bytes still hash to the lock's digest."""
+    path = fixture_path(lock, root)
+    digest, size = hash_fixture(path)
+    if digest != lock["fixture"]["sha256"] or size != lock["fixture"]["size"]:
+        prefix = f"fixture changed {when}" if when else "fixture no longer matches the lock"
+        raise FixtureChanged(f"{path}: {prefix} (sha256 {digest[:12]}..., lock says {lock['fixture']['sha256'][:12]}...): re-pin")
+
+
+def verify_hypothesis_version(lock: dict[str, Any], lock_path: Path) -> None:
+    running = hypothesis_version()
+    if running != lock["hypothesis_version"]:
+        raise WitnessGateError(
+            f"{lock_path}: pinned with Hypothesis {lock['hypothesis_version']}, running {running}: seeded searches differ across versions; re-pin"
+        )

@@ -1,0 +1,195 @@
+"""Properties (the oracle): the `property` decorator, discovery, and evaluation.
+
+A property takes one JSON payload (and optionally the pinned fixture as `fixture`)
+and returns True. Anything else fails closed: False, a non-bool, or any exception,
+`AssertionError` and `SystemExit` included; the exception is kept as evidence.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from witness_gate import store
+from witness_gate.canonical import sha256_hex
+from witness_gate.errors import WitnessGateError
+
+_MARK = "__witness_gate_property__"
+_MAX_MESSAGE = 2000
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+_ASSERTION_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,199}$")
+
+
+@dataclass(frozen=True)
+class PropertySpec:
+    payloads: Any
+    examples: tuple[Any, ...]
+    rejects: tuple[Any, ...]
+    fixture_payloads: bool
+    takes_fixture: bool
+
+
+def property(
+    *, payloads: Any, examples: Sequence[Any] = (), rejects: Sequence[Any] = (), fixture_payloads: bool = False
+) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
+    """Declares a property. `payloads` is a Hypothesis strategy of JSON payloads;
+    `examples` are payloads it must accept and `rejects` payloads it must reject,
+    both checked on every run before any random draw. Keep at least one reject: a
+    generator that emits only valid payloads never exercises the failing branch,
+    and a weakened checker that accepts it turns the run red. With
+    `fixture_payloads=True`, each element of the pinned fixture (a JSON array of
+    objects) is checked as a payload it must accept, too."""
+
+    def decorate(function: Callable[..., bool]) -> Callable[..., bool]:
+        parameters = list(inspect.signature(function).parameters)
+        if len(parameters) not in (1, 2) or (len(parameters) == 2 and parameters[1] != "fixture"):
+            raise TypeError(
+                f"witness_gate.property {function.__qualname__}: take (payload) or (payload, fixture), "
+                f"not ({', '.join(parameters)})"
+            )
+        setattr(function, _MARK, PropertySpec(payloads, tuple(examples), tuple(rejects), fixture_payloads, len(parameters) == 2))
+        return function
+
+    return decorate
+
+
+@dataclass(frozen=True)
+class LoadedProperty:
+    assertion_id: str
+    function: Callable[..., Any]
+    spec: PropertySpec
+    path: str  # repository-relative
+    sha256: str  # of the module's source bytes
+    line: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    passed: bool
+    evidence: dict[str, Any] | None
+
+
+def _clean_message(text: str) -> str:
+    # Memory addresses differ from run to run; witnesses must not.
+    text = _ADDRESS.sub("0x?", text)
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."
+
+
+def _describe(error: BaseException) -> str:
+    try:
+        return _clean_message(str(error))
+    except Exception:  # a __str__ that raises must not hide the failure
+        return "<unprintable exception>"
+
+
+def failure_evidence(kind: str, exception_type: str | None, message: str) -> dict[str, Any]:
+    return {"kind": kind, "exception_type": exception_type, "message": _clean_message(message)}
+
+
+def evaluate(prop: LoadedProperty, payload: Any, fixture: Any = None, expect: str = "accept") -> Outcome:
+    """Runs the property once; with expect="reject" it must refuse the payload."""
+    outcome = _call(prop, payload, fixture)
+    if expect == "accept":
+        return outcome
+    if outcome.passed:
+        return Outcome(False, failure_evidence("accepted_reject", None, "property accepted a payload it must reject (weakened oracle?)"))
+    return Outcome(True, None)
+
+
+def _call(prop: LoadedProperty, payload: Any, fixture: Any) -> Outcome:
+    try:
+        result = prop.function(payload, fixture) if prop.spec.takes_fixture else prop.function(payload)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # fail closed: SystemExit is a failure too
+        return Outcome(False, failure_evidence("exception", type(error).__name__, _describe(error)))
+    if result is True:
+        return Outcome(True, None)
+    if result is False:
+        return Outcome(False, failure_evidence("returned_false", None, "property returned False"))
+    return Outcome(False, failure_evidence("returned_non_bool", None, f"property returned a {type(result).__name__}, not a bool"))
+
+
+def module_name_for(relative_path: str) -> str:
+    return "witness_gate_properties." + re.sub(r"\W", "_", relative_path.removesuffix(".py"))
+
+
+def import_module(path: Path, relative_path: str) -> tuple[ModuleType, str]:
+    """Imports one property module by path; returns it with its source digest."""
+    source = store.read_regular_file(path, "property module")
+    name = module_name_for(relative_path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise WitnessGateError(f"{relative_path}: cannot import property module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except KeyboardInterrupt:
+        raise
+    except SyntaxError as error:
+        del sys.modules[name]
+        raise WitnessGateError(f"{relative_path}: line {error.lineno}: SyntaxError: {error.msg}") from None
+    except BaseException as error:
+        del sys.modules[name]
+        raise WitnessGateError(f"{relative_path}: importing the property module raised {type(error).__name__}: {_describe(error)}") from None
+    return module, sha256_hex(source)
+
+
+def properties_of(module: ModuleType, relative_path: str, digest: str) -> list[LoadedProperty]:
+    found = []
+    for name, value in sorted(vars(module).items()):
+        spec = getattr(value, _MARK, None)
+        if not isinstance(spec, PropertySpec) or getattr(value, "__module__", None) != module.__name__:
+            continue
+        if name != value.__name__ or not _ASSERTION_ID.match(name):
+            raise WitnessGateError(f"{relative_path}: property {name!r}: assertion id must be the function's own name and an identifier")
+        found.append(LoadedProperty(name, value, spec, relative_path, digest, value.__code__.co_firstlineno))
+    return found
+
+
+def add_import_paths(root: Path, import_paths: Sequence[str]) -> None:
+    for entry in reversed(import_paths):
+        path = str((root / entry).absolute())
+        if path not in sys.path:
+            sys.path.insert(0, path)
+
+
+def discover(directory: Path, root: Path) -> list[LoadedProperty]:
+    """Every property in the `*.py` modules under `directory`, sorted by assertion id."""
+    from witness_gate.lock import relative_to_root
+
+    if directory.is_symlink() or not directory.is_dir():
+        raise WitnessGateError(f"{directory}: properties directory not found (or not a plain directory)")
+    real_directory = directory.resolve()
+    found: dict[str, LoadedProperty] = {}
+    for path in sorted(directory.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        if path.is_symlink() or not path.resolve().is_relative_to(real_directory):
+            raise WitnessGateError(f"{path}: property modules must be plain files inside {directory}")
+        relative = relative_to_root(path, root, "property module")
+        module, digest = import_module(path, relative)
+        for prop in properties_of(module, relative, digest):
+            if prop.assertion_id in found:
+                raise WitnessGateError(
+                    f"{relative}: assertion id {prop.assertion_id!r} is already defined in {found[prop.assertion_id].path}"
+                )
+            found[prop.assertion_id] = prop
+    if not found:
+        raise WitnessGateError(f"{directory}: no witness_gate.property found: there is nothing to check")
+    return [found[key] for key in sorted(found)]
+
+
+def find(module: ModuleType, relative_path: str, digest: str, assertion_id: str) -> LoadedProperty | None:
+    for prop in properties_of(module, relative_path, digest):
+        if prop.assertion_id == assertion_id:
+            return prop
+    return None

@@ -1,0 +1,72 @@
+"""`verify`: the reviewer checks of spec section 7, as code. One result per check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from witness_gate import freeze as freezes
+from witness_gate import lock as locks
+from witness_gate import report as reports
+from witness_gate import witness
+from witness_gate.classify import classify
+from witness_gate.config import GateConfig
+from witness_gate.errors import FixtureChanged
+from witness_gate.replay import ReplayJob, replay_module
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def run(
+    lock_path: Path,
+    witnesses_dir: Path,
+    report_path: Path,
+    diff_path: Path,
+    freeze_paths: list[Path],
+    root: Path,
+    config: GateConfig,
+    now: datetime,
+) -> list[Check]:
+    lock = locks.load(lock_path)
+    checks = []
+    try:
+        locks.verify_fixture(lock, root)
+        checks.append(Check("lock matches fixture", True, f"{lock['fixture']['path']} sha256 {lock['fixture']['sha256'][:12]}..."))
+    except FixtureChanged as error:
+        return [Check("lock matches fixture", False, str(error))]
+    report = reports.load_report(report_path, lock)
+    diff = reports.read_diff(diff_path, lock, locks.relative_to_root(lock_path, root, "lock"), config)
+    mixed = diff.impl_changed and diff.oracle_changed
+    checks.append(Check("diff is not mixed", not mixed, "implementation and oracle paths both change" if mixed else "one side at most"))
+    checks.append(Check("lock not in diff", not diff.lock_changed, report["lock_path"]))
+    if diff.paths_sha256 != report["diff"]["paths_sha256"]:
+        checks.append(Check("report matches diff", False, "the report was made from another changed-file list"))
+    entries = {e["file"]: e for e in report["witnesses"]}
+    for path, record in witness.load_directory(witnesses_dir, lock):
+        entry = entries.get(path.name)
+        if entry is None:
+            checks.append(Check(f"witness {path.name}", False, "not in the classification report"))
+            continue
+        expected = classify(entry["failures"], entry["runs"], report["diff"]["impl_changed"], report["diff"]["oracle_changed"])
+        label_ok = expected == entry["label"] or (entry["label"] == "unclassified" and entry["runs"] == 0)
+        checks.append(Check(f"label {path.name}", label_ok, f"recorded {entry['label']}, table gives {expected} for {entry['failures']}/{entry['runs']}"))
+        if entry["label"] in ("regression", "not_reproduced") and entry["replayed"] != "none":
+            payload = record["payload"] if entry["replayed"] == "shrunk" else record["unshrunk"]["payload"]
+            [result] = replay_module(
+                record["property"]["path"], [ReplayJob(record["assertion_id"], payload, lock["replays"], record["expect"])],
+                root, config.import_paths, locks.fixture_path(lock, root), config.replay_timeout_seconds,
+            )
+            want = lock["replays"] if entry["label"] == "regression" else 0
+            checks.append(Check(f"replay {path.name}", result.failures == want and not result.missing,
+                                f"{entry['label']} needs {want}/{lock['replays']} failures, replay gave {result.failures}/{result.runs}"))
+    for freeze_path in freeze_paths:
+        record = freezes.load(freeze_path)
+        found = freezes.problems(record, lock, report, now)
+        checks.append(Check(f"freeze {freeze_path.name}", not found, "; ".join(found) or f"flake, expires {record['expires_at']}"))
+    return checks

@@ -1,0 +1,84 @@
+"""Witness records (spec section 2): a retained failing payload and its hash.
+
+A witness names its property module by repository path and source digest, so the
+replay can load exactly the oracle that rejected the payload, or notice it moved.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from witness_gate import store
+from witness_gate.canonical import payload_hash
+from witness_gate.errors import WitnessGateError
+from witness_gate.properties import LoadedProperty
+
+SCHEMA_VERSION = 1
+FILE_NAME = re.compile(r"^(?P<assertion>[A-Za-z_][A-Za-z0-9_]*)\.(?P<prefix>[0-9a-f]{12})\.json$")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A payload the property rejected, as found by `check`."""
+
+    payload: Any
+    unshrunk_payload: Any
+    evidence: dict[str, Any]
+    origin: str  # "search", "example", "fixture" or "reject" (a payload it must refuse)
+    seed: int | None
+    fully_shrunk: bool
+
+
+def build(prop: LoadedProperty, lock: dict[str, Any], failure: Failure) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "assertion_id": prop.assertion_id,
+        "fixture_digest": lock["fixture"]["sha256"],
+        "witness_hash": payload_hash(failure.payload),
+        "payload": failure.payload,
+        "unshrunk": {"payload": failure.unshrunk_payload, "witness_hash": payload_hash(failure.unshrunk_payload)},
+        "origin": failure.origin,
+        "expect": "reject" if failure.origin == "reject" else "accept",
+        "fully_shrunk": failure.fully_shrunk,
+        "seed": failure.seed,
+        "evidence": failure.evidence,
+        "property": {"path": prop.path, "sha256": prop.sha256, "line": prop.line},
+        "generator_version": lock["generator_version"],
+        "hypothesis_version": lock["hypothesis_version"],
+    }
+
+
+def file_name(record: dict[str, Any]) -> str:
+    return f"{record['assertion_id']}.{record['witness_hash'][:12]}.json"
+
+
+def load(path: Path) -> dict[str, Any]:
+    """A schema-valid witness whose hashes match its payloads and its file name."""
+    record = store.load_artifact(path, "witness")
+    if payload_hash(record["payload"]) != record["witness_hash"]:
+        raise WitnessGateError(f"{path}: /witness_hash: does not match the payload (payload edited?)")
+    if payload_hash(record["unshrunk"]["payload"]) != record["unshrunk"]["witness_hash"]:
+        raise WitnessGateError(f"{path}: /unshrunk/witness_hash: does not match the unshrunk payload")
+    if path.name != file_name(record):
+        raise WitnessGateError(f"{path}: file name does not match its assertion id and witness hash (expected {file_name(record)})")
+    return record
+
+
+def load_directory(directory: Path, lock: dict[str, Any]) -> list[tuple[Path, dict[str, Any]]]:
+    """Every witness in `directory`, sorted by file name, all of the lock's fixture."""
+    if directory.is_symlink() or not directory.is_dir():
+        raise WitnessGateError(f"{directory}: witness directory not found (or not a plain directory)")
+    witnesses = []
+    for path in sorted(directory.iterdir()):
+        if path.name.startswith("."):
+            continue  # an interrupted atomic write's temp file, never a witness
+        if not FILE_NAME.match(path.name):
+            raise WitnessGateError(f"{path}: not a witness file name (<assertion_id>.<12 hex>.json)")
+        record = load(path)
+        if record["fixture_digest"] != lock["fixture"]["sha256"]:
+            raise WitnessGateError(f"{path}: /fixture_digest: witness of another fixture than the lock's; re-run check under this pin")
+        witnesses.append((path, record))
+    return witnesses

@@ -1,0 +1,192 @@
+"""End to end through the real CLI, one test per user story of the spec."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import SampleRepo, add_flaky_property
+
+from witness_gate import schemas
+
+BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
+IMPL = "src/orders_app/pricing.py"
+ORACLE = "tests/properties/orders_props.py"
+
+
+def pinned_and_checked(repo: SampleRepo, expect_check: int) -> None:
+    pinned = repo.pin()
+    assert pinned.code == 0, pinned.stderr
+    result = repo.check()
+    assert result.code == expect_check, result.stderr
+
+
+def assert_artifacts_valid(repo: SampleRepo) -> None:
+    schemas.validate("lock", json.loads((repo.root / repo.lock).read_text()), "lock")
+    for path in repo.witness_files():
+        schemas.validate("witness", json.loads(path.read_text()), str(path))
+    schemas.validate("report", repo.report_json(), "report")
+
+
+def test_clean_example_passes_with_no_witnesses(repo):
+    pinned_and_checked(repo, 0)
+    result = repo.classify()
+    assert result.code == 0, result.stdout + result.stderr
+    assert repo.witness_files() == []
+    assert "verdict: pass" in result.stdout
+    assert_artifacts_valid(repo)
+
+
+def test_deterministic_bug_in_src_is_a_regression(repo):
+    repo.edit(IMPL, *BUG)
+    pinned_and_checked(repo, 1)
+    [path] = repo.witness_files()
+    record = json.loads(path.read_text())
+    assert record["payload"] == {"claimed_total": 0, "lines": [{"price": 0, "qty": 4}]}  # Hypothesis' minimal
+    assert record["unshrunk"]["payload"] != record["payload"]
+    assert path.name == f"prop_order_total_non_negative.{record['witness_hash'][:12]}.json"
+    result = repo.classify(IMPL)
+    assert result.code == 1
+    assert repo.labels() == ["regression"]
+    assert repo.report_json()["witnesses"][0]["failures"] == 5
+    assert "Block the patch" in result.stdout
+    assert_artifacts_valid(repo)
+
+
+def test_check_twice_writes_identical_bytes(repo):
+    repo.edit(IMPL, *BUG)
+    pinned_and_checked(repo, 1)
+    first = {p.name: p.read_bytes() for p in repo.witness_files()}
+    pinned_and_checked(repo, 1)
+    assert {p.name: p.read_bytes() for p in repo.witness_files()} == first
+
+
+def test_flake_failing_on_some_replays_is_a_flake_and_may_be_frozen(repo):
+    add_flaky_property(repo)
+    pinned_and_checked(repo, 1)
+    [path] = repo.witness_files()
+    result = repo.classify(IMPL)
+    assert result.code == 0, result.stdout + result.stderr
+    [entry] = repo.report_json()["witnesses"]
+    assert (entry["label"], entry["failures"], entry["runs"]) == ("flake", 2, 5)
+
+    frozen = repo.cli("freeze", "--assertion", "prop_sometimes", "--lock", repo.lock, "--witness", str(path),
+                      "--failures", "2", "--runs", "5", "--expires-in-hours", "24")
+    assert frozen.code == 0, frozen.stderr
+    record = json.loads((repo.root / ".artifacts/freeze.json").read_text())
+    assert record["witness_hash"] == entry["witness_hash"]
+    schemas.validate("freeze", record, "freeze")
+
+
+def test_freeze_refuses_counts_classify_did_not_record(repo):
+    add_flaky_property(repo)
+    pinned_and_checked(repo, 1)
+    [path] = repo.witness_files()
+    repo.classify(IMPL)
+    for failures, runs, message in [("5", "5", "caller bug"), ("1", "5", "disagree with classify"), ("0", "5", "only a flake")]:
+        result = repo.cli("freeze", "--assertion", "prop_sometimes", "--lock", repo.lock, "--witness", str(path),
+                          "--failures", failures, "--runs", runs, "--expires-in-hours", "24")
+        assert result.code == 2, (failures, result.stdout)
+        assert message in result.stderr
+        assert not (repo.root / ".artifacts/freeze.json").exists()
+
+
+def test_freeze_refuses_expiry_beyond_the_maximum_and_another_assertion(repo):
+    add_flaky_property(repo)
+    pinned_and_checked(repo, 1)
+    [path] = repo.witness_files()
+    repo.classify(IMPL)
+    base = ["freeze", "--lock", repo.lock, "--witness", str(path), "--failures", "2", "--runs", "5"]
+    assert "between 1 and 168" in repo.cli(*base, "--assertion", "prop_sometimes", "--expires-in-hours", "169").stderr
+    assert "between 1 and 168" in repo.cli(*base, "--assertion", "prop_sometimes", "--expires-in-hours", "0").stderr
+    assert "not 'prop_other'" in repo.cli(*base, "--assertion", "prop_other", "--expires-in-hours", "1").stderr
+
+
+def test_regression_cannot_be_frozen(repo):
+    repo.edit(IMPL, *BUG)
+    pinned_and_checked(repo, 1)
+    [path] = repo.witness_files()
+    repo.classify(IMPL)
+    result = repo.cli("freeze", "--assertion", "prop_order_total_non_negative", "--lock", repo.lock, "--witness", str(path),
+                      "--failures", "5", "--runs", "5", "--expires-in-hours", "24")
+    assert result.code == 2
+    assert not (repo.root / ".artifacts/freeze.json").exists()
+
+
+def test_oracle_only_edit_is_an_oracle_defect(repo):
+    repo.edit(ORACLE, "if total < 0:", "if total < 0 or len(order['lines']) > 2:")
+    pinned_and_checked(repo, 1)
+    result = repo.classify(ORACLE)
+    assert result.code == 3
+    assert set(repo.labels()) == {"oracle_defect"}
+
+
+def test_edit_to_both_sides_is_mixed_and_blocks_even_without_witnesses(repo):
+    pinned_and_checked(repo, 0)
+    result = repo.classify(IMPL, ORACLE)
+    assert result.code == 1
+    assert "mixed_edit" in result.stdout
+    repo.edit(IMPL, *BUG)
+    assert repo.check().code == 1
+    assert repo.classify(IMPL, ORACLE).code == 1
+    assert repo.labels() == ["mixed_edit"]
+
+
+def test_fixed_bug_leaves_a_witness_that_is_not_reproduced(repo):
+    repo.edit(IMPL, *BUG)
+    pinned_and_checked(repo, 1)
+    repo.edit(IMPL, BUG[1], BUG[0])
+    result = repo.classify(IMPL)
+    assert result.code == 4
+    [entry] = repo.report_json()["witnesses"]
+    assert entry["label"] == "not_reproduced"
+    assert entry["replayed"] == "shrunk"  # the unshrunk payload was replayed too and passed
+
+
+def test_weakened_oracle_is_caught_by_its_reject_payload(repo):
+    repo.edit(ORACLE, "    if total < 0:\n        return False\n", "")
+    repo.edit(ORACLE, 'return total == order["claimed_total"]', "return True")
+    pinned_and_checked(repo, 1)
+    [path] = repo.witness_files()
+    record = json.loads(path.read_text())
+    assert (record["origin"], record["expect"]) == ("reject", "reject")
+    assert repo.classify(ORACLE).code == 3
+
+
+def test_changed_fixture_refuses_check_with_re_pin(repo):
+    pinned_and_checked(repo, 0)
+    (repo.root / "tests/fixtures/orders.json").write_text("[]\n")
+    result = repo.check()
+    assert result.code == 2
+    assert "re-pin" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_tampered_witness_is_refused(repo):
+    repo.edit(IMPL, *BUG)
+    pinned_and_checked(repo, 1)
+    [path] = repo.witness_files()
+    record = json.loads(path.read_text())
+    record["payload"]["lines"][0]["qty"] = 3  # payload edited, hash kept
+    path.write_text(json.dumps(record))
+    repo.classify(IMPL)  # would write a report; the refusal must remove it
+    result = repo.classify(IMPL)
+    assert result.code == 2
+    assert "does not match the payload" in result.stderr
+    assert not repo.report.exists()
+
+
+def test_lock_in_the_diff_blocks(repo):
+    pinned_and_checked(repo, 0)
+    result = repo.classify(repo.lock)
+    assert result.code == 1
+    assert "touches the lock" in result.stdout
+
+
+def test_property_change_missing_from_the_diff_is_unclassified(repo):
+    repo.edit(IMPL, *BUG)
+    pinned_and_checked(repo, 1)
+    repo.edit(ORACLE, "def prop_order_total_non_negative", "# reviewed\ndef prop_order_total_non_negative")
+    result = repo.classify(IMPL)
+    assert result.code == 4
+    assert repo.labels() == ["unclassified"]
+    assert "incomplete" in repo.report_json()["witnesses"][0]["reason"]

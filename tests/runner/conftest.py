@@ -1,0 +1,105 @@
+"""Shared helpers: run the real CLI in a subprocess on a copy of a sample repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "orders"
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+
+class SampleRepo:
+    """A copy of examples/orders with the spec's section 6 commands as methods."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.lock = ".artifacts/fixture.lock"
+        self.witnesses = root / ".artifacts" / "witnesses"
+        self.report = root / ".artifacts" / "classification.json"
+
+    def cli(self, *args: str) -> Run:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(entry) for entry in sys.path), "HYPOTHESIS_STORAGE_DIRECTORY": str(self.root / ".hypothesis")}
+        done = subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=self.root, env=env, capture_output=True, text=True, timeout=300)
+        return Run(done.returncode, done.stdout, done.stderr)
+
+    def pin(self, *extra: str) -> Run:
+        return self.cli("pin", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--out", self.lock, *extra)
+
+    def check(self) -> Run:
+        return self.cli("check", "--lock", self.lock, "--properties", "tests/properties", "--out", ".artifacts/witnesses")
+
+    def classify(self, *changed: str) -> Run:
+        (self.root / "changed.txt").write_text("".join(f"{path}\n" for path in changed))
+        return self.cli("classify", "--lock", self.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
+
+    def write(self, relative: str, text: str) -> None:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+    def edit(self, relative: str, old: str, new: str) -> None:
+        path = self.root / relative
+        text = path.read_text()
+        assert old in text, f"{old!r} not in {relative}"
+        path.write_text(text.replace(old, new))
+
+    def witness_files(self) -> list[Path]:
+        return sorted(self.witnesses.glob("*.json")) if self.witnesses.is_dir() else []
+
+    def report_json(self) -> dict:
+        return json.loads(self.report.read_text())
+
+    def labels(self) -> list[str]:
+        return [entry["label"] for entry in self.report_json()["witnesses"]]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> SampleRepo:
+    root = tmp_path / "orders"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD"))
+    return SampleRepo(root)
+
+
+# A deterministic flake: the first call in each process decides, from a counter kept
+# outside the process, whether this process fails. `check` runs in one process
+# (counter 0: fails); each replay is a fresh fork (1..5: fail on 2 and 4).
+FLAKY_PROPERTY = '''
+import fcntl, os
+from hypothesis import strategies as st
+import witness_gate
+
+_decision = None
+
+def _this_process_fails():
+    global _decision
+    if _decision is None:
+        with open({counter!r}, "a+") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            handle.seek(0)
+            count = int(handle.read() or 0)
+            handle.seek(0); handle.truncate(); handle.write(str(count + 1))
+        _decision = count % 2 == 0
+    return _decision
+
+@witness_gate.property(payloads=st.fixed_dictionaries({{"n": st.integers(0, 100)}}))
+def prop_sometimes(payload):
+    return not (payload["n"] >= 7 and _this_process_fails())
+'''
+
+
+def add_flaky_property(repo: SampleRepo) -> None:
+    repo.write("tests/properties/flaky_props.py", FLAKY_PROPERTY.format(counter=str(repo.root / "flake-counter")))
