@@ -13,7 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-EXAMPLE = Path(__file__).resolve().parent
+# `./pants run` starts in the build root; the example's files are read from there.
+EXAMPLE = Path.cwd() / "examples" / "orders"
 BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
 
 
@@ -36,6 +37,9 @@ def gate(root: Path, changed: str) -> int:
 
 
 def main() -> int:
+    if not (EXAMPLE / "tests" / "properties").is_dir():
+        print(f"demo: {EXAMPLE} not found: run it from the repository root (./pants run examples/orders:gate)", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory() as scratch:
         shipped = Path(scratch) / "shipped"
         shutil.copytree(EXAMPLE, shipped, ignore=shutil.ignore_patterns(".artifacts", "__pycache__"))

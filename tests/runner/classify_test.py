@@ -1,0 +1,49 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
+from witness_gate.classify import LABELS, classify, freeze_allowed, run_exit_code
+
+
+def test_classify_table():
+    # The spec's own table, verbatim.
+    cases = [
+        (5, 5, True, False, "regression"),
+        (2, 5, True, False, "flake"),
+        (0, 5, True, False, "not_reproduced"),
+        (5, 5, False, True, "oracle_defect"),
+        (2, 5, True, True, "mixed_edit"),
+        (3, 0, True, False, "unclassified"),
+    ]
+    for failures, runs, impl, oracle, expected in cases:
+        assert classify(failures, runs, impl, oracle) == expected
+
+
+@given(st.integers(-3, 20), st.integers(-3, 20), st.booleans(), st.booleans())
+def test_classify_is_total_and_consistent_with_the_table(failures, runs, impl, oracle):
+    label = classify(failures, runs, impl, oracle)
+    assert label in LABELS
+    if runs < 1 or not 0 <= failures <= runs:
+        assert label == "unclassified"
+    elif impl and oracle:
+        assert label == "mixed_edit"
+    elif oracle:
+        assert label == "oracle_defect"
+    else:
+        assert label == {runs: "regression", 0: "not_reproduced"}.get(failures, "flake")
+    if label == "flake":
+        assert 0 < failures < runs and not oracle
+
+
+@given(st.sampled_from(LABELS + ("", "FLAKE", "flake ")), st.booleans(), st.booleans())
+def test_a_freeze_is_impossible_for_every_label_but_flake(kind, present, matches):
+    assert freeze_allowed(kind, present, matches) == (kind == "flake" and present and matches)
+
+
+def test_run_exit_code_takes_the_most_severe_label():
+    assert run_exit_code([], mixed_diff=False, lock_changed=False) == 0
+    assert run_exit_code(["flake", "flake"], False, False) == 0
+    assert run_exit_code(["flake", "not_reproduced"], False, False) == 4
+    assert run_exit_code(["unclassified", "oracle_defect"], False, False) == 3
+    assert run_exit_code(["oracle_defect", "regression", "flake"], False, False) == 1
+    assert run_exit_code([], mixed_diff=True, lock_changed=False) == 1
+    assert run_exit_code(["flake"], mixed_diff=False, lock_changed=True) == 1
