@@ -1,0 +1,85 @@
+"""Bad inputs: each is one line on stderr, exit 2, and nothing is written."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from conftest import SampleRepo
+
+
+def assert_refused(result, message: str) -> None:
+    assert result.code == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
+
+
+def test_pin_refuses_a_symlink_a_directory_and_a_missing_file(repo: SampleRepo):
+    os.symlink("orders.json", repo.root / "tests/fixtures/link.json")
+    for fixture, message in [("tests/fixtures/link.json", "symlink"), ("tests/fixtures", "not a regular file"), ("nope.json", "not found")]:
+        result = repo.cli("pin", "--fixture", fixture, "--generator-version", "3", "--out", repo.lock)
+        assert_refused(result, message)
+    assert not (repo.root / repo.lock).exists()
+
+
+def test_pin_refuses_a_fixture_outside_the_root(repo: SampleRepo, tmp_path):
+    outside = tmp_path / "outside.json"
+    outside.write_text("[]")
+    assert_refused(repo.cli("pin", "--fixture", str(outside), "--generator-version", "1", "--out", repo.lock), "outside the repository root")
+
+
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("def broken(:\n", "SyntaxError"),
+        ("raise RuntimeError('boom at import')\n", "RuntimeError: boom at import"),
+        (
+            "import witness_gate\nfrom hypothesis import strategies as st\n"
+            "@witness_gate.property(payloads=st.just({}))\ndef prop_order_total_non_negative(p):\n    return True\n",
+            "already defined",
+        ),
+        (
+            "import witness_gate\n@witness_gate.property(payloads=[1, 2])\ndef prop_bad_strategy(p):\n    return True\n",
+            "must be a Hypothesis strategy",
+        ),
+        (
+            "import witness_gate\nfrom hypothesis import strategies as st\n"
+            "@witness_gate.property(payloads=st.just({'x': float('nan')}))\ndef prop_nan(p):\n    return True\n",
+            "not plain JSON",
+        ),
+    ],
+)
+def test_check_refuses_broken_property_modules(repo: SampleRepo, source, message):
+    assert repo.pin().code == 0
+    repo.write("tests/properties/zz_bad.py", source)
+    assert_refused(repo.check(), message)
+    assert repo.witness_files() == []
+
+
+def test_a_property_that_exits_fails_closed(repo: SampleRepo):
+    assert repo.pin().code == 0
+    repo.write(
+        "tests/properties/exits.py",
+        "import sys, witness_gate\nfrom hypothesis import strategies as st\n"
+        "@witness_gate.property(payloads=st.just({'n': 1}))\ndef prop_exits(p):\n    sys.exit(0)\n",
+    )
+    assert repo.check().code == 1
+    assert repo.classify().code == 1
+    assert repo.labels() == ["regression"]
+    assert "SystemExit" in repo.report_json()["witnesses"][0]["reason"]
+
+
+def test_unknown_configuration_key_is_refused(repo: SampleRepo):
+    assert repo.pin().code == 0
+    with open(repo.root / "pyproject.toml", "a") as handle:
+        handle.write('impl-prefix = ["src/"]\n')
+    assert_refused(repo.check(), "unknown key 'impl-prefix'")
+
+
+def test_classify_refuses_a_witness_of_another_fixture(repo: SampleRepo):
+    repo.edit("src/orders_app/pricing.py", 'return line["qty"] * line["price"]', 'return -1')
+    assert repo.pin().code == 0
+    assert repo.check().code == 1
+    (repo.root / "tests/fixtures/orders.json").write_text("[]\n")
+    assert repo.pin().code == 0
+    assert_refused(repo.classify(), "witness of another fixture")
