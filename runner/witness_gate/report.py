@@ -81,10 +81,10 @@ def build(lock_path: Path, witnesses_dir: Path, diff_path: Path, root: Path, con
     runs = lock["replays"]
     fixture = locks.fixture_path(lock, root)
 
-    replayable, entries = [], {}
+    replayable, entries, module_changed = [], {}, {}
     for path, record in witnesses:
         current = _module_digest(root, record["property"]["path"])
-        changed = current != record["property"]["sha256"]
+        changed = module_changed[path.name] = current != record["property"]["sha256"]
         if changed and record["property"]["path"] not in diff.paths:
             entries[path.name] = _entry(path, record, 0, 0, "none", changed, "unclassified",
                                         "property module changed but the changed-file list does not name it: the list is incomplete")
@@ -104,7 +104,7 @@ def build(lock_path: Path, witnesses_dir: Path, diff_path: Path, root: Path, con
         result, which = shrunk[path.name], "shrunk"
         if path.name in unshrunk and unshrunk[path.name].failures > 0:
             result, which = unshrunk[path.name], "unshrunk"  # shrinking distorted the failure
-        changed = _module_digest(root, record["property"]["path"]) != record["property"]["sha256"]
+        changed = module_changed[path.name]
         if result.missing:
             entries[path.name] = _entry(path, record, 0, 0, "none", changed, classify(0, 0, diff.impl_changed, diff.oracle_changed),
                                         "the property module no longer defines this assertion")
