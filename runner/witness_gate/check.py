@@ -156,12 +156,12 @@ def failures_of(prop: LoadedProperty, fixture_value: Any, lock: dict[str, Any]) 
     return list(unique.values())
 
 
-def run(lock_path: Path, properties_dir: Path, out_dir: Path, root: Path, import_paths: tuple[str, ...]) -> CheckResult:
+def run(lock_path: Path, property_files: list[Path], out_dir: Path, root: Path, import_paths: tuple[str, ...]) -> CheckResult:
     lock = locks.load(lock_path)
     locks.verify_hypothesis_version(lock, lock_path)
     locks.verify_fixture(lock, root)
     add_import_paths(root, import_paths)
-    props = discover(properties_dir, root)
+    props = discover(property_files, root)
     fixture_value = load_fixture_value(lock, root, needed=any(p.spec.takes_fixture or p.spec.fixture_payloads for p in props))
     records = []
     for prop in props:

@@ -54,7 +54,19 @@ def freeze_allowed(kind: str, witness_present: bool, digest_matches: bool) -> bo
 
 def run_exit_code(labels: Iterable[str], mixed_diff: bool, lock_changed: bool) -> int:
     """The exit status of a classify run: the most severe label wins."""
-    codes = [_EXIT_BY_LABEL[label] for label in labels]
-    if mixed_diff or lock_changed:
+    return _most_severe([_EXIT_BY_LABEL[label] for label in labels], mixed_diff or lock_changed)
+
+
+def gate_exit_code(outcomes: Iterable[tuple[str, bool]], diff_blocks: bool) -> int:
+    """The exit status of a gate run from (label, frozen) pairs: a flake passes only
+    when a valid freeze covers it; every other label keeps its classify status."""
+    return _most_severe(
+        [EXIT_BLOCKED if label == "flake" and not frozen else _EXIT_BY_LABEL[label] for label, frozen in outcomes],
+        diff_blocks,
+    )
+
+
+def _most_severe(codes: list[int], blocked: bool) -> int:
+    if blocked:
         codes.append(EXIT_BLOCKED)
     return max(codes, key=_SEVERITY.__getitem__, default=EXIT_PASS)

@@ -91,9 +91,10 @@ def check(
 
     def action() -> int:
         from witness_gate import check as checks
+        from witness_gate.properties import module_files
 
         config = _config(root)
-        result = checks.run(lock, properties, out, root, config.import_paths)
+        result = checks.run(lock, module_files(properties), out, root, config.import_paths)
         for path in result.written:
             typer.echo(f"witness: {path}")
         typer.echo(f"checked {result.properties} properties: {len(result.written)} witnesses")
@@ -191,7 +192,51 @@ def verify(
 
 
 @app.command()
-def schema(name: Annotated[str, typer.Argument(help="lock, witness, freeze or report.")]) -> None:
+def gate(
+    fixture: Annotated[Path, typer.Option("--fixture", help="The fixture file to pin by its bytes.")],
+    generator_version: Annotated[int, typer.Option("--generator-version", help="Reviewed version of the payload generators.")],
+    properties: Annotated[list[Path], typer.Option("--properties", help="A property module, or a directory of them (repeatable).")],
+    out: Annotated[Path, typer.Option("--out", help="Output directory: fixture.lock, witnesses/, classification.json, gate.json.")],
+    diff_paths: Annotated[Optional[Path], typer.Option("--diff-paths", help="Changed-file list: one repository path per line, from the diff.")] = None,
+    impl_paths: Annotated[Optional[Path], typer.Option("--impl-paths", help="File listing the implementation paths (exact, one per line); with --oracle-paths, replaces the prefixes of pyproject.toml.")] = None,
+    oracle_paths: Annotated[Optional[Path], typer.Option("--oracle-paths", help="File listing the oracle paths (exact, one per line).")] = None,
+    freezes: Annotated[Path, typer.Option("--freezes", help="Directory of freeze files to honour (absent: none).")] = Path(".witness-gate/freezes"),
+    replays: Annotated[int, typer.Option("--replays", help="Replays per witness.")] = 5,
+    max_examples: Annotated[int, typer.Option("--max-examples", help="Hypothesis examples per search.")] = 100,
+    max_freeze_hours: Annotated[Optional[int], typer.Option("--max-freeze-hours", help="Longest freeze honoured; overrides pyproject.toml.")] = None,
+    replay_timeout_seconds: Annotated[Optional[float], typer.Option("--replay-timeout-seconds", help="Per-replay timeout; overrides pyproject.toml.")] = None,
+    check_only: Annotated[bool, typer.Option("--check-only", help="Classify nothing, honour no freeze: fail on any witness.")] = False,
+    root: Root = Path("."),
+) -> None:
+    """Pin, check, classify and honour freezes in one run: the verdict a CI job acts on.
+
+    Exit 0 pass (no failure, or only flakes under valid freezes), 1 blocked
+    (regression, mixed edit, unfrozen flake), 3 oracle review, 4 incomplete, 2 bad input."""
+
+    def action() -> int:
+        from witness_gate import gate as gates
+        from witness_gate.properties import module_files
+
+        from witness_gate.config import load_config
+
+        config = load_config(root, max_freeze_hours=max_freeze_hours, replay_timeout_seconds=replay_timeout_seconds)
+        if (impl_paths is None) != (oracle_paths is None):
+            raise WitnessGateError("--impl-paths and --oracle-paths go together")
+        ownership_lists = (impl_paths, oracle_paths) if impl_paths is not None and oracle_paths is not None else None
+        files = tuple(file for entry in properties for file in (module_files(entry) if entry.is_dir() else [entry]))
+        request = gates.GateRequest(
+            root, fixture, generator_version, replays, max_examples, files, out, check_only, diff_paths, freezes, config, ownership_lists
+        )
+        result = gates.run(request, datetime.now(timezone.utc))
+        for line in result.lines:
+            typer.echo(line)
+        return result.record["exit_code"]
+
+    _run(action)
+
+
+@app.command()
+def schema(name: Annotated[str, typer.Argument(help="lock, witness, freeze, report or gate.")]) -> None:
     """Print one of the JSON Schemas the artifacts follow."""
 
     def action() -> int:

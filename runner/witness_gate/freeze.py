@@ -71,13 +71,21 @@ def build(
     }
 
 
-def problems(freeze: dict[str, Any], lock: dict[str, Any], report: dict[str, Any], now: datetime) -> list[str]:
-    """What makes a (schema-valid) freeze unusable now; empty when it holds."""
+def problems(freeze: dict[str, Any], lock: dict[str, Any], report: dict[str, Any], now: datetime, max_hours: int) -> list[str]:
+    """What makes a (schema-valid) freeze unusable now; empty when it holds.
+
+    A freeze file carries no signature, so its times are checked too: a hand-written
+    freeze cannot live longer than `freeze` would have allowed, nor start in the future."""
     found = []
-    if parse_timestamp(freeze["expires_at"]) <= now:
+    created, expires = parse_timestamp(freeze["created_at"]), parse_timestamp(freeze["expires_at"])
+    if expires <= now:
         found.append(f"expired at {freeze['expires_at']}")
-    if parse_timestamp(freeze["expires_at"]) <= parse_timestamp(freeze["created_at"]):
+    if expires <= created:
         found.append("expires before it was created")
+    elif expires - created > timedelta(hours=max_hours):
+        found.append(f"lives longer than the {max_hours}-hour maximum")
+    if created > now:
+        found.append(f"created in the future ({freeze['created_at']})")
     if freeze["fixture_digest"] != lock["fixture"]["sha256"]:
         found.append("bound to another fixture digest")
     entries = [e for e in report["witnesses"] if e["witness_hash"] == freeze["witness_hash"] and e["assertion_id"] == freeze["assertion_id"]]

@@ -162,19 +162,29 @@ def add_import_paths(root: Path, import_paths: Sequence[str]) -> None:
             sys.path.insert(0, path)
 
 
-def discover(directory: Path, root: Path) -> list[LoadedProperty]:
-    """Every property in the `*.py` modules under `directory`, sorted by assertion id."""
-    from witness_gate.lock import relative_to_root
-
+def module_files(directory: Path) -> list[Path]:
+    """The `*.py` property modules under `directory`, sorted; each a plain file inside it."""
     if directory.is_symlink() or not directory.is_dir():
         raise WitnessGateError(f"{directory}: properties directory not found (or not a plain directory)")
     real_directory = directory.resolve()
-    found: dict[str, LoadedProperty] = {}
+    files = []
     for path in sorted(directory.rglob("*.py")):
         if "__pycache__" in path.parts:
             continue
         if path.is_symlink() or not path.resolve().is_relative_to(real_directory):
             raise WitnessGateError(f"{path}: property modules must be plain files inside {directory}")
+        files.append(path)
+    if not files:
+        raise WitnessGateError(f"{directory}: no property module (*.py) found: there is nothing to check")
+    return files
+
+
+def discover(files: Sequence[Path], root: Path) -> list[LoadedProperty]:
+    """Every property in the given modules, sorted by assertion id."""
+    from witness_gate.lock import relative_to_root
+
+    found: dict[str, LoadedProperty] = {}
+    for path in files:
         relative = relative_to_root(path, root, "property module")
         module, digest = import_module(path, relative)
         for prop in properties_of(module, relative, digest):
@@ -184,7 +194,8 @@ def discover(directory: Path, root: Path) -> list[LoadedProperty]:
                 )
             found[prop.assertion_id] = prop
     if not found:
-        raise WitnessGateError(f"{directory}: no witness_gate.property found: there is nothing to check")
+        names = ", ".join(str(path) for path in files[:3]) + (", ..." if len(files) > 3 else "")
+        raise WitnessGateError(f"{names}: no witness_gate.property found: there is nothing to check")
     return [found[key] for key in sorted(found)]
 
 

@@ -67,6 +67,6 @@ def run(
                                 f"{entry['label']} needs {want}/{lock['replays']} failures, replay gave {result.failures}/{result.runs}"))
     for freeze_path in freeze_paths:
         record = freezes.load(freeze_path)
-        found = freezes.problems(record, lock, report, now)
+        found = freezes.problems(record, lock, report, now, config.max_freeze_hours)
         checks.append(Check(f"freeze {freeze_path.name}", not found, "; ".join(found) or f"flake, expires {record['expires_at']}"))
     return checks

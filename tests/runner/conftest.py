@@ -46,6 +46,14 @@ class SampleRepo:
         (self.root / "changed.txt").write_text("".join(f"{path}\n" for path in changed))
         return self.cli("classify", "--lock", self.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
 
+    def gate(self, *changed: str, extra: tuple[str, ...] = ()) -> Run:
+        (self.root / "changed.txt").write_text("".join(f"{path}\n" for path in changed))
+        return self.cli("gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3",
+                        "--properties", "tests/properties", "--out", ".artifacts/gate", "--diff-paths", "changed.txt", *extra)
+
+    def gate_json(self) -> dict:
+        return json.loads((self.root / ".artifacts/gate/gate.json").read_text())
+
     def write(self, relative: str, text: str) -> None:
         path = self.root / relative
         path.parent.mkdir(parents=True, exist_ok=True)

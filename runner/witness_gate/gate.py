@@ -1,0 +1,215 @@
+"""`gate`: pin, check and classify in one run, then honour freezes; the verdict CI acts on.
+
+A run passes only when no property failed, or when every failure is a `flake` covered
+by a valid, unexpired freeze bound to its assertion, fixture digest and witness hash.
+Everything else stays red with its label and next step. A diff that changes both the
+implementation and the oracle blocks even when every property passes, and so does a
+diff that changes the fixture and a freeze together (one patch may not refresh the pin
+and the silence at once).
+
+With `check_only` the run classifies nothing and honours no freeze: any witness fails
+it. That mode exists for `pants test` with the gate disabled; it is never more lenient.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from witness_gate import check as checks
+from witness_gate import freeze as freezes
+from witness_gate import lock as locks
+from witness_gate import report as reports
+from witness_gate import store, witness
+from witness_gate.classify import NEXT_STEPS, VERDICTS, gate_exit_code
+from witness_gate.config import GateConfig
+from witness_gate.errors import WitnessGateError
+from witness_gate.paths import parse_changed_paths
+
+SCHEMA_VERSION = 1
+LOCK_NAME, WITNESS_DIR, REPORT_NAME, GATE_NAME = "fixture.lock", "witnesses", "classification.json", "gate.json"
+
+
+@dataclass(frozen=True)
+class GateRequest:
+    root: Path
+    fixture: Path
+    generator_version: int
+    replays: int
+    max_examples: int
+    property_files: tuple[Path, ...]
+    out_dir: Path
+    check_only: bool
+    diff_path: Path | None
+    freezes_dir: Path
+    config: GateConfig
+    # (implementation list, oracle list): exact paths, e.g. derived from a build graph;
+    # when given they replace the configured prefixes.
+    ownership_lists: tuple[Path, Path] | None = None
+
+
+@dataclass(frozen=True)
+class GateResult:
+    record: dict[str, Any]
+    lines: list[str]
+
+
+def with_ownership(config: GateConfig, impl_list: Path, oracle_list: Path) -> GateConfig:
+    """`config` owning exactly the listed paths (one per line); a path on both sides is refused."""
+    impl = parse_changed_paths(store.read_regular_file(impl_list, "implementation path list"), str(impl_list))
+    oracle = parse_changed_paths(store.read_regular_file(oracle_list, "oracle path list"), str(oracle_list))
+    both = sorted(set(impl) & set(oracle))
+    if both:
+        raise WitnessGateError(f"{impl_list}: {both[0]!r} is listed as implementation and in {oracle_list} as oracle")
+    return replace(config, impl_prefixes=tuple(impl), oracle_prefixes=tuple(oracle), generated_oracle_paths=())
+
+
+def run(request: GateRequest, now: datetime) -> GateResult:
+    """Runs the gate; on a refusal no verdict (old or partial) is left in `out_dir`."""
+    verdict_files = (request.out_dir / GATE_NAME, request.out_dir / REPORT_NAME)
+    for path in verdict_files:
+        store.remove_if_present(path)
+    try:
+        return _run(request, now)
+    except BaseException:
+        for path in verdict_files:
+            store.remove_if_present(path)
+        raise
+
+
+def _run(request: GateRequest, now: datetime) -> GateResult:
+    root, out = request.root, request.out_dir
+    if not request.check_only and request.diff_path is None:
+        raise WitnessGateError("gate needs --diff-paths (the changed-file list) unless --check-only")
+    config = request.config if request.ownership_lists is None else with_ownership(request.config, *request.ownership_lists)
+    lock_path, witness_dir = out / LOCK_NAME, out / WITNESS_DIR
+    lock = locks.pin(request.fixture, root, request.generator_version, request.replays, request.max_examples)
+    store.save_artifact(lock_path, "lock", lock)
+    checks.run(lock_path, list(request.property_files), witness_dir, root, config.import_paths)
+    if request.check_only:
+        record = _check_only_record(lock, witness.load_directory(witness_dir, lock))
+    else:
+        assert request.diff_path is not None
+        report = reports.build(lock_path, witness_dir, request.diff_path, root, config)
+        store.save_artifact(out / REPORT_NAME, "report", report)
+        freeze_dir = locks.relative_to_root(request.freezes_dir, root, "freeze directory")
+        loaded = _load_freezes(request.freezes_dir, root)
+        changed = parse_changed_paths(store.read_regular_file(request.diff_path, "changed-file list"), str(request.diff_path))
+        record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours)
+    store.save_artifact(out / GATE_NAME, "gate", record)
+    return GateResult(record, summary_lines(record))
+
+
+def _load_freezes(directory: Path, root: Path) -> list[tuple[str, dict[str, Any]]]:
+    if not directory.exists():
+        return []
+    if directory.is_symlink() or not directory.is_dir():
+        raise WitnessGateError(f"{directory}: freeze directory is not a plain directory")
+    return [
+        (locks.relative_to_root(path, root, "freeze"), freezes.load(path))
+        for path in sorted(directory.glob("*.json"))
+    ]
+
+
+def decide(
+    report: dict[str, Any],
+    lock: dict[str, Any],
+    loaded_freezes: list[tuple[str, dict[str, Any]]],
+    changed: list[str],
+    freeze_dir: str,
+    now: datetime,
+    max_freeze_hours: int,
+) -> dict[str, Any]:
+    """The gate record: which witnesses block, which freezes hold, and the verdict."""
+    freeze_rows, valid = [], {}
+    for name, record in loaded_freezes:
+        found = freezes.problems(record, lock, report, now, max_freeze_hours)
+        applies = any(e["assertion_id"] == record["assertion_id"] and e["witness_hash"] == record["witness_hash"] for e in report["witnesses"])
+        if applies:
+            freeze_rows.append({"file": name, "witness_hash": record["witness_hash"], "expires_at": record["expires_at"], "problems": found})
+            if not found:
+                valid.setdefault((record["assertion_id"], record["witness_hash"]), (name, record["expires_at"]))
+    rows = []
+    for entry in report["witnesses"]:
+        cover = valid.get((entry["assertion_id"], entry["witness_hash"])) if entry["label"] == "flake" else None
+        rows.append(_row(entry, cover))
+    reasons = []
+    diff = report["diff"]
+    if diff["impl_changed"] and diff["oracle_changed"]:
+        reasons.append(f"mixed_edit: the diff changes this target's implementation and its oracle - {NEXT_STEPS['mixed_edit']}")
+    if diff["lock_changed"]:
+        reasons.append(f"the diff touches the lock {report['lock_path']}")
+    prefix = freeze_dir.rstrip("/") + "/"
+    if lock["fixture"]["path"] in changed and any(path.startswith(prefix) for path in changed):
+        reasons.append(f"the diff changes the fixture {lock['fixture']['path']} and a freeze under {freeze_dir}: one patch may not refresh the pin and the silence together")
+    exit_code = gate_exit_code(((row["label"], row["frozen_by"] is not None) for row in rows), bool(reasons))
+    return _record("gate", lock, rows, freeze_rows, reasons, exit_code)
+
+
+def _row(entry: dict[str, Any], cover: tuple[str, str] | None) -> dict[str, Any]:
+    label = entry["label"]
+    if cover is not None:
+        next_step = f"Frozen until {cover[1]}; reopen it before then."
+    elif label == "flake":
+        next_step = "No valid freeze covers this witness: fix the flake, or write a freeze with `witness-gate freeze` bound to this witness."
+    else:
+        next_step = entry["next_step"]
+    return {
+        "file": f"{WITNESS_DIR}/{entry['file']}",
+        "assertion_id": entry["assertion_id"],
+        "witness_hash": entry["witness_hash"],
+        "label": label,
+        "failures": entry["failures"],
+        "runs": entry["runs"],
+        "frozen_by": None if cover is None else cover[0],
+        "blocks": cover is None,
+        "next_step": next_step,
+    }
+
+
+def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+    rows = [
+        {
+            "file": f"{WITNESS_DIR}/{path.name}",
+            "assertion_id": record["assertion_id"],
+            "witness_hash": record["witness_hash"],
+            "label": "unclassified",
+            "failures": 0,
+            "runs": 0,
+            "frozen_by": None,
+            "blocks": True,
+            "next_step": "The property failed; the gate is disabled, so nothing is classified and no freeze applies.",
+        }
+        for path, record in found
+    ]
+    exit_code = 1 if rows else 0
+    return _record("check_only", lock, rows, [], [], exit_code)
+
+
+def _record(mode: str, lock: dict[str, Any], rows: list, freeze_rows: list, reasons: list[str], exit_code: int) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "mode": mode,
+        "fixture_digest": lock["fixture"]["sha256"],
+        "witnesses": rows,
+        "freezes": freeze_rows,
+        "reasons": reasons,
+        "verdict": VERDICTS[exit_code],
+        "exit_code": exit_code,
+    }
+
+
+def summary_lines(record: dict[str, Any]) -> list[str]:
+    lines = []
+    for row in record["witnesses"]:
+        counts = f"failed {row['failures']}/{row['runs']} replays" if row["runs"] else "failed the property run"
+        status = f"frozen by {row['frozen_by']}" if row["frozen_by"] else row["next_step"]
+        lines.append(f"{row['label']}: {row['assertion_id']} {counts}; witness {row['file']} - {status}")
+    for row in record["freezes"]:
+        if row["problems"]:
+            lines.append(f"freeze {row['file']} does not hold: {'; '.join(row['problems'])}")
+    lines.extend(record["reasons"])
+    lines.append(f"gate: {record['verdict']} (exit {record['exit_code']}, {len(record['witnesses'])} witnesses, mode {record['mode']})")
+    return lines

@@ -1,0 +1,173 @@
+"""The gate end to end through the real CLI: freezes honoured only when they hold."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+from conftest import SampleRepo, add_flaky_property
+
+from witness_gate import schemas
+
+IMPL = "src/orders_app/pricing.py"
+FIXTURE = "tests/fixtures/orders.json"
+BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
+GATE_OUT = ".artifacts/gate"
+
+
+def freeze_flake(repo: SampleRepo, out: str = ".witness-gate/freezes/flake.json", hours: str = "24") -> dict:
+    [row] = repo.gate_json()["witnesses"]
+    result = repo.cli(
+        "freeze", "--assertion", row["assertion_id"], "--lock", f"{GATE_OUT}/fixture.lock",
+        "--witness", f"{GATE_OUT}/{row['file']}", "--report", f"{GATE_OUT}/classification.json",
+        "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", hours, "--out", out,
+    )
+    assert result.code == 0, result.stderr
+    return json.loads((repo.root / out).read_text())
+
+
+def rewrite_freeze(repo: SampleRepo, name: str, **fields) -> None:
+    path = repo.root / ".witness-gate/freezes" / name
+    record = {**json.loads(path.read_text()), **fields}
+    path.write_text(json.dumps(record))
+
+
+def stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def assert_gate_artifacts_valid(repo: SampleRepo) -> None:
+    out = repo.root / GATE_OUT
+    schemas.validate("gate", json.loads((out / "gate.json").read_text()), "gate.json")
+    schemas.validate("lock", json.loads((out / "fixture.lock").read_text()), "fixture.lock")
+    if (out / "classification.json").exists():
+        schemas.validate("report", json.loads((out / "classification.json").read_text()), "classification.json")
+
+
+def test_clean_example_passes_the_gate(repo):
+    result = repo.gate()
+    assert result.code == 0, result.stdout + result.stderr
+    assert repo.gate_json()["verdict"] == "pass"
+    assert_gate_artifacts_valid(repo)
+
+
+def test_regression_blocks_with_label_witness_counts_and_next_step(repo):
+    repo.edit(IMPL, *BUG)
+    result = repo.gate(IMPL)
+    assert result.code == 1
+    [row] = repo.gate_json()["witnesses"]
+    assert (row["label"], row["failures"], row["runs"], row["blocks"]) == ("regression", 5, 5, True)
+    assert f"regression: prop_order_total_non_negative failed 5/5 replays; witness {row['file']} - Block the patch" in result.stdout
+    assert_gate_artifacts_valid(repo)
+
+
+def test_unfrozen_flake_blocks_and_a_valid_freeze_lets_it_pass(repo):
+    add_flaky_property(repo)
+    red = repo.gate(IMPL)
+    assert red.code == 1, red.stdout + red.stderr
+    assert "No valid freeze covers this witness" in red.stdout
+    frozen = freeze_flake(repo)
+    green = repo.gate(IMPL)
+    assert green.code == 0, green.stdout + green.stderr
+    [row] = repo.gate_json()["witnesses"]
+    assert (row["label"], row["frozen_by"], row["blocks"]) == ("flake", ".witness-gate/freezes/flake.json", False)
+    assert row["witness_hash"] == frozen["witness_hash"]
+    assert_gate_artifacts_valid(repo)
+
+
+def test_freeze_that_does_not_hold_keeps_the_flake_red(repo):
+    add_flaky_property(repo)
+    repo.gate(IMPL)
+    freeze_flake(repo)
+    now = datetime.now(timezone.utc)
+    cases = {
+        "expired": ({"created_at": stamp(now - timedelta(hours=2)), "expires_at": stamp(now - timedelta(minutes=1))}, "expired at"),
+        "too long": ({"expires_at": stamp(now + timedelta(days=400))}, "168-hour maximum"),
+        "future": ({"created_at": stamp(now + timedelta(hours=1)), "expires_at": stamp(now + timedelta(hours=2))}, "created in the future"),
+        "other fixture": ({"fixture_digest": "0" * 64}, "another fixture digest"),
+    }
+    original = (repo.root / ".witness-gate/freezes/flake.json").read_text()
+    for name, (fields, problem) in cases.items():
+        (repo.root / ".witness-gate/freezes/flake.json").write_text(original)
+        rewrite_freeze(repo, "flake.json", **fields)
+        result = repo.gate(IMPL)
+        assert result.code == 1, (name, result.stdout, result.stderr)
+        assert problem in result.stdout, (name, result.stdout)
+        assert repo.gate_json()["witnesses"][0]["frozen_by"] is None
+
+
+def test_freeze_for_another_witness_hash_does_not_apply(repo):
+    add_flaky_property(repo)
+    repo.gate(IMPL)
+    freeze_flake(repo)
+    rewrite_freeze(repo, "flake.json", witness_hash="f" * 64)
+    result = repo.gate(IMPL)
+    assert result.code == 1
+    assert repo.gate_json()["freezes"] == []
+
+
+def test_a_regression_is_never_frozen_even_by_a_hand_written_freeze(repo):
+    repo.edit(IMPL, *BUG)
+    repo.gate(IMPL)
+    [row] = repo.gate_json()["witnesses"]
+    now = datetime.now(timezone.utc)
+    repo.write(".witness-gate/freezes/forged.json", json.dumps({
+        "schema_version": 1, "assertion_id": row["assertion_id"], "witness_hash": row["witness_hash"],
+        "fixture_digest": repo.gate_json()["fixture_digest"], "failures": 2, "runs": 5,
+        "created_at": stamp(now), "expires_at": stamp(now + timedelta(hours=1)),
+    }))
+    result = repo.gate(IMPL)
+    assert result.code == 1
+    assert "labelled regression, not flake" in result.stdout
+
+
+def test_fixture_and_freeze_in_one_diff_block(repo):
+    add_flaky_property(repo)
+    repo.gate(IMPL)
+    freeze_flake(repo)
+    result = repo.gate(FIXTURE, ".witness-gate/freezes/flake.json")
+    assert result.code == 1
+    assert "refresh the pin and the silence together" in result.stdout
+
+
+def test_mixed_diff_blocks_even_when_every_property_passes(repo):
+    result = repo.gate(IMPL, "tests/properties/orders_props.py")
+    assert result.code == 1
+    assert repo.gate_json()["witnesses"] == []
+    assert "mixed_edit" in result.stdout
+
+
+def test_check_only_mode_fails_on_any_witness_and_ignores_freezes(repo):
+    add_flaky_property(repo)
+    repo.gate(IMPL)
+    freeze_flake(repo)
+    result = repo.cli("gate", "--fixture", FIXTURE, "--generator-version", "3", "--properties", "tests/properties",
+                      "--out", GATE_OUT, "--check-only")
+    assert result.code == 1, result.stdout + result.stderr
+    record = repo.gate_json()
+    assert record["mode"] == "check_only" and record["witnesses"][0]["blocks"]
+    assert not (repo.root / GATE_OUT / "classification.json").exists()
+    assert_gate_artifacts_valid(repo)
+
+
+def test_explicit_ownership_lists_replace_the_prefixes(repo):
+    repo.write("impl.txt", f"{IMPL}\n")
+    repo.write("oracle.txt", "tests/properties/orders_props.py\n")
+    repo.edit(IMPL, *BUG)
+    result = repo.gate("tests/properties/orders_props.py", extra=("--impl-paths", "impl.txt", "--oracle-paths", "oracle.txt"))
+    assert result.code == 3, result.stdout + result.stderr
+    assert [row["label"] for row in repo.gate_json()["witnesses"]] == ["oracle_defect"]
+    repo.write("oracle.txt", f"{IMPL}\n")
+    refused = repo.gate(IMPL, extra=("--impl-paths", "impl.txt", "--oracle-paths", "oracle.txt"))
+    assert refused.code == 2
+    assert "listed as implementation" in refused.stderr
+    assert not (repo.root / GATE_OUT / "gate.json").exists()
+
+
+def test_a_malformed_freeze_is_a_clear_error_and_leaves_no_verdict(repo):
+    repo.gate()
+    repo.write(".witness-gate/freezes/bad.json", '{"schema_version": 1}')
+    result = repo.gate()
+    assert result.code == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "bad.json" in result.stderr
+    assert not (repo.root / GATE_OUT / "gate.json").exists()
