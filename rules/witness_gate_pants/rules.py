@@ -1,0 +1,341 @@
+"""`pants test` for `witness_properties`: one sandboxed runner process per target.
+
+The plugin only gathers inputs (the pinned fixture, the property modules, the ownership
+derived from the target graph, the changed-file list and the freezes) and runs the
+runner PEX's `gate` command on them; every verdict is the runner's. Anything that can
+change a verdict reaches the process through its argv or its input digest, so Pants'
+cache can never serve a stale one; freezes, whose expiry depends on the clock, make the
+process uncacheable instead.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from pants.backend.python.target_types import EntryPoint
+from pants.backend.python.util_rules.pex import VenvPex, VenvPexProcess
+from pants.backend.python.util_rules.pex_from_targets import PexFromTargetsRequest
+from pants.base.build_environment import get_buildroot
+from pants.base.glob_match_error_behavior import GlobMatchErrorBehavior
+from pants.core.goals.test import TestExtraEnv, TestFieldSet, TestRequest, TestResult, TestSubsystem
+from pants.core.util_rules.source_files import SourceFiles, SourceFilesRequest
+from pants.engine.addresses import Address, Addresses, UnparsedAddressInputs
+from pants.engine.fs import CreateDigest, Digest, DigestContents, Directory, FileContent, MergeDigests, PathGlobs, Paths, RemovePrefix, Snapshot
+from pants.engine.process import FallibleProcessResult, Process, ProcessCacheScope
+from pants.engine.rules import Get, MultiGet, collect_rules, rule
+from pants.engine.target import SourcesField, Target, TransitiveTargets, TransitiveTargetsRequest, WrappedTarget, WrappedTargetRequest
+from pants.util.logging import LogLevel
+from pants.vcs.git import GitWorktreeRequest, MaybeGitWorktree
+
+from witness_gate_pants.subsystem import WitnessGate
+from witness_gate_pants.target_types import (
+    GeneratedOraclePathsField,
+    GeneratorVersionField,
+    ImplPathsField,
+    MaxExamplesField,
+    OraclePathsField,
+    ReplaysField,
+    SkipWitnessGateField,
+    WitnessFixtureSourceField,
+    WitnessPropertiesDependenciesField,
+    WitnessPropertiesFixtureField,
+    WitnessPropertiesSourcesField,
+    has_glob,
+)
+
+OUT_DIR = "__witness_gate_out"
+_INPUTS_DIR = "__witness_gate_in"
+
+
+class WitnessGateError(Exception):
+    """A target or an option the gate cannot run with; Pants prints it and fails."""
+
+
+@dataclass(frozen=True)
+class WitnessPropertiesFieldSet(TestFieldSet):
+    required_fields = (WitnessPropertiesSourcesField, WitnessPropertiesFixtureField)
+
+    sources: WitnessPropertiesSourcesField
+    fixture: WitnessPropertiesFixtureField
+    dependencies: WitnessPropertiesDependenciesField
+    replays: ReplaysField
+    max_examples: MaxExamplesField
+    impl_paths: ImplPathsField
+    oracle_paths: OraclePathsField
+    generated_oracle_paths: GeneratedOraclePathsField
+
+    @classmethod
+    def opt_out(cls, tgt: Target) -> bool:
+        return tgt.get(SkipWitnessGateField).value
+
+
+class WitnessGateTestRequest(TestRequest):
+    tool_subsystem = WitnessGate
+    field_set_type = WitnessPropertiesFieldSet
+
+
+@dataclass(frozen=True)
+class PinnedFixtureRequest:
+    properties_address: Address
+    fixture_address: str
+
+
+@dataclass(frozen=True)
+class PinnedFixture:
+    path: str
+    generator_version: int
+    digest: Digest
+
+
+@dataclass(frozen=True)
+class Ownership:
+    """Repository paths of each side of one target, and the oracle files' contents."""
+
+    property_files: tuple[str, ...]
+    fixture: PinnedFixture
+    impl: tuple[str, ...]
+    oracle: tuple[str, ...]
+    oracle_digest: Digest
+
+
+@dataclass(frozen=True)
+class OwnershipRequest:
+    field_set: WitnessPropertiesFieldSet
+
+
+@dataclass(frozen=True)
+class ChangedPaths:
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ChangedPathsRequest:
+    pass
+
+
+@dataclass(frozen=True)
+class RunnerPexRequest:
+    properties_address: Address
+
+
+@dataclass(frozen=True)
+class RunnerPex:
+    pex: VenvPex
+
+
+# --- pure helpers -------------------------------------------------------------------
+
+
+def parse_changed_list(text: str, source: str) -> tuple[str, ...]:
+    """One repository path per line; blank lines and malformed paths are refused."""
+    paths = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line == "" and number == text.count("\n") + 1:
+            continue  # the final newline
+        problem = _path_problem(line)
+        if problem:
+            raise WitnessGateError(f"{source}: line {number}: {problem}")
+        paths.append(line)
+    return tuple(sorted(set(paths)))
+
+
+def _path_problem(path: str) -> str | None:
+    if not path:
+        return "blank line"
+    if "\r" in path:
+        return "carriage return (CRLF line endings?)"
+    if path.startswith("/") or "\\" in path or "\0" in path:
+        return f"{path!r} is not a repository-relative POSIX path"
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        return f"{path!r} has an empty, '.' or '..' segment"
+    return None
+
+
+def relevant_changes(changed: Iterable[str], ownership: Ownership, freezes_dir: str) -> tuple[str, ...]:
+    """The changed paths this target's verdict depends on.
+
+    Passing only these keeps the process cacheable across edits elsewhere in the
+    repository; paths no side owns could not change the split anyway."""
+    owned = set(ownership.impl) | set(ownership.oracle)
+    prefix = freezes_dir.rstrip("/") + "/"
+    return tuple(sorted(path for path in changed if path in owned or path.startswith(prefix)))
+
+
+def derived_overlap(impl: Iterable[str], oracle: Iterable[str]) -> str | None:
+    both = sorted(set(impl) & set(oracle))
+    return both[0] if both else None
+
+
+def _lines(paths: Iterable[str]) -> bytes:
+    return "".join(f"{path}\n" for path in paths).encode()
+
+
+def _in_build_dir(address: Address, patterns: Iterable[str]) -> list[str]:
+    return [os.path.join(address.spec_path, pattern) for pattern in patterns]
+
+
+# --- rules --------------------------------------------------------------------------
+
+
+@rule(desc="Resolve a witness fixture", level=LogLevel.DEBUG)
+async def resolve_fixture(request: PinnedFixtureRequest) -> PinnedFixture:
+    origin = f"the `fixture` field of {request.properties_address}"
+    addresses = await Get(
+        Addresses, UnparsedAddressInputs([request.fixture_address], owning_address=request.properties_address, description_of_origin=origin)
+    )
+    wrapped = await Get(WrappedTarget, WrappedTargetRequest(addresses[0], description_of_origin=origin))
+    target = wrapped.target
+    if not target.has_field(WitnessFixtureSourceField):
+        raise WitnessGateError(f"{origin} names {target.address}, a `{target.alias}` target, not a `witness_fixture`")
+    sources = await Get(SourceFiles, SourceFilesRequest([target[WitnessFixtureSourceField]]))
+    [path] = sources.snapshot.files
+    return PinnedFixture(path, target[GeneratorVersionField].value, sources.snapshot.digest)
+
+
+@rule(desc="Derive implementation and oracle paths", level=LogLevel.DEBUG)
+async def derive_ownership(request: OwnershipRequest) -> Ownership:
+    field_set = request.field_set
+    address = field_set.address
+    fixture, properties, transitive = await MultiGet(
+        Get(PinnedFixture, PinnedFixtureRequest(address, field_set.fixture.value)),
+        Get(SourceFiles, SourceFilesRequest([field_set.sources])),
+        Get(TransitiveTargets, TransitiveTargetsRequest([address])),
+    )
+    dependency_sources = [t[SourcesField] for t in transitive.dependencies if t.has_field(SourcesField)]
+    origin = f"the path fields of {address}"
+    implementation, extra_impl, extra_oracle, generated = await MultiGet(
+        Get(SourceFiles, SourceFilesRequest(dependency_sources)),
+        Get(Paths, PathGlobs(_in_build_dir(address, field_set.impl_paths.value or ()), GlobMatchErrorBehavior.error, description_of_origin=origin)),
+        Get(Paths, PathGlobs(_in_build_dir(address, field_set.oracle_paths.value or ()), GlobMatchErrorBehavior.error, description_of_origin=origin)),
+        Get(Paths, PathGlobs(_in_build_dir(address, field_set.generated_oracle_paths.value or ()))),
+    )
+    # A literal generated path counts while the file is absent: its reappearance is an edit too.
+    literal_generated = [p for p in _in_build_dir(address, field_set.generated_oracle_paths.value or ()) if not has_glob(p)]
+    oracle = {*properties.snapshot.files, fixture.path, *extra_oracle.files, *generated.files, *literal_generated}
+    impl = {*implementation.snapshot.files, *extra_impl.files}
+    clash = derived_overlap(impl, oracle)
+    if clash:
+        raise WitnessGateError(
+            f"{address}: {clash} is both oracle (a property module, the fixture or an oracle path) and implementation "
+            f"(a file of a dependency, or `impl_paths`): give each path one owner, e.g. do not depend on the properties' own sources"
+        )
+    oracle_digest = await Get(Digest, MergeDigests([properties.snapshot.digest, fixture.digest]))
+    return Ownership(tuple(sorted(properties.snapshot.files)), fixture, tuple(sorted(impl)), tuple(sorted(oracle)), oracle_digest)
+
+
+@rule(desc="Read the changed-file list", level=LogLevel.DEBUG)
+async def read_changed_paths(_: ChangedPathsRequest, gate: WitnessGate) -> ChangedPaths:
+    if gate.changed_files:
+        contents = await Get(
+            DigestContents,
+            PathGlobs([gate.changed_files], GlobMatchErrorBehavior.error, description_of_origin="the option `[witness-gate].changed_files`"),
+        )
+        try:
+            text = contents[0].content.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise WitnessGateError(f"{gate.changed_files}: not UTF-8 (byte {error.start})") from None
+        return ChangedPaths(parse_changed_list(text, gate.changed_files))
+    if not gate.base:
+        raise WitnessGateError(
+            "[witness-gate].enabled needs the changed-file list: set [witness-gate].base (a git ref such as main) "
+            "or [witness-gate].changed_files (a file of paths from the review diff)"
+        )
+    # MaybeGitWorktree is uncacheable, so this rule re-reads git in every run.
+    maybe_worktree = await Get(MaybeGitWorktree, GitWorktreeRequest())
+    worktree = maybe_worktree.git_worktree
+    if worktree is None:
+        raise WitnessGateError(f"[witness-gate].base is {gate.base!r}, but {get_buildroot()} is not in a git repository")
+    try:
+        changed = worktree.changed_files(from_commit=gate.base, include_untracked=True, relative_to=get_buildroot())
+    except Exception as error:  # git's own message (an unknown ref, say) is the useful part
+        raise WitnessGateError(f"git could not diff against [witness-gate].base {gate.base!r}: {error}") from None
+    return ChangedPaths(tuple(sorted(changed)))
+
+
+@rule(desc="Build the witness-gate runner", level=LogLevel.DEBUG)
+async def build_runner(request: RunnerPexRequest, gate: WitnessGate) -> RunnerPex:
+    runner = await Get(
+        Addresses, UnparsedAddressInputs([gate.runner], owning_address=None, description_of_origin="the option `[witness-gate].runner`")
+    )
+    pex = await Get(
+        VenvPex,
+        PexFromTargetsRequest(
+            [*runner, request.properties_address],
+            output_filename="witness_gate_runner.pex",
+            internal_only=True,
+            main=EntryPoint.parse("witness_gate.cli:main"),
+            description=f"Building the witness-gate runner for {request.properties_address}",
+        ),
+    )
+    return RunnerPex(pex)
+
+
+@rule(desc="Run the witness gate", level=LogLevel.DEBUG)
+async def run_witness_gate(
+    batch: WitnessGateTestRequest.Batch[WitnessPropertiesFieldSet, Any],
+    gate: WitnessGate,
+    test_subsystem: TestSubsystem,
+    test_extra_env: TestExtraEnv,
+) -> TestResult:
+    field_set = batch.single_element
+    ownership, runner, freezes = await MultiGet(
+        Get(Ownership, OwnershipRequest(field_set)),
+        Get(RunnerPex, RunnerPexRequest(field_set.address)),
+        Get(Snapshot, PathGlobs([os.path.join(gate.freezes_dir, "*.json")])),
+    )
+    argv = [
+        "gate",
+        "--fixture", ownership.fixture.path,
+        "--generator-version", str(ownership.fixture.generator_version),
+        "--replays", str(field_set.replays.value),
+        "--max-examples", str(field_set.max_examples.value),
+        *(arg for path in ownership.property_files for arg in ("--properties", path)),
+        "--out", OUT_DIR,
+        "--freezes", gate.freezes_dir,
+        "--max-freeze-hours", str(gate.max_freeze_hours),
+        "--replay-timeout-seconds", str(gate.replay_timeout),
+    ]
+    inputs = [ownership.oracle_digest, await Get(Digest, CreateDigest([Directory(OUT_DIR)]))]
+    if gate.enabled:
+        changed = await Get(ChangedPaths, ChangedPathsRequest())
+        lists = {
+            "changed.txt": relevant_changes(changed.paths, ownership, gate.freezes_dir),
+            "impl.txt": ownership.impl,
+            "oracle.txt": ownership.oracle,
+        }
+        inputs.append(await Get(Digest, CreateDigest([FileContent(f"{_INPUTS_DIR}/{name}", _lines(paths)) for name, paths in lists.items()])))
+        inputs.append(freezes.digest)
+        argv += [
+            "--diff-paths", f"{_INPUTS_DIR}/changed.txt",
+            "--impl-paths", f"{_INPUTS_DIR}/impl.txt",
+            "--oracle-paths", f"{_INPUTS_DIR}/oracle.txt",
+        ]
+    else:
+        argv.append("--check-only")
+    # A pass that rests on a freeze must be re-decided once the freeze expires, and time
+    # is no input Pants can hash: with freezes present, never serve a cached result.
+    uncacheable = test_subsystem.force or (gate.enabled and bool(freezes.files))
+    process = await Get(
+        Process,
+        VenvPexProcess(
+            runner.pex,
+            argv=argv,
+            input_digest=await Get(Digest, MergeDigests(inputs)),
+            output_directories=(OUT_DIR,),
+            extra_env={**test_extra_env.env, "HYPOTHESIS_STORAGE_DIRECTORY": "__witness_gate_hypothesis"},
+            description=f"witness-gate {field_set.address}",
+            level=LogLevel.DEBUG,
+            cache_scope=ProcessCacheScope.PER_SESSION if uncacheable else ProcessCacheScope.SUCCESSFUL,
+        ),
+    )
+    result = await Get(FallibleProcessResult, Process, process)
+    artifacts = await Get(Snapshot, RemovePrefix(result.output_digest, OUT_DIR))
+    return TestResult.from_fallible_process_result(
+        result, address=field_set.address, output_setting=test_subsystem.output, extra_output=artifacts, log_extra_output=True
+    )
+
+
+def rules():
+    return (*collect_rules(), *WitnessGateTestRequest.rules())

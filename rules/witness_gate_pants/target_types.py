@@ -1,0 +1,255 @@
+"""The witness-gate target types: a pinned fixture, and the properties checked against it.
+
+Ownership is declared by construction: a `witness_properties` target's sources and its
+fixture are the oracle; the first-party code it depends on is the implementation.
+Extra paths can be added on either side; declarations that overlap are refused when the
+BUILD file is parsed, because a path owned by both sides would make every edit to it a
+mixed edit (or, worse, let one side hide behind the other).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Iterable, Optional
+
+from pants.engine.addresses import Address
+from pants.engine.target import (
+    COMMON_TARGET_FIELDS,
+    BoolField,
+    Dependencies,
+    IntField,
+    InvalidFieldException,
+    MultipleSourcesField,
+    SingleSourceField,
+    StringField,
+    StringSequenceField,
+    Target,
+    ValidNumbers,
+)
+from pants.util.strutil import help_text
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+class WitnessFixtureSourceField(SingleSourceField):
+    required = True
+    help = help_text(
+        """
+        The fixture file, pinned by its bytes: every run hashes it (sha256) and derives the
+        Hypothesis seed schedule from that digest and `generator_version`. A property may take
+        it as its `fixture` parameter (parsed as JSON).
+        """
+    )
+
+
+class GeneratorVersionField(IntField):
+    alias = "generator_version"
+    required = True
+    valid_numbers = ValidNumbers.positive_and_zero
+    help = "The reviewed version of the payload generators; part of the pin. Bump it when a strategy changes."
+
+
+class WitnessFixtureTarget(Target):
+    alias = "witness_fixture"
+    core_fields = (*COMMON_TARGET_FIELDS, WitnessFixtureSourceField, GeneratorVersionField)
+    help = help_text(
+        """
+        A fixture for witness-gate properties: one file pinned by its bytes, with the version of
+        the generators that draw payloads around it. Referenced by `witness_properties(fixture=...)`.
+        The fixture is an oracle path: changing it changes what the properties check against.
+        """
+    )
+
+
+class WitnessPropertiesSourcesField(MultipleSourcesField):
+    required = True
+    expected_file_extensions = (".py",)
+    help = help_text(
+        """
+        The property modules (the oracle). Each defines functions decorated with
+        `@witness_gate.property(payloads=<Hypothesis strategy>, ...)`. These files are oracle
+        paths by construction.
+        """
+    )
+
+
+class WitnessPropertiesFixtureField(StringField):
+    alias = "fixture"
+    required = True
+    help = "Address of the `witness_fixture` target these properties are checked against, e.g. `:orders_fixture`."
+
+
+class WitnessPropertiesDependenciesField(Dependencies):
+    help = help_text(
+        """
+        The code under test: ordinary `python_sources` (and their requirements) that the property
+        modules import. Their first-party files, transitively, are the implementation paths of
+        this target, and they are built into the runner that executes the properties. Property
+        modules are not inferred: list what they import here.
+        """
+    )
+
+
+class ReplaysField(IntField):
+    alias = "replays"
+    default = 5
+    valid_numbers = ValidNumbers.positive_only
+    help = "How many times each retained witness payload is replayed under the pin. A review constant, not an optimum."
+
+    @classmethod
+    def compute_value(cls, raw_value: Optional[int], address: Address) -> int:
+        value = super().compute_value(raw_value, address)
+        if value > 1000:
+            raise InvalidFieldException(f"The `{cls.alias}` field in target {address} must be at most 1000, got {value}.")
+        return value
+
+
+class MaxExamplesField(IntField):
+    alias = "max_examples"
+    default = 100
+    valid_numbers = ValidNumbers.positive_only
+    help = "Hypothesis examples per search of each property."
+
+    @classmethod
+    def compute_value(cls, raw_value: Optional[int], address: Address) -> int:
+        value = super().compute_value(raw_value, address)
+        if value > 100_000:
+            raise InvalidFieldException(f"The `{cls.alias}` field in target {address} must be at most 100000, got {value}.")
+        return value
+
+
+class _PathListField(StringSequenceField):
+    """Paths or globs relative to the BUILD file's directory; no excludes, no escapes."""
+
+    @classmethod
+    def compute_value(cls, raw_value: Optional[Iterable[str]], address: Address) -> tuple[str, ...]:
+        values = super().compute_value(raw_value, address) or ()
+        for value in values:
+            problem = path_pattern_problem(value)
+            if problem:
+                raise InvalidFieldException(f"The `{cls.alias}` field in target {address}: {value!r}: {problem}.")
+        return tuple(values)
+
+
+class ImplPathsField(_PathListField):
+    alias = "impl_paths"
+    help = help_text(
+        """
+        Extra implementation paths (files or globs, relative to this BUILD file) beyond the code
+        derived from `dependencies`, e.g. data files the implementation reads. May not overlap
+        the oracle side.
+        """
+    )
+
+
+class OraclePathsField(_PathListField):
+    alias = "oracle_paths"
+    help = help_text(
+        """
+        Extra oracle paths (files or globs, relative to this BUILD file) beyond the property
+        sources and the fixture, e.g. helper modules of the properties. May not overlap the
+        implementation side.
+        """
+    )
+
+
+class GeneratedOraclePathsField(_PathListField):
+    alias = "generated_oracle_paths"
+    help = help_text(
+        """
+        Generated files (stubs a tool or an agent rewrites) that count as oracle paths. A literal
+        path counts even while the file does not exist.
+        """
+    )
+
+
+class SkipWitnessGateField(BoolField):
+    alias = "skip_witness_gate"
+    default = False
+    help = "If true, `pants test` does not run this target. Prefer fixing the property: a skip hides every failure."
+
+
+class WitnessPropertiesTarget(Target):
+    alias = "witness_properties"
+    core_fields = (
+        *COMMON_TARGET_FIELDS,
+        WitnessPropertiesSourcesField,
+        WitnessPropertiesFixtureField,
+        WitnessPropertiesDependenciesField,
+        ReplaysField,
+        MaxExamplesField,
+        ImplPathsField,
+        OraclePathsField,
+        GeneratedOraclePathsField,
+        SkipWitnessGateField,
+    )
+    help = help_text(
+        """
+        Property modules checked by witness-gate under `pants test`. Each run pins the fixture,
+        searches and shrinks with Hypothesis, retains failures as hashed witnesses, replays each
+        witness `replays` times, and labels it (regression, flake, oracle_defect, mixed_edit,
+        not_reproduced, unclassified) against the changed files. With `[witness-gate].enabled`
+        the target passes only when nothing failed or every failure is a flake under a valid
+        freeze; the lock, witnesses and reports land in `dist/test/<target>/`.
+        """
+    )
+
+    def validate(self) -> None:
+        impl = self[ImplPathsField].value or ()
+        oracle = (
+            *(self[WitnessPropertiesSourcesField].value or ()),
+            *(self[OraclePathsField].value or ()),
+            *(self[GeneratedOraclePathsField].value or ()),
+        )
+        for impl_pattern in impl:
+            for oracle_pattern in oracle:
+                if patterns_overlap(impl_pattern, oracle_pattern):
+                    raise InvalidFieldException(
+                        f"The target {self.address} declares {impl_pattern!r} as implementation (`impl_paths`) "
+                        f"but it overlaps the oracle entry {oracle_pattern!r} (`sources`, `oracle_paths` or "
+                        f"`generated_oracle_paths`): each path must have one owner."
+                    )
+
+
+def path_pattern_problem(pattern: str) -> str | None:
+    if not pattern or pattern != pattern.strip():
+        return "empty, or leading or trailing whitespace"
+    if pattern.startswith("!"):
+        return "excludes are not supported here; list only what belongs to this side"
+    if pattern.startswith("/") or "\\" in pattern or "\0" in pattern:
+        return "give a path relative to the BUILD file, with '/' separators"
+    if any(part in ("", ".", "..") for part in pattern.split("/")):
+        return "empty, '.' or '..' path segment"
+    return None
+
+
+def has_glob(pattern: str) -> bool:
+    return any(char in _GLOB_CHARS for char in pattern)
+
+
+def patterns_overlap(first: str, second: str) -> bool:
+    """Whether some path could match both patterns (`**` spans segments).
+
+    Exact for literal segments; two wildcard segments are assumed to meet, so the
+    answer errs towards reporting an overlap."""
+    return _segments_overlap(tuple(first.split("/")), tuple(second.split("/")))
+
+
+def _segments_overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    if not a or not b:
+        return all(segment == "**" for segment in a + b)
+    if a[0] == "**":
+        return _segments_overlap(a[1:], b) or _segments_overlap(a, b[1:])
+    if b[0] == "**":
+        return _segments_overlap(a, b[1:]) or _segments_overlap(a[1:], b)
+    return _segment_overlap(a[0], b[0]) and _segments_overlap(a[1:], b[1:])
+
+
+def _segment_overlap(a: str, b: str) -> bool:
+    if not has_glob(a) and not has_glob(b):
+        return a == b
+    if not has_glob(a):
+        return fnmatch.fnmatchcase(a, b)
+    if not has_glob(b):
+        return fnmatch.fnmatchcase(b, a)
+    return True
