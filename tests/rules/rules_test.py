@@ -1,0 +1,175 @@
+"""Ownership from the target graph and the changed-file list, through the real rules."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from pants.backend.python import target_types_rules
+from pants.backend.python.target_types import PythonSourcesGeneratorTarget
+from pants.core.target_types import FilesGeneratorTarget
+from pants.core.util_rules import source_files
+from pants.engine.addresses import Address
+from pants.engine.internals.scheduler import ExecutionError
+from pants.engine.rules import QueryRule
+from pants.testutil.rule_runner import RuleRunner
+from pants.util.contextutil import pushd
+from pants.vcs import git
+
+from witness_gate_pants import rules as gate_rules
+from witness_gate_pants.rules import (
+    ChangedPaths,
+    ChangedPathsRequest,
+    Ownership,
+    OwnershipRequest,
+    PinnedFixture,
+    WitnessPropertiesFieldSet,
+    parse_changed_list,
+    relevant_changes,
+)
+from witness_gate_pants.subsystem import WitnessGate
+from witness_gate_pants.target_types import WitnessFixtureTarget, WitnessPropertiesTarget
+
+
+# Import inference would run a parser process (and fetch the pex CLI); the layout below
+# declares its dependencies explicitly instead.
+NO_INFERENCE = ("--no-python-infer-imports", "--no-python-infer-assets", "--python-infer-init-files=never")
+
+
+def set_options(rule_runner: RuleRunner, *args: str) -> None:
+    rule_runner.set_options([*NO_INFERENCE, *args])
+
+
+@pytest.fixture
+def rule_runner() -> RuleRunner:
+    runner = RuleRunner(
+        rules=[
+            gate_rules.resolve_fixture,
+            gate_rules.derive_ownership,
+            gate_rules.read_changed_paths,
+            *WitnessGate.rules(),
+            *source_files.rules(),
+            *target_types_rules.rules(),
+            *git.rules(),
+            QueryRule(Ownership, [OwnershipRequest]),
+            QueryRule(ChangedPaths, [ChangedPathsRequest]),
+        ],
+        target_types=[PythonSourcesGeneratorTarget, FilesGeneratorTarget, WitnessFixtureTarget, WitnessPropertiesTarget],
+    )
+    set_options(runner)
+    return runner
+
+
+# A repository whose properties live under src/: a prefix convention would call them
+# implementation; the target graph knows better.
+LAYOUT = {
+    "src/app/BUILD": 'python_sources(dependencies=["src/util"])',
+    "src/app/core.py": "",
+    "src/util/BUILD": 'python_sources()\nfiles(name="data", sources=["rates.csv"])',
+    "src/util/helpers.py": "",
+    "src/util/rates.csv": "",
+    "src/app/props/props_test_helpers.py": "",
+    "src/app/props/orders_props.py": "",
+    "src/app/props/fixture.json": "[]",
+    "src/app/props/tables/discounts.csv": "",
+}
+
+
+def ownership(rule_runner: RuleRunner, props_build: str) -> Ownership:
+    rule_runner.write_files({**LAYOUT, "src/app/props/BUILD": props_build})
+    target = rule_runner.get_target(Address("src/app/props", target_name="props"))
+    return rule_runner.request(Ownership, [OwnershipRequest(WitnessPropertiesFieldSet.create(target))])
+
+
+FIXTURE = 'witness_fixture(name="fx", source="fixture.json", generator_version=1)\n'
+
+
+def test_ownership_follows_the_target_graph_not_path_prefixes(rule_runner):
+    owned = ownership(rule_runner, FIXTURE + 'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", '
+                                             'dependencies=["src/app"], oracle_paths=["props_test_helpers.py"], '
+                                             'generated_oracle_paths=["stubs/generated.py"])')
+    assert owned.impl == ("src/app/core.py", "src/util/helpers.py")
+    assert owned.oracle == (
+        "src/app/props/fixture.json",
+        "src/app/props/orders_props.py",
+        "src/app/props/props_test_helpers.py",
+        "src/app/props/stubs/generated.py",  # a literal generated path counts before it exists
+    )
+    assert owned.property_files == ("src/app/props/orders_props.py",)
+    assert owned.fixture.path == "src/app/props/fixture.json" and owned.fixture.generator_version == 1
+
+
+def test_impl_paths_and_file_dependencies_add_implementation(rule_runner):
+    owned = ownership(rule_runner, FIXTURE + 'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", '
+                                             'dependencies=["src/app", "src/util:data"], impl_paths=["tables/*.csv"])')
+    assert "src/util/rates.csv" in owned.impl  # a `files` dependency is implementation too
+    assert "src/app/props/tables/discounts.csv" in owned.impl
+
+
+def test_an_impl_path_that_matches_nothing_is_an_error(rule_runner):
+    with pytest.raises(ExecutionError, match="nothing.csv"):
+        ownership(rule_runner, FIXTURE + 'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", impl_paths=["nothing.csv"])')
+
+
+def test_depending_on_the_properties_own_sources_is_a_clear_error(rule_runner):
+    with pytest.raises(ExecutionError, match="orders_props.py is both oracle"):
+        ownership(rule_runner, FIXTURE + 'python_sources(name="lib")\n'
+                                         'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", dependencies=[":lib"])')
+
+
+def test_fixture_must_name_a_witness_fixture(rule_runner):
+    with pytest.raises(ExecutionError, match="not a `witness_fixture`"):
+        ownership(rule_runner, 'python_sources(name="lib")\nwitness_properties(name="props", sources=["orders_props.py"], fixture=":lib")')
+
+
+def test_changed_paths_from_a_file_option(rule_runner):
+    rule_runner.write_files({"changed.txt": "src/b.py\nsrc/a.py\n"})
+    set_options(rule_runner, "--witness-gate-changed-files=changed.txt")
+    assert rule_runner.request(ChangedPaths, [ChangedPathsRequest()]).paths == ("src/a.py", "src/b.py")
+    rule_runner.write_files({"changed.txt": "src/a.py\r\n"})
+    set_options(rule_runner, "--witness-gate-changed-files=changed.txt")
+    with pytest.raises(ExecutionError, match="changed.txt: line 1: carriage return"):
+        rule_runner.request(ChangedPaths, [ChangedPathsRequest()])
+
+
+def test_without_base_or_file_the_gate_refuses_to_guess(rule_runner):
+    with pytest.raises(ExecutionError, match=r"set \[witness-gate\].base"):
+        rule_runner.request(ChangedPaths, [ChangedPathsRequest()])
+
+
+def test_changed_paths_from_git_include_branch_uncommitted_and_untracked_files(rule_runner):
+    def git_cmd(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=rule_runner.build_root, check=True, capture_output=True)
+
+    rule_runner.write_files({"src/a.py": "", "src/b.py": "", "src/c.py": ""})
+    git_cmd("init", "-q", "-b", "main")
+    git_cmd("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "root")
+    git_cmd("add", "src/a.py", "src/b.py")
+    git_cmd("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "base")
+    git_cmd("checkout", "-q", "-b", "topic")
+    rule_runner.write_files({"src/a.py": "changed"})
+    git_cmd("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-am", "topic")
+    rule_runner.write_files({"src/b.py": "uncommitted", "src/d.py": "untracked"})
+    set_options(rule_runner, "--witness-gate-base=main")
+    with pushd(rule_runner.build_root):
+        changed = rule_runner.request(ChangedPaths, [ChangedPathsRequest()]).paths
+    assert {"src/a.py", "src/b.py", "src/d.py"} <= set(changed)
+    assert "src/c.py" in changed  # never committed: untracked
+    set_options(rule_runner, "--witness-gate-base=no-such-ref")
+    with pushd(rule_runner.build_root), pytest.raises(ExecutionError, match="no-such-ref"):
+        rule_runner.request(ChangedPaths, [ChangedPathsRequest()])
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [("a.py\n\nb.py\n", "line 2: blank line"), ("/abs.py\n", "line 1"), ("a/../b.py\n", "line 1"), ("./a.py\n", "line 1")],
+)
+def test_parse_changed_list_refuses_malformed_lines(text, message):
+    with pytest.raises(gate_rules.WitnessGateError, match=message):
+        parse_changed_list(text, "changed.txt")
+
+
+def test_relevant_changes_keep_owned_paths_and_freezes_only():
+    owned = Ownership(("p.py",), PinnedFixture("f.json", 1, None), ("src/a.py",), ("p.py", "f.json"), None)  # type: ignore[arg-type]
+    changed = ("README.md", "src/a.py", "f.json", ".witness-gate/freezes/x.json", ".witness-gate/other")
+    assert relevant_changes(changed, owned, ".witness-gate/freezes") == (".witness-gate/freezes/x.json", "f.json", "src/a.py")
