@@ -90,32 +90,30 @@ class WitnessPropertiesDependenciesField(Dependencies):
     )
 
 
-class ReplaysField(IntField):
+class _BoundedIntField(IntField):
+    valid_numbers = ValidNumbers.positive_only
+    maximum: int
+
+    @classmethod
+    def compute_value(cls, raw_value: Optional[int], address: Address) -> int:
+        value = super().compute_value(raw_value, address)
+        if value > cls.maximum:
+            raise InvalidFieldException(f"The `{cls.alias}` field in target {address} must be at most {cls.maximum}, got {value}.")
+        return value
+
+
+class ReplaysField(_BoundedIntField):
     alias = "replays"
     default = 5
-    valid_numbers = ValidNumbers.positive_only
+    maximum = 1000
     help = "How many times each retained witness payload is replayed under the pin. A review constant, not an optimum."
 
-    @classmethod
-    def compute_value(cls, raw_value: Optional[int], address: Address) -> int:
-        value = super().compute_value(raw_value, address)
-        if value > 1000:
-            raise InvalidFieldException(f"The `{cls.alias}` field in target {address} must be at most 1000, got {value}.")
-        return value
 
-
-class MaxExamplesField(IntField):
+class MaxExamplesField(_BoundedIntField):
     alias = "max_examples"
     default = 100
-    valid_numbers = ValidNumbers.positive_only
+    maximum = 100_000
     help = "Hypothesis examples per search of each property."
-
-    @classmethod
-    def compute_value(cls, raw_value: Optional[int], address: Address) -> int:
-        value = super().compute_value(raw_value, address)
-        if value > 100_000:
-            raise InvalidFieldException(f"The `{cls.alias}` field in target {address} must be at most 100000, got {value}.")
-        return value
 
 
 class _PathListField(StringSequenceField):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from support.flaky import flaky_property_source
 from witness_gate import schemas
 
 SOURCE = Path(__file__).resolve().parents[2]
@@ -32,32 +33,6 @@ ORACLE = "examples/orders/tests/properties/orders_props.py"
 FIXTURE = "examples/orders/tests/fixtures/orders.json"
 FREEZE = ".witness-gate/freezes/flake.json"
 BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
-
-# Fails in every other process, counted through a file outside the sandbox: the gate's
-# search process (count 0) fails, and of its five replay forks (1..5) the 2nd and 4th.
-FLAKY_PROPERTY = '''
-import fcntl
-from hypothesis import strategies as st
-import witness_gate
-
-_decision = None
-
-def _this_process_fails():
-    global _decision
-    if _decision is None:
-        with open({counter!r}, "a+") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            handle.seek(0)
-            count = int(handle.read() or 0)
-            handle.seek(0); handle.truncate(); handle.write(str(count + 1))
-        _decision = count % 2 == 0
-    return _decision
-
-@witness_gate.property(payloads=st.fixed_dictionaries({{"n": st.integers(0, 100)}}))
-def prop_sometimes(payload):
-    return not (payload["n"] >= 7 and _this_process_fails())
-'''
-
 
 @dataclass
 class Run:
@@ -146,10 +121,17 @@ def project(tmp_path_factory) -> Project:
     project = Project(root, root.parent / "flake-counter")
     project.git("init", "-q", "-b", "main")
     project.commit("shipped", "the orders example, as shipped")
-    (root / "examples/orders/tests/properties/flaky_props.py").write_text(FLAKY_PROPERTY.format(counter=str(project.counter)))
+    (root / "examples/orders/tests/properties/flaky_props.py").write_text(flaky_property_source(project.counter))
     project.commit("flaky", "a property that fails on some replays")
     yield project
     project.stop_pantsd()
+
+
+def flake_with_freeze(project: Project) -> dict:
+    """From the flaky commit: one red run for the artifacts, then a freeze written from them."""
+    project.start_from("flaky")
+    project.pants_test()
+    return project.write_freeze()
 
 
 def assert_artifacts_valid(project: Project) -> None:
@@ -221,9 +203,7 @@ def test_flake_is_red_without_a_freeze_and_green_with_a_valid_one(project):
     [({"witness_hash": "f" * 64}, "No valid freeze covers this witness"), ({"fixture_digest": "0" * 64}, "bound to another fixture digest")],
 )
 def test_freeze_for_another_witness_or_fixture_leaves_the_flake_red(project, fields, problem):
-    project.start_from("flaky")
-    project.pants_test()
-    project.write_freeze()
+    flake_with_freeze(project)
     project.rewrite_freeze(**fields)
     run = project.pants_test()
     assert run.code != 0, run.output
@@ -231,9 +211,7 @@ def test_freeze_for_another_witness_or_fixture_leaves_the_flake_red(project, fie
 
 
 def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(project):
-    project.start_from("flaky")
-    project.pants_test()
-    project.write_freeze()
+    flake_with_freeze(project)
     now = datetime.now(timezone.utc)
     expiry = now + timedelta(seconds=90)
     project.rewrite_freeze(created_at=(now - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"), expires_at=expiry.strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -247,9 +225,7 @@ def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(proj
 
 
 def test_fixture_changed_in_the_same_diff_as_a_freeze_is_red(project):
-    project.start_from("flaky")
-    project.pants_test()
-    project.write_freeze()
+    flake_with_freeze(project)
     project.edit(FIXTURE, '{"lines": [], "claimed_total": 0}', '{"lines": [], "claimed_total": 0},\n  {"lines": [{"qty": 1, "price": 1}], "claimed_total": 1}')
     run = project.pants_test()
     assert run.code != 0, run.output
@@ -257,9 +233,7 @@ def test_fixture_changed_in_the_same_diff_as_a_freeze_is_red(project):
 
 
 def test_with_the_gate_disabled_any_failure_is_red_and_no_freeze_applies(project):
-    project.start_from("flaky")
-    project.pants_test()
-    project.write_freeze()
+    flake_with_freeze(project)
     run = project.pants_test("--no-witness-gate-enabled")
     assert run.code != 0, run.output
     assert "mode check_only" in run.output

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support.flaky import flaky_property_source
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "orders"
 
@@ -82,32 +83,5 @@ def repo(tmp_path: Path) -> SampleRepo:
     return SampleRepo(root)
 
 
-# A deterministic flake: the first call in each process decides, from a counter kept
-# outside the process, whether this process fails. `check` runs in one process
-# (counter 0: fails); each replay is a fresh fork (1..5: fail on 2 and 4).
-FLAKY_PROPERTY = '''
-import fcntl, os
-from hypothesis import strategies as st
-import witness_gate
-
-_decision = None
-
-def _this_process_fails():
-    global _decision
-    if _decision is None:
-        with open({counter!r}, "a+") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            handle.seek(0)
-            count = int(handle.read() or 0)
-            handle.seek(0); handle.truncate(); handle.write(str(count + 1))
-        _decision = count % 2 == 0
-    return _decision
-
-@witness_gate.property(payloads=st.fixed_dictionaries({{"n": st.integers(0, 100)}}))
-def prop_sometimes(payload):
-    return not (payload["n"] >= 7 and _this_process_fails())
-'''
-
-
 def add_flaky_property(repo: SampleRepo) -> None:
-    repo.write("tests/properties/flaky_props.py", FLAKY_PROPERTY.format(counter=str(repo.root / "flake-counter")))
+    repo.write("tests/properties/flaky_props.py", flaky_property_source(repo.root / "flake-counter"))
