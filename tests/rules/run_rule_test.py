@@ -1,0 +1,131 @@
+"""The test rule through RuleRunner: a real runner PEX built from the repository's own
+runner sources and lockfile, run on a small sample, pass and fail."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from pants.backend.python import target_types_rules
+from pants.backend.python.target_types import PythonRequirementTarget, PythonSourcesGeneratorTarget
+from pants.backend.python.util_rules import pex_from_targets
+from pants.core.goals import test as test_goal
+from pants.core.goals.test import TestResult
+from pants.core.target_types import ResourcesGeneratorTarget
+from pants.core.util_rules import source_files
+from pants.engine.addresses import Address
+from pants.engine.fs import Digest, DigestContents
+from pants.engine.rules import QueryRule
+from pants.testutil.rule_runner import RuleRunner
+from pants.vcs import git
+
+from witness_gate_pants import rules as gate_rules
+from witness_gate_pants.rules import WitnessGateTestRequest, WitnessPropertiesFieldSet
+from witness_gate_pants.target_types import WitnessFixtureTarget, WitnessPropertiesTarget
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+SAMPLE = {
+    "app/BUILD": "python_sources()",
+    "app/calc.py": "def double(n):\n    return n * 2\n",
+    "props/fixture.json": "[]",
+    "props/calc_props.py": (
+        "from hypothesis import strategies as st\nimport witness_gate\nfrom app.calc import double\n\n"
+        "@witness_gate.property(payloads=st.fixed_dictionaries({'n': st.integers(0, 1000)}))\n"
+        "def prop_double_is_even(payload):\n    return double(payload['n']) % 2 == 0\n"
+    ),
+    "props/BUILD": (
+        'witness_fixture(name="fx", source="fixture.json", generator_version=1)\n'
+        'witness_properties(name="props", sources=["calc_props.py"], fixture=":fx", dependencies=["app"], replays=3)\n'
+    ),
+    "changed.txt": "",
+}
+
+
+def project_files() -> dict[str, str]:
+    files = {
+        "3rdparty/python/BUILD": "".join(
+            f'python_requirement(name="{name}", requirements=["{spec}"], resolve="python-default")\n'
+            for name, spec in [("hypothesis", "hypothesis==6.170.17"), ("jsonschema", "jsonschema>=4.23,<5"), ("typer", "typer>=0.12,<1")]
+        ),
+        "runner/BUILD": (
+            'python_sources(name="lib", sources=["witness_gate/**/*.py"], dependencies=[":schemas", '
+            '"3rdparty/python:hypothesis", "3rdparty/python:jsonschema", "3rdparty/python:typer"])\n'
+            'resources(name="schemas", sources=["witness_gate/_schemas/*.json"])\n'
+        ),
+    }
+    files["3rdparty/python/default.lock"] = (PROJECT / "3rdparty/python/default.lock").read_text()
+    for path in (PROJECT / "runner/witness_gate").glob("*.py"):
+        files[str(path.relative_to(PROJECT))] = path.read_text()
+    for path in (PROJECT / "schemas").glob("*.schema.json"):  # the package's `_schemas` link, resolved
+        files[f"runner/witness_gate/_schemas/{path.name}"] = path.read_text()
+    return files
+
+
+@pytest.fixture
+def rule_runner() -> RuleRunner:
+    pex_cli = os.environ.get("WITNESS_GATE_PEX_CLI")
+    if not pex_cli:
+        pytest.fail("WITNESS_GATE_PEX_CLI is unset: run the tests through ./pants, which builds that pex CLI")
+    pex_path, known_version = pex_cli.split("|", 1)
+    runner = RuleRunner(
+        rules=[
+            *gate_rules.rules(),
+            *pex_from_targets.rules(),
+            *target_types_rules.rules(),
+            *source_files.rules(),
+            *git.rules(),
+            test_goal.get_filtered_environment,
+            QueryRule(TestResult, [WitnessGateTestRequest.Batch]),
+            QueryRule(DigestContents, [Digest]),
+        ],
+        target_types=[
+            PythonSourcesGeneratorTarget, PythonRequirementTarget, ResourcesGeneratorTarget,
+            WitnessFixtureTarget, WitnessPropertiesTarget,
+        ],
+        ca_certs_path="/etc/ssl/certs/ca-certificates.crt",
+    )
+    runner.write_files({**project_files(), **SAMPLE})
+    runner.set_options(
+        [
+            "--python-interpreter-constraints=['==3.11.*']",
+            "--python-enable-resolves",
+            "--python-default-resolve=python-default",
+            "--python-resolves={'python-default': '3rdparty/python/default.lock'}",
+            "--python-pip-version=20.3.4-patched",
+            "--python-bootstrap-search-path=['<PYENV>', '<PATH>']",
+            "--source-root-patterns=['/runner', '/']",
+            "--pex-cli-version=v2.1.137",
+            f"--pex-cli-known-versions=['{known_version}']",
+            f"--pex-cli-url-template=file://{pex_path}",
+            "--witness-gate-enabled",
+            "--witness-gate-changed-files=changed.txt",
+        ],
+        env_inherit={"PATH", "PYENV_ROOT", "HOME"},
+    )
+    return runner
+
+
+def run(rule_runner: RuleRunner) -> TestResult:
+    target = rule_runner.get_target(Address("props", target_name="props"))
+    batch = WitnessGateTestRequest.Batch("witness-gate", (WitnessPropertiesFieldSet.create(target),), None)
+    return rule_runner.request(TestResult, [batch])
+
+
+def test_the_test_rule_passes_a_sound_target_and_fails_a_regression(rule_runner):
+    passed = run(rule_runner)
+    assert passed.exit_code == 0, passed.stdout + passed.stderr
+    assert "gate: pass" in passed.stdout
+    assert passed.extra_output is not None and "gate.json" in passed.extra_output.files
+
+    rule_runner.write_files({"app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n", "changed.txt": "app/calc.py\n"})
+    failed = run(rule_runner)
+    assert failed.exit_code == 1, failed.stdout + failed.stderr
+    assert "regression: prop_double_is_even failed 3/3 replays" in failed.stdout
+    assert failed.extra_output is not None
+    witnesses = [name for name in failed.extra_output.files if name.startswith("witnesses/")]
+    assert len(witnesses) == 1 and witnesses[0].startswith("witnesses/prop_double_is_even.")
+    contents = {entry.path: entry.content for entry in rule_runner.request(DigestContents, [failed.extra_output.digest])}
+    assert json.loads(contents["gate.json"])["witnesses"][0]["label"] == "regression"
