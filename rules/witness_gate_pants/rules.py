@@ -22,7 +22,7 @@ from pants.base.glob_match_error_behavior import GlobMatchErrorBehavior
 from pants.core.goals.test import TestExtraEnv, TestFieldSet, TestRequest, TestResult, TestSubsystem
 from pants.core.util_rules.source_files import SourceFiles, SourceFilesRequest
 from pants.engine.addresses import Address, Addresses, UnparsedAddressInputs
-from pants.engine.fs import CreateDigest, Digest, DigestContents, Directory, FileContent, MergeDigests, PathGlobs, Paths, RemovePrefix, Snapshot
+from pants.engine.fs import CreateDigest, Digest, DigestContents, DigestSubset, Directory, FileContent, MergeDigests, PathGlobs, Paths, RemovePrefix, Snapshot
 from pants.engine.process import FallibleProcessResult, Process, ProcessCacheScope
 from pants.engine.rules import Get, MultiGet, collect_rules, rule
 from pants.engine.target import SourcesField, Target, TransitiveTargets, TransitiveTargetsRequest, WrappedTarget, WrappedTargetRequest
@@ -46,6 +46,7 @@ from witness_gate_pants.target_types import (
 )
 
 OUT_DIR = "__witness_gate_out"
+XML_DIR = "__witness_gate_xml"
 _INPUTS_DIR = "__witness_gate_in"
 
 
@@ -272,6 +273,19 @@ async def build_runner(request: RunnerPexRequest, gate: WitnessGate) -> RunnerPe
     return RunnerPex(pex)
 
 
+@dataclass(frozen=True)
+class OutputSubset:
+    digest: Digest
+    directory: str
+
+
+@rule(level=LogLevel.DEBUG)
+async def output_subset(request: OutputSubset) -> Snapshot:
+    """One output directory of the process, with its prefix removed."""
+    subset = await Get(Digest, DigestSubset(request.digest, PathGlobs([f"{request.directory}/**"])))
+    return await Get(Snapshot, RemovePrefix(subset, request.directory))
+
+
 @rule(desc="Run the witness gate", level=LogLevel.DEBUG)
 async def run_witness_gate(
     batch: WitnessGateTestRequest.Batch[WitnessPropertiesFieldSet, Any],
@@ -296,8 +310,11 @@ async def run_witness_gate(
         "--freezes", gate.freezes_dir,
         "--max-freeze-hours", str(gate.max_freeze_hours),
         "--replay-timeout-seconds", str(gate.replay_timeout),
+        # JUnit XML for `pants test --test-report` (and CI test reporters).
+        "--junit-xml", f"{XML_DIR}/{field_set.address.path_safe_spec}.xml",
+        "--suite", field_set.address.spec,
     ]
-    inputs = [ownership.oracle_digest, await Get(Digest, CreateDigest([Directory(OUT_DIR)]))]
+    inputs = [ownership.oracle_digest, await Get(Digest, CreateDigest([Directory(OUT_DIR), Directory(XML_DIR)]))]
     if gate.enabled:
         changed = await Get(ChangedPaths, ChangedPathsRequest())
         lists = {
@@ -323,7 +340,7 @@ async def run_witness_gate(
             runner.pex,
             argv=argv,
             input_digest=await Get(Digest, MergeDigests(inputs)),
-            output_directories=(OUT_DIR,),
+            output_directories=(OUT_DIR, XML_DIR),
             extra_env={**test_extra_env.env, "HYPOTHESIS_STORAGE_DIRECTORY": "__witness_gate_hypothesis"},
             description=f"witness-gate {field_set.address}",
             level=LogLevel.DEBUG,
@@ -331,9 +348,14 @@ async def run_witness_gate(
         ),
     )
     result = await Get(FallibleProcessResult, Process, process)
-    artifacts = await Get(Snapshot, RemovePrefix(result.output_digest, OUT_DIR))
+    artifacts, xml_results = await MultiGet(Get(Snapshot, OutputSubset(result.output_digest, d)) for d in (OUT_DIR, XML_DIR))
     return TestResult.from_fallible_process_result(
-        result, address=field_set.address, output_setting=test_subsystem.output, extra_output=artifacts, log_extra_output=True
+        result,
+        address=field_set.address,
+        output_setting=test_subsystem.output,
+        extra_output=artifacts,
+        log_extra_output=True,
+        xml_results=xml_results,
     )
 
 

@@ -32,6 +32,8 @@ LockOption = Annotated[Path, typer.Option("--lock", help="The fixture lock writt
 DiffOption = Annotated[Path, typer.Option("--diff-paths", help="Changed-file list: one repository path per line, from the diff.")]
 ImplPrefix = Annotated[Optional[list[str]], typer.Option("--impl-prefix", help="Implementation path prefix (repeatable); overrides pyproject.toml.")]
 OraclePrefix = Annotated[Optional[list[str]], typer.Option("--oracle-prefix", help="Oracle path prefix (repeatable); overrides pyproject.toml.")]
+FormatOption = Annotated[str, typer.Option("--format", help="Standard output: text, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML).")]
+JunitOption = Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write the verdict as JUnit XML to this file.")]
 GeneratedOracle = Annotated[Optional[list[str]], typer.Option("--generated-oracle", help="Generated path that counts as oracle (repeatable).")]
 
 
@@ -42,6 +44,69 @@ def _run(action: Callable[[], int]) -> None:
         typer.echo(f"witness-gate: error: {error}", err=True)
         raise typer.Exit(error.exit_code) from None
     raise typer.Exit(code)
+
+
+def _emit(record: dict, witness_dir: Path, text_lines: list[str], output_format: str, junit_xml: Path | None, suite: str) -> None:
+    """Prints the verdict in the chosen format and writes the JUnit file, if asked."""
+    from witness_gate import formats, store, witness
+
+    names = [row["file"].rsplit("/", 1)[-1] for row in record["witnesses"]]
+    found = formats.findings(record, witness.index(witness_dir, names))
+    if junit_xml is not None:
+        store.write_atomic(junit_xml, formats.junit_xml(record, found, suite))
+    if output_format == "text":
+        for line in text_lines:
+            typer.echo(_coloured(line))  # click drops the colour when stdout is not a terminal
+    elif output_format == "github":
+        for line in formats.github_annotations(record, found):
+            typer.echo(line)
+        typer.echo(text_lines[-1])
+    elif output_format == "sarif":
+        sys.stdout.write(formats.sarif_bytes(record, found).decode())
+    else:
+        sys.stdout.write(formats.junit_xml(record, found, suite).decode())
+
+
+def _progress():
+    """Replay progress on stderr: a bar on a terminal, plain lines in CI or a pipe."""
+    import os
+
+    if sys.stderr.isatty() and os.environ.get("CI", "").lower() not in ("true", "1"):
+        from rich.progress import Progress
+
+        bar = Progress(transient=True)
+        task = bar.add_task("replaying witnesses", total=None)
+        bar.start()
+
+        def show(done: int, total: int, module: str) -> None:
+            bar.update(task, completed=done, total=total, description=f"replaying {module}")
+            if done >= total:
+                bar.stop()
+
+        return show
+
+    def plain(done: int, total: int, module: str) -> None:
+        typer.echo(f"witness-gate: replayed {done}/{total} witnesses ({module})", err=True)
+
+    return plain
+
+
+_COLOURS = {"regression": "red", "mixed_edit": "red", "blocked": "red", "oracle_defect": "magenta", "oracle_review": "magenta",
+            "flake": "yellow", "not_reproduced": "yellow", "unclassified": "yellow", "incomplete": "yellow", "pass": "green"}
+
+
+def _coloured(line: str) -> str:
+    head, colon, rest = line.partition(":")
+    word = rest.split()[0] if head in ("gate", "verdict") and rest.split() else head
+    colour = _COLOURS.get(word)
+    return line if colour is None or not colon else line.replace(word, typer.style(word, fg=colour, bold=True), 1)
+
+
+def _check_format(output_format: str) -> None:
+    from witness_gate.formats import FORMATS
+
+    if output_format not in FORMATS:
+        raise WitnessGateError(f"--format {output_format!r}: choose one of {', '.join(FORMATS)}")
 
 
 def _config(root: Path, impl: list[str] | None = None, oracle: list[str] | None = None, generated: list[str] | None = None):
@@ -112,6 +177,8 @@ def classify(
     impl_prefix: ImplPrefix = None,
     oracle_prefix: OraclePrefix = None,
     generated_oracle: GeneratedOracle = None,
+    output_format: FormatOption = "text",
+    junit_xml: JunitOption = None,
     root: Root = Path("."),
 ) -> None:
     """Replay each witness under the pin and label it from the counts and the diff.
@@ -123,13 +190,13 @@ def classify(
         from witness_gate import report, store
 
         try:
-            record = report.build(lock, witnesses, diff_paths, root, _config(root, impl_prefix, oracle_prefix, generated_oracle))
+            _check_format(output_format)
+            record = report.build(lock, witnesses, diff_paths, root, _config(root, impl_prefix, oracle_prefix, generated_oracle), _progress())
         except WitnessGateError:
             store.remove_if_present(out)  # a stale report must not vouch for this run
             raise
         store.save_artifact(out, "report", record)
-        for line in report.summary_lines(record):
-            typer.echo(line)
+        _emit(record, witnesses, report.summary_lines(record), output_format, junit_xml, "witness-gate classify")
         return record["exit_code"]
 
     _run(action)
@@ -206,6 +273,9 @@ def gate(
     max_freeze_hours: Annotated[Optional[int], typer.Option("--max-freeze-hours", help="Longest freeze honoured; overrides pyproject.toml.")] = None,
     replay_timeout_seconds: Annotated[Optional[float], typer.Option("--replay-timeout-seconds", help="Per-replay timeout; overrides pyproject.toml.")] = None,
     check_only: Annotated[bool, typer.Option("--check-only", help="Classify nothing, honour no freeze: fail on any witness.")] = False,
+    output_format: FormatOption = "text",
+    junit_xml: JunitOption = None,
+    suite: Annotated[str, typer.Option("--suite", help="Test suite name in JUnit XML (e.g. the build target).")] = "witness-gate",
     root: Root = Path("."),
 ) -> None:
     """Pin, check, classify and honour freezes in one run: the verdict a CI job acts on.
@@ -219,17 +289,18 @@ def gate(
 
         from witness_gate.config import load_config
 
+        _check_format(output_format)
         config = load_config(root, max_freeze_hours=max_freeze_hours, replay_timeout_seconds=replay_timeout_seconds)
         if (impl_paths is None) != (oracle_paths is None):
             raise WitnessGateError("--impl-paths and --oracle-paths go together")
         ownership_lists = (impl_paths, oracle_paths) if impl_paths is not None and oracle_paths is not None else None
         files = tuple(file for entry in properties for file in (module_files(entry) if entry.is_dir() else [entry]))
         request = gates.GateRequest(
-            root, fixture, generator_version, replays, max_examples, files, out, check_only, diff_paths, freezes, config, ownership_lists
+            root, fixture, generator_version, replays, max_examples, files, out, check_only, diff_paths, freezes, config,
+            ownership_lists, _progress(),
         )
         result = gates.run(request, datetime.now(timezone.utc))
-        for line in result.lines:
-            typer.echo(line)
+        _emit(result.record, out / gates.WITNESS_DIR, result.lines, output_format, junit_xml, suite)
         return result.record["exit_code"]
 
     _run(action)

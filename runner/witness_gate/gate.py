@@ -48,6 +48,7 @@ class GateRequest:
     # (implementation list, oracle list): exact paths, e.g. derived from a build graph;
     # when given they replace the configured prefixes.
     ownership_lists: tuple[Path, Path] | None = None
+    progress: reports.Progress = reports.no_progress
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def _run(request: GateRequest, now: datetime) -> GateResult:
         record = _check_only_record(lock, witness.load_directory(witness_dir, lock))
     else:
         assert request.diff_path is not None
-        report = reports.build(lock_path, witness_dir, request.diff_path, root, config)
+        report = reports.build(lock_path, witness_dir, request.diff_path, root, config, request.progress)
         store.save_artifact(out / REPORT_NAME, "report", report)
         freeze_dir = locks.relative_to_root(request.freezes_dir, root, "freeze directory")
         loaded = _load_freezes(request.freezes_dir, root)

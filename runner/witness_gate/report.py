@@ -7,6 +7,7 @@ replay counts (witness payloads, never fresh draws) and the changed-file flags.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,13 @@ from witness_gate.paths import parse_changed_paths, split_paths
 from witness_gate.replay import ReplayJob, ReplayResult, replay_module
 
 SCHEMA_VERSION = 1
+
+# Called after each property module's replays with (witnesses replayed, witnesses in all, module).
+Progress = Callable[[int, int, str], None]
+
+
+def no_progress(done: int, total: int, module: str) -> None:
+    pass
 
 
 @dataclass(frozen=True)
@@ -49,7 +57,8 @@ def _module_digest(root: Path, relative: str) -> str | None:
 
 
 def _replay_all(
-    witnesses: list[tuple[Path, dict[str, Any]]], which: str, runs: int, root: Path, config: GateConfig, fixture: Path
+    witnesses: list[tuple[Path, dict[str, Any]]], which: str, runs: int, root: Path, config: GateConfig, fixture: Path,
+    progress: Progress = no_progress,
 ) -> dict[str, ReplayResult]:
     """Replays `payload` or `unshrunk.payload` of each witness; keyed by file name."""
     by_module: dict[str, list[tuple[Path, dict[str, Any]]]] = defaultdict(list)
@@ -69,10 +78,13 @@ def _replay_all(
         outcomes = replay_module(module_path, jobs, root, config.import_paths, fixture, config.replay_timeout_seconds)
         for (path, _), outcome in zip(group, outcomes):
             results[path.name] = outcome
+        progress(len(results), len(witnesses), module_path)
     return results
 
 
-def build(lock_path: Path, witnesses_dir: Path, diff_path: Path, root: Path, config: GateConfig) -> dict[str, Any]:
+def build(
+    lock_path: Path, witnesses_dir: Path, diff_path: Path, root: Path, config: GateConfig, progress: Progress = no_progress
+) -> dict[str, Any]:
     lock = locks.load(lock_path)
     lock_relative = locks.relative_to_root(lock_path, root, "lock")
     locks.verify_fixture(lock, root)
@@ -94,7 +106,7 @@ def build(lock_path: Path, witnesses_dir: Path, diff_path: Path, root: Path, con
         else:
             replayable.append((path, record))
 
-    shrunk = _replay_all(replayable, "shrunk", runs, root, config, fixture)
+    shrunk = _replay_all(replayable, "shrunk", runs, root, config, fixture, progress)
     silent = [(p, r) for p, r in replayable if shrunk[p.name].failures == 0 and not shrunk[p.name].missing
               and r["unshrunk"]["witness_hash"] != r["witness_hash"]]
     unshrunk = _replay_all(silent, "unshrunk", runs, root, config, fixture)

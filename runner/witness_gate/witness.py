@@ -82,3 +82,8 @@ def load_directory(directory: Path, lock: dict[str, Any]) -> list[tuple[Path, di
             raise WitnessGateError(f"{path}: /fixture_digest: witness of another fixture than the lock's; re-run check under this pin")
         witnesses.append((path, record))
     return witnesses
+
+
+def index(directory: Path, names: list[str]) -> dict[str, dict[str, Any]]:
+    """The named witnesses of `directory`, by file name (each checked as `load` does)."""
+    return {name: load(directory / name) for name in names}
