@@ -1,0 +1,130 @@
+"""Every artifact the example flows produce, and broken copies of each, judged by three
+independent JSON Schema 2020-12 implementations: the runner's own (`jsonschema`),
+`check-jsonschema` and Ajv 8 (`ajv/dist/2020` with ajv-formats). Any disagreement is a bug.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from conftest import SampleRepo, add_flaky_property
+from gate_test import BUG, IMPL, freeze_flake
+
+from witness_gate import schemas
+from witness_gate.errors import WitnessGateError
+
+AJV_DIR = Path(__file__).resolve().parents[1] / "validators"
+
+
+def produce_artifacts(repo: SampleRepo) -> list[tuple[str, Path]]:
+    """(schema name, file) for everything a clean run, a regression and a frozen flake write."""
+    produced = []
+    for name, changed, edit in [("clean", (), None), ("regression", (IMPL,), BUG)]:
+        if edit:
+            repo.edit(IMPL, *edit)
+        repo.gate(*changed)
+        shutil.copytree(repo.root / ".artifacts/gate", repo.root / f"collected/{name}")
+    repo.edit(IMPL, BUG[1], BUG[0])
+    shutil.rmtree(repo.root / ".artifacts/gate")
+    add_flaky_property(repo)
+    repo.gate(IMPL)
+    freeze_flake(repo, out="collected/freeze.json")
+    repo.gate(IMPL)
+    shutil.copytree(repo.root / ".artifacts/gate", repo.root / "collected/flake")
+    kinds = {"fixture.lock": "lock", "classification.json": "report", "gate.json": "gate", "freeze.json": "freeze"}
+    for path in sorted((repo.root / "collected").rglob("*.json")) + sorted((repo.root / "collected").rglob("*.lock")):
+        produced.append(("witness" if path.parent.name == "witnesses" else kinds[path.name], path))
+    return produced
+
+
+def broken_copies(schema: str, path: Path, out_dir: Path) -> list[tuple[str, Path]]:
+    """Copies that violate the schema: a missing required key, an extra key, a wrong type,
+    a bad date-time where there is one, and a file that is not JSON."""
+    record = json.loads(path.read_text())
+    required = json.loads(schemas.schema_text(schema))["required"]
+    variants = {
+        "missing": {k: v for k, v in record.items() if k != required[-1]},
+        "extra": {**record, "unexpected": True},
+        "wrong_type": {**record, "schema_version": "1"},
+    }
+    if "expires_at" in record:
+        variants["bad_time"] = {**copy.deepcopy(record), "expires_at": "tomorrow"}
+    stem = f"{path.parent.name}-{path.name}"
+    copies = []
+    for label, variant in variants.items():
+        target = out_dir / f"{stem}.{label}.json"
+        target.write_text(json.dumps(variant))
+        copies.append((schema, target))
+    truncated = out_dir / f"{stem}.truncated.json"
+    truncated.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    copies.append((schema, truncated))
+    return copies
+
+
+def by_jsonschema(files: list[tuple[str, Path]]) -> dict[str, bool]:
+    verdicts = {}
+    for schema, path in files:
+        try:
+            schemas.validate(schema, json.loads(path.read_text()), str(path))
+            verdicts[str(path)] = True
+        except (WitnessGateError, ValueError):
+            verdicts[str(path)] = False
+    return verdicts
+
+
+def by_check_jsonschema(files: list[tuple[str, Path]], schema_dir: Path) -> dict[str, bool]:
+    grouped = defaultdict(list)
+    for schema, path in files:
+        grouped[schema].append(str(path))
+    verdicts = {}
+    for schema, paths in grouped.items():
+        done = subprocess.run(
+            [sys.executable, "-m", "check_jsonschema", "-o", "json", "--schemafile", str(schema_dir / f"{schema}.schema.json"), *paths],
+            capture_output=True, text=True,
+        )
+        report = json.loads(done.stdout)
+        failed = {entry["filename"] for entry in report["errors"] + report["parse_errors"]}
+        verdicts.update({path: path not in failed for path in paths})
+    return verdicts
+
+
+def by_ajv(files: list[tuple[str, Path]], schema_dir: Path, work: Path) -> dict[str, bool]:
+    npm, node = shutil.which("npm"), shutil.which("node")
+    if not (npm and node):
+        pytest.fail("node and npm are needed for the Ajv check (on PATH); .ci/run runs where they are")
+    shutil.copytree(AJV_DIR, work, ignore=shutil.ignore_patterns("node_modules", "*_test.py"))
+    installed = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=work, capture_output=True, text=True, env=os.environ)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    done = subprocess.run([node, "validate.mjs", str(schema_dir), *(f"{schema}={path}" for schema, path in files)],
+                          cwd=work, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_three_validators_agree_on_every_artifact_and_every_broken_copy(repo: SampleRepo, tmp_path: Path):
+    schema_dir = tmp_path / "schemas"
+    schema_dir.mkdir()
+    for name in schemas.NAMES:
+        (schema_dir / f"{name}.schema.json").write_text(schemas.schema_text(name))
+    valid = produce_artifacts(repo)
+    assert {schema for schema, _ in valid} == set(schemas.NAMES)
+    broken_dir = tmp_path / "broken"
+    broken_dir.mkdir()
+    broken = [copy for schema, path in valid for copy in broken_copies(schema, path, broken_dir)]
+    files = valid + broken
+
+    python, second, third = by_jsonschema(files), by_check_jsonschema(files, schema_dir), by_ajv(files, schema_dir, tmp_path / "ajv")
+    disagreements = [(str(path), python[str(path)], second[str(path)], third[str(path)]) for _, path in files
+                     if len({python[str(path)], second[str(path)], third[str(path)]}) != 1]
+    assert disagreements == []
+    assert all(python[str(path)] for _, path in valid)
+    assert not any(python[str(path)] for _, path in broken)
+    print(f"cross-validation: {len(valid)} artifacts and {len(broken)} broken copies; jsonschema, check-jsonschema and Ajv agree on all")
