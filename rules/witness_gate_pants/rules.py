@@ -19,13 +19,15 @@ from pants.backend.python.util_rules.pex import VenvPex, VenvPexProcess
 from pants.backend.python.util_rules.pex_from_targets import PexFromTargetsRequest
 from pants.base.build_environment import get_buildroot
 from pants.base.glob_match_error_behavior import GlobMatchErrorBehavior
+from pants.build_graph.address import BuildFileAddress, BuildFileAddressRequest
 from pants.core.goals.test import TestExtraEnv, TestFieldSet, TestRequest, TestResult, TestSubsystem
+from pants.core.util_rules.partitions import Partition, PartitionerType, Partitions
 from pants.core.util_rules.source_files import SourceFiles, SourceFilesRequest
 from pants.engine.addresses import Address, Addresses, UnparsedAddressInputs
 from pants.engine.fs import CreateDigest, Digest, DigestContents, DigestSubset, Directory, FileContent, MergeDigests, PathGlobs, Paths, RemovePrefix, Snapshot
 from pants.engine.process import FallibleProcessResult, Process, ProcessCacheScope
 from pants.engine.rules import Get, MultiGet, collect_rules, rule
-from pants.engine.target import SourcesField, Target, TransitiveTargets, TransitiveTargetsRequest, WrappedTarget, WrappedTargetRequest
+from pants.engine.target import SourcesField, TransitiveTargets, TransitiveTargetsRequest, WrappedTarget, WrappedTargetRequest
 from pants.util.logging import LogLevel
 from pants.vcs.git import GitWorktreeRequest, MaybeGitWorktree
 
@@ -37,7 +39,6 @@ from witness_gate_pants.target_types import (
     MaxExamplesField,
     OraclePathsField,
     ReplaysField,
-    SkipWitnessGateField,
     WitnessFixtureSourceField,
     WitnessPropertiesDependenciesField,
     WitnessPropertiesFixtureField,
@@ -67,14 +68,20 @@ class WitnessPropertiesFieldSet(TestFieldSet):
     oracle_paths: OraclePathsField
     generated_oracle_paths: GeneratedOraclePathsField
 
-    @classmethod
-    def opt_out(cls, tgt: Target) -> bool:
-        return tgt.get(SkipWitnessGateField).value
-
 
 class WitnessGateTestRequest(TestRequest):
     tool_subsystem = WitnessGate
     field_set_type = WitnessPropertiesFieldSet
+    # Pants' own partitioners return nothing when `[witness-gate].skip` is set, which would
+    # turn every gated target green by omission; ours refuses instead.
+    partitioner_type = PartitionerType.CUSTOM
+
+
+@dataclass(frozen=True)
+class _OnePerTarget:
+    @property
+    def description(self) -> None:
+        return None
 
 
 @dataclass(frozen=True)
@@ -180,6 +187,19 @@ def _in_build_dir(address: Address, patterns: Iterable[str]) -> list[str]:
 # --- rules --------------------------------------------------------------------------
 
 
+@rule(desc="Partition witness_properties targets", level=LogLevel.DEBUG)
+async def partition_witness_targets(
+    request: WitnessGateTestRequest.PartitionRequest[WitnessPropertiesFieldSet], gate: WitnessGate
+) -> Partitions[WitnessPropertiesFieldSet, _OnePerTarget]:
+    if gate.skip and request.field_sets:
+        raise WitnessGateError(
+            "[witness-gate].skip is set, but the gate has no off switch: skipping would report "
+            f"{len(request.field_sets)} witness_properties target(s) as green without running them. "
+            "Unset it; `enabled = false` still runs the properties and fails on any failure."
+        )
+    return Partitions(Partition((field_set,), _OnePerTarget()) for field_set in request.field_sets)
+
+
 @rule(desc="Resolve a witness fixture", level=LogLevel.DEBUG)
 async def resolve_fixture(request: PinnedFixtureRequest) -> PinnedFixture:
     origin = f"the `fixture` field of {request.properties_address}"
@@ -199,10 +219,11 @@ async def resolve_fixture(request: PinnedFixtureRequest) -> PinnedFixture:
 async def derive_ownership(request: OwnershipRequest) -> Ownership:
     field_set = request.field_set
     address = field_set.address
-    fixture, properties, transitive = await MultiGet(
+    fixture, properties, transitive, build_file = await MultiGet(
         Get(PinnedFixture, PinnedFixtureRequest(address, field_set.fixture.value)),
         Get(SourceFiles, SourceFilesRequest([field_set.sources])),
         Get(TransitiveTargets, TransitiveTargetsRequest([address])),
+        Get(BuildFileAddress, BuildFileAddressRequest(address, description_of_origin="witness-gate ownership")),
     )
     dependency_sources = [t[SourcesField] for t in transitive.dependencies if t.has_field(SourcesField)]
     origin = f"the path fields of {address}"
@@ -214,7 +235,9 @@ async def derive_ownership(request: OwnershipRequest) -> Ownership:
     )
     # A literal generated path counts while the file is absent: its reappearance is an edit too.
     literal_generated = [p for p in _in_build_dir(address, field_set.generated_oracle_paths.value or ()) if not has_glob(p)]
-    oracle = {*properties.snapshot.files, fixture.path, *extra_oracle.files, *generated.files, *literal_generated}
+    # The BUILD file declares the sources, the fixture, the replay count and the extra paths:
+    # editing it edits the oracle.
+    oracle = {*properties.snapshot.files, fixture.path, build_file.rel_path, *extra_oracle.files, *generated.files, *literal_generated}
     impl = {*implementation.snapshot.files, *extra_impl.files}
     clash = derived_overlap(impl, oracle)
     if clash:

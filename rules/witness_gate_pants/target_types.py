@@ -15,7 +15,6 @@ from typing import Iterable, Optional
 from pants.engine.addresses import Address
 from pants.engine.target import (
     COMMON_TARGET_FIELDS,
-    BoolField,
     Dependencies,
     IntField,
     InvalidFieldException,
@@ -161,12 +160,6 @@ class GeneratedOraclePathsField(_PathListField):
     )
 
 
-class SkipWitnessGateField(BoolField):
-    alias = "skip_witness_gate"
-    default = False
-    help = "If true, `pants test` does not run this target. Prefer fixing the property: a skip hides every failure."
-
-
 class WitnessPropertiesTarget(Target):
     alias = "witness_properties"
     core_fields = (
@@ -179,7 +172,6 @@ class WitnessPropertiesTarget(Target):
         ImplPathsField,
         OraclePathsField,
         GeneratedOraclePathsField,
-        SkipWitnessGateField,
     )
     help = help_text(
         """
@@ -188,7 +180,8 @@ class WitnessPropertiesTarget(Target):
         witness `replays` times, and labels it (regression, flake, oracle_defect, mixed_edit,
         not_reproduced, unclassified) against the changed files. With `[witness-gate].enabled`
         the target passes only when nothing failed or every failure is a flake under a valid
-        freeze; the lock, witnesses and reports land in `dist/test/<target>/`.
+        freeze; the lock, witnesses and reports land in `dist/test/<target>/`. There is no skip
+        field: this BUILD file is an oracle path of the target, like its sources.
         """
     )
 

@@ -238,3 +238,20 @@ def test_with_the_gate_disabled_any_failure_is_red_and_no_freeze_applies(project
     assert run.code != 0, run.output
     assert "mode check_only" in run.output
     assert project.artifact("gate.json")["mode"] == "check_only"
+
+
+def test_editing_the_build_declaration_with_the_implementation_is_a_mixed_edit(project):
+    project.start_from("shipped")
+    project.edit(IMPL, *BUG)
+    project.edit("examples/orders/BUILD", 'fixture=":orders-fixture",', 'fixture=":orders-fixture",\n    replays=1,')
+    run = project.pants_test()
+    assert run.code != 0, run.output
+    assert "mixed_edit: prop_order_total_non_negative failed 1/1 replays" in run.output
+
+
+def test_skipping_the_gate_is_refused_not_reported_green(project):
+    project.start_from("shipped")
+    project.edit(IMPL, *BUG)
+    run = project.pants_test("--witness-gate-skip")
+    assert run.code != 0, run.output
+    assert "the gate has no off switch" in run.output

@@ -90,6 +90,7 @@ def test_ownership_follows_the_target_graph_not_path_prefixes(rule_runner):
                                              'generated_oracle_paths=["stubs/generated.py"])')
     assert owned.impl == ("src/app/core.py", "src/util/helpers.py")
     assert owned.oracle == (
+        "src/app/props/BUILD",  # the declaration is part of the oracle
         "src/app/props/fixture.json",
         "src/app/props/orders_props.py",
         "src/app/props/props_test_helpers.py",

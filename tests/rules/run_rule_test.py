@@ -15,8 +15,10 @@ from pants.core.goals import test as test_goal
 from pants.core.goals.test import TestResult
 from pants.core.target_types import ResourcesGeneratorTarget
 from pants.core.util_rules import source_files
+from pants.core.util_rules.partitions import Partitions
 from pants.engine.addresses import Address
 from pants.engine.fs import Digest, DigestContents
+from pants.engine.internals.scheduler import ExecutionError
 from pants.engine.rules import QueryRule
 from pants.testutil.rule_runner import RuleRunner
 from pants.vcs import git
@@ -79,6 +81,7 @@ def rule_runner() -> RuleRunner:
             *git.rules(),
             test_goal.get_filtered_environment,
             QueryRule(TestResult, [WitnessGateTestRequest.Batch]),
+            QueryRule(Partitions, [WitnessGateTestRequest.PartitionRequest]),
             QueryRule(DigestContents, [Digest]),
         ],
         target_types=[
@@ -129,3 +132,13 @@ def test_the_test_rule_passes_a_sound_target_and_fails_a_regression(rule_runner)
     assert len(witnesses) == 1 and witnesses[0].startswith("witnesses/prop_double_is_even.")
     contents = {entry.path: entry.content for entry in rule_runner.request(DigestContents, [failed.extra_output.digest])}
     assert json.loads(contents["gate.json"])["witnesses"][0]["label"] == "regression"
+
+
+def test_skip_is_refused_rather_than_reporting_green(rule_runner):
+    target = rule_runner.get_target(Address("props", target_name="props"))
+    request = WitnessGateTestRequest.PartitionRequest((WitnessPropertiesFieldSet.create(target),))
+    [partition] = rule_runner.request(Partitions, [request])
+    assert [field_set.address for field_set in partition.elements] == [target.address]
+    rule_runner.set_options(["--witness-gate-skip"])
+    with pytest.raises(ExecutionError, match="the gate has no off switch"):
+        rule_runner.request(Partitions, [request])
