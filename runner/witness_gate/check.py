@@ -7,7 +7,10 @@ input (Hypothesis ends by replaying it), so both are snapshotted from the calls.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,13 +20,50 @@ from witness_gate import lock as locks
 from witness_gate import store, witness
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, parse_json, payload_hash, sha256_hex
 from witness_gate.errors import WitnessGateError
-from witness_gate.properties import LoadedProperty, add_import_paths, discover, evaluate
+from witness_gate.properties import LoadedProperty, PropertyTimeout, add_import_paths, discover, evaluate
 
 _MAX_PARSED_FIXTURE = 64 << 20
 
 
 class _Falsified(Exception):
     pass
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float):
+    """Raises PropertyTimeout in this (main) thread once `seconds` have passed."""
+
+    def expire(signum: int, frame: Any) -> None:
+        raise PropertyTimeout()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
+def user_output_discarded():
+    """Sends what property code prints (at the file-descriptor level) to /dev/null, so a
+    chatty or hostile module cannot flood or forge the runner's own output."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, devnull):
+            os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -76,7 +116,7 @@ def _hide_runner_from_constant_scan() -> None:
     )
 
 
-def search(prop: LoadedProperty, fixture_value: Any, seed: int, max_examples: int) -> witness.Failure | None:
+def search(prop: LoadedProperty, fixture_value: Any, seed: int, max_examples: int, call_timeout: float = 60.0) -> witness.Failure | None:
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as seeded
     from hypothesis.errors import Flaky, HypothesisException
@@ -88,7 +128,8 @@ def search(prop: LoadedProperty, fixture_value: Any, seed: int, max_examples: in
 
     def attempt(payload: Any) -> None:
         snapshot = canonical_bytes(payload)  # before the call: the property may mutate it
-        outcome = evaluate(prop, json.loads(snapshot), fixture_value)
+        with time_limit(call_timeout):
+            outcome = evaluate(prop, json.loads(snapshot), fixture_value)
         if not outcome.passed:
             failing.append((snapshot, outcome.evidence))
             raise _Falsified()
@@ -134,19 +175,37 @@ def search(prop: LoadedProperty, fixture_value: Any, seed: int, max_examples: in
     )
 
 
-def failures_of(prop: LoadedProperty, fixture_value: Any, lock: dict[str, Any]) -> list[witness.Failure]:
+def _limited(seconds: float, what: str, action):
+    try:
+        with time_limit(seconds):
+            return action()
+    except PropertyTimeout:
+        raise WitnessGateError(f"{what} did not finish within {seconds:g} s: a hang cannot be checked or shrunk; fix it") from None
+
+
+def failures_of(prop: LoadedProperty, fixture_value: Any, lock: dict[str, Any], call_timeout: float = 60.0) -> list[witness.Failure]:
+    try:
+        return _failures_of(prop, fixture_value, lock, call_timeout)
+    except PropertyTimeout:
+        raise WitnessGateError(
+            f"{prop.path}: {prop.assertion_id}: a call did not return within {call_timeout:g} s: a hang cannot be shrunk; fix it"
+        ) from None
+
+
+def _failures_of(prop: LoadedProperty, fixture_value: Any, lock: dict[str, Any], call_timeout: float) -> list[witness.Failure]:
     failures = []
     for index, (origin, payload) in enumerate(explicit_payloads(prop, fixture_value)):
         try:
             snapshot = canonical_bytes(payload)
         except NotPlainJSON as error:
             raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: {origin} payload #{index} is not plain JSON: {error}") from None
-        outcome = evaluate(prop, json.loads(snapshot), fixture_value, expect="reject" if origin == "reject" else "accept")
+        with time_limit(call_timeout):
+            outcome = evaluate(prop, json.loads(snapshot), fixture_value, expect="reject" if origin == "reject" else "accept")
         if not outcome.passed:
             value = json.loads(snapshot)
             failures.append(witness.Failure(value, value, outcome.evidence, origin, None, True))
     for seed in lock["seed_schedule"]:
-        found = search(prop, fixture_value, seed, lock["max_examples"])
+        found = search(prop, fixture_value, seed, lock["max_examples"], call_timeout)
         if found is not None:
             failures.append(found)
             break
@@ -156,17 +215,21 @@ def failures_of(prop: LoadedProperty, fixture_value: Any, lock: dict[str, Any]) 
     return list(unique.values())
 
 
-def run(lock_path: Path, property_files: list[Path], out_dir: Path, root: Path, import_paths: tuple[str, ...]) -> CheckResult:
+def run(
+    lock_path: Path, property_files: list[Path], out_dir: Path, root: Path, import_paths: tuple[str, ...], call_timeout: float = 60.0
+) -> CheckResult:
     lock = locks.load(lock_path)
     locks.verify_hypothesis_version(lock, lock_path)
     locks.verify_fixture(lock, root)
     add_import_paths(root, import_paths)
-    props = discover(property_files, root)
+    with user_output_discarded():
+        props = _limited(call_timeout, "importing the property modules", lambda: discover(property_files, root))
     fixture_value = load_fixture_value(lock, root, needed=any(p.spec.takes_fixture or p.spec.fixture_payloads for p in props))
     records = []
     for prop in props:
-        for failure in failures_of(prop, fixture_value, lock):
-            records.append(witness.build(prop, lock, failure))
+        with user_output_discarded():
+            found = failures_of(prop, fixture_value, lock, call_timeout)
+        records.extend(witness.build(prop, lock, failure) for failure in found)
     locks.verify_fixture(lock, root, when="during check")
     out_dir.mkdir(parents=True, exist_ok=True)  # classify reads it even when nothing failed
     written = []

@@ -159,7 +159,7 @@ def check(
         from witness_gate.properties import module_files
 
         config = _config(root)
-        result = checks.run(lock, module_files(properties), out, root, config.import_paths)
+        result = checks.run(lock, module_files(properties), out, root, config.import_paths, config.replay_timeout_seconds)
         for path in result.written:
             typer.echo(f"witness: {path}")
         typer.echo(f"checked {result.properties} properties: {len(result.written)} witnesses")

@@ -13,6 +13,9 @@ it. That mode exists for `pants test` with the gate disabled; it is never more l
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -68,38 +71,61 @@ def with_ownership(config: GateConfig, impl_list: Path, oracle_list: Path) -> Ga
 
 
 def run(request: GateRequest, now: datetime) -> GateResult:
-    """Runs the gate; on a refusal no verdict (old or partial) is left in `out_dir`."""
-    verdict_files = (request.out_dir / GATE_NAME, request.out_dir / REPORT_NAME)
-    for path in verdict_files:
-        store.remove_if_present(path)
+    """Runs the gate in a staging directory and publishes into `out_dir` only when it
+    completes: a refusal leaves no new file behind, and no old verdict either."""
+    out = request.out_dir
+    for name in (GATE_NAME, REPORT_NAME):
+        store.remove_if_present(out / name)
+    stage = out.parent / f".{out.name}.staging"
+    shutil.rmtree(stage, ignore_errors=True)
+    created = [parent for parent in (out.parent, *out.parent.parents) if not parent.exists()]
     try:
-        return _run(request, now)
+        if (out / WITNESS_DIR).is_dir():  # earlier witnesses are replayed, not forgotten
+            shutil.copytree(out / WITNESS_DIR, stage / WITNESS_DIR, ignore=shutil.ignore_patterns(".*"))
+        result = _run(request, stage, now)
+        _publish(stage, out)
+        return result
     except BaseException:
-        for path in verdict_files:
-            store.remove_if_present(path)
+        shutil.rmtree(stage, ignore_errors=True)
+        for parent in created:  # innermost first: only the directories this run made, if empty
+            with contextlib.suppress(OSError):
+                parent.rmdir()
         raise
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
-def _run(request: GateRequest, now: datetime) -> GateResult:
-    root, out = request.root, request.out_dir
+def _publish(stage: Path, out: Path) -> None:
+    # The verdict goes last, so a reader that sees gate.json sees everything it names.
+    names = [p.relative_to(stage) for p in sorted(stage.rglob("*")) if p.is_file()]
+    for name in sorted(names, key=lambda n: str(n) == GATE_NAME):
+        target = out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(stage / name, target)
+
+
+def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
+    root = request.root
     if not request.check_only and request.diff_path is None:
         raise WitnessGateError("gate needs --diff-paths (the changed-file list) unless --check-only")
     config = request.config if request.ownership_lists is None else with_ownership(request.config, *request.ownership_lists)
-    lock_path, witness_dir = out / LOCK_NAME, out / WITNESS_DIR
+    lock_path, witness_dir = stage / LOCK_NAME, stage / WITNESS_DIR
     lock = locks.pin(request.fixture, root, request.generator_version, request.replays, request.max_examples)
     store.save_artifact(lock_path, "lock", lock)
-    checks.run(lock_path, list(request.property_files), witness_dir, root, config.import_paths)
+    checks.run(lock_path, list(request.property_files), witness_dir, root, config.import_paths, config.replay_timeout_seconds)
     if request.check_only:
         record = _check_only_record(lock, witness.load_directory(witness_dir, lock))
     else:
         assert request.diff_path is not None
-        report = reports.build(lock_path, witness_dir, request.diff_path, root, config, request.progress)
-        store.save_artifact(out / REPORT_NAME, "report", report)
+        report = reports.build(
+            lock_path, witness_dir, request.diff_path, root, config, request.progress, published_lock_path=request.out_dir / LOCK_NAME
+        )
+        store.save_artifact(stage / REPORT_NAME, "report", report)
         freeze_dir = locks.relative_to_root(request.freezes_dir, root, "freeze directory")
         loaded = _load_freezes(request.freezes_dir, root)
         changed = parse_changed_paths(store.read_regular_file(request.diff_path, "changed-file list"), str(request.diff_path))
         record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours)
-    store.save_artifact(out / GATE_NAME, "gate", record)
+    store.save_artifact(stage / GATE_NAME, "gate", record)
     return GateResult(record, summary_lines(record))
 
 

@@ -67,6 +67,8 @@ def pin(
         raise WitnessGateError(f"--search-rounds must be between 1 and 16, got {search_rounds}")
     relative = relative_to_root(fixture, root, "fixture")
     digest, size = hash_fixture(fixture)
+    if size == 0:
+        raise WitnessGateError(f"{fixture}: fixture is empty: there are no bytes to pin")
     return {
         "schema_version": SCHEMA_VERSION,
         "fixture": {"path": relative, "sha256": digest, "size": size},

@@ -27,6 +27,11 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 _ASSERTION_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,199}$")
 
 
+class PropertyTimeout(BaseException):
+    """A property call ran past its time limit. A BaseException, so neither the property's
+    own `except Exception` nor the failure handling below can take it for a verdict."""
+
+
 @dataclass(frozen=True)
 class PropertySpec:
     payloads: Any
@@ -106,7 +111,7 @@ def evaluate(prop: LoadedProperty, payload: Any, fixture: Any = None, expect: st
 def _call(prop: LoadedProperty, payload: Any, fixture: Any) -> Outcome:
     try:
         result = prop.function(payload, fixture) if prop.spec.takes_fixture else prop.function(payload)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, PropertyTimeout):
         raise
     except BaseException as error:  # fail closed: SystemExit is a failure too
         return Outcome(False, failure_evidence("exception", type(error).__name__, _describe(error)))
@@ -132,7 +137,7 @@ def import_module(path: Path, relative_path: str) -> tuple[ModuleType, str]:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, PropertyTimeout):
         raise
     except SyntaxError as error:
         del sys.modules[name]

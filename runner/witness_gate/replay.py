@@ -84,7 +84,8 @@ def replay_module(
 def _worker_main() -> None:
     request = json.loads(sys.stdin.readline())
     protocol = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)  # whatever the user's module prints must not corrupt the protocol
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # whatever the user's module prints must not corrupt the protocol
     from witness_gate.errors import WitnessGateError as Refusal
     from witness_gate.properties import add_import_paths, find, import_module
 

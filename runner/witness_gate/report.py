@@ -83,10 +83,18 @@ def _replay_all(
 
 
 def build(
-    lock_path: Path, witnesses_dir: Path, diff_path: Path, root: Path, config: GateConfig, progress: Progress = no_progress
+    lock_path: Path,
+    witnesses_dir: Path,
+    diff_path: Path,
+    root: Path,
+    config: GateConfig,
+    progress: Progress = no_progress,
+    published_lock_path: Path | None = None,
 ) -> dict[str, Any]:
+    """The report; `published_lock_path` is where the lock will live, when it is read from
+    a staging copy now."""
     lock = locks.load(lock_path)
-    lock_relative = locks.relative_to_root(lock_path, root, "lock")
+    lock_relative = locks.relative_to_root(published_lock_path or lock_path, root, "lock")
     locks.verify_fixture(lock, root)
     diff = read_diff(diff_path, lock, lock_relative, config)
     witnesses = witness.load_directory(witnesses_dir, lock)
