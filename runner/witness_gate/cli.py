@@ -227,7 +227,7 @@ def freeze(
         locks.verify_fixture(lock_record, root)
         record = freezes.build(
             assertion, lock_record, witnesses.load(witness), reports.load_report(report, lock_record),
-            failures, runs, expires_in_hours, _config(root).max_freeze_hours, datetime.now(timezone.utc),
+            failures, runs, expires_in_hours, _config(root).max_freeze_hours, datetime.now(timezone.utc), str(witness),
         )
         store.save_artifact(out, "freeze", record)
         typer.echo(f"freeze: {assertion} witness {record['witness_hash'][:12]} until {record['expires_at']} -> {out}")

@@ -35,15 +35,17 @@ def build(
     expires_in_hours: int,
     max_hours: int,
     now: datetime,
+    witness_name: str = "witness",
 ) -> dict[str, Any]:
-    """The freeze record, or a refusal saying which binding does not hold."""
+    """The freeze record, or a refusal saying which binding does not hold (naming the
+    witness file as `witness_name`)."""
     if not 1 <= expires_in_hours <= max_hours:
         raise WitnessGateError(f"--expires-in-hours must be between 1 and {max_hours} (the configured maximum), got {expires_in_hours}")
     if witness_record["assertion_id"] != assertion_id:
-        raise WitnessGateError(f"witness is for assertion {witness_record['assertion_id']!r}, not {assertion_id!r}")
+        raise WitnessGateError(f"{witness_name}: witness is for assertion {witness_record['assertion_id']!r}, not {assertion_id!r}")
     digest_matches = witness_record["fixture_digest"] == lock["fixture"]["sha256"]
     if not digest_matches:
-        raise WitnessGateError("witness fixture digest does not match the lock: re-pin and re-check")
+        raise WitnessGateError(f"{witness_name}: /fixture_digest: witness of another fixture than the lock's: re-pin and re-check")
     if failures == runs:
         raise WitnessGateError(f"failures == runs ({failures}): that is a regression, not a flake (caller bug); no freeze")
     kind = classify(failures, runs, report["diff"]["impl_changed"], report["diff"]["oracle_changed"])
@@ -51,11 +53,11 @@ def build(
         raise WitnessGateError(f"--failures {failures} --runs {runs} under this diff give {kind!r}: only a flake may be frozen")
     recorded = [e for e in report["witnesses"] if e["witness_hash"] == witness_record["witness_hash"]]
     if not recorded:
-        raise WitnessGateError("the classification report has no entry for this witness hash: classify first")
+        raise WitnessGateError(f"{witness_name}: the classification report has no entry for this witness hash: classify first")
     entry = recorded[0]
     if (entry["failures"], entry["runs"]) != (failures, runs):
         raise WitnessGateError(
-            f"--failures {failures} --runs {runs} disagree with classify's record {entry['failures']}/{entry['runs']} for this witness"
+            f"{witness_name}: --failures {failures} --runs {runs} disagree with classify's record {entry['failures']}/{entry['runs']} for this witness"
         )
     if entry["label"] != "flake" or not freeze_allowed(kind, witness_present=True, digest_matches=digest_matches):
         raise WitnessGateError(f"label is {entry['label']!r}: only a flake may be frozen")
@@ -86,6 +88,8 @@ def problems(freeze: dict[str, Any], lock: dict[str, Any], report: dict[str, Any
         found.append(f"lives longer than the {max_hours}-hour maximum")
     if created > now:
         found.append(f"created in the future ({freeze['created_at']})")
+    if freeze["failures"] >= freeze["runs"]:
+        found.append(f"failures == runs ({freeze['failures']}/{freeze['runs']}) is a regression, not a flake")
     if freeze["fixture_digest"] != lock["fixture"]["sha256"]:
         found.append("bound to another fixture digest")
     entries = [e for e in report["witnesses"] if e["witness_hash"] == freeze["witness_hash"] and e["assertion_id"] == freeze["assertion_id"]]

@@ -111,19 +111,20 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
     config = request.config if request.ownership_lists is None else with_ownership(request.config, *request.ownership_lists)
     lock_path, witness_dir = stage / LOCK_NAME, stage / WITNESS_DIR
     lock = locks.pin(request.fixture, root, request.generator_version, request.replays, request.max_examples)
+    if not request.check_only:  # bad freezes or a bad diff are refused before any search or replay
+        assert request.diff_path is not None
+        freeze_dir = locks.relative_to_root(request.freezes_dir, root, "freeze directory")
+        loaded = _load_freezes(request.freezes_dir, root)
+        changed = parse_changed_paths(store.read_regular_file(request.diff_path, "changed-file list"), str(request.diff_path))
     store.save_artifact(lock_path, "lock", lock)
     checks.run(lock_path, list(request.property_files), witness_dir, root, config.import_paths, config.replay_timeout_seconds)
     if request.check_only:
         record = _check_only_record(lock, witness.load_directory(witness_dir, lock))
     else:
-        assert request.diff_path is not None
         report = reports.build(
             lock_path, witness_dir, request.diff_path, root, config, request.progress, published_lock_path=request.out_dir / LOCK_NAME
         )
         store.save_artifact(stage / REPORT_NAME, "report", report)
-        freeze_dir = locks.relative_to_root(request.freezes_dir, root, "freeze directory")
-        loaded = _load_freezes(request.freezes_dir, root)
-        changed = parse_changed_paths(store.read_regular_file(request.diff_path, "changed-file list"), str(request.diff_path))
         record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours)
     store.save_artifact(stage / GATE_NAME, "gate", record)
     return GateResult(record, summary_lines(record))

@@ -1,0 +1,697 @@
+"""Reliability and security figures for witness-gate, from real runs of its CLI.
+
+    python bench/reliability.py [--seed N] [--kill-trials 200] [--fuzz-cases 1000]
+
+(`./pants run bench/reliability.py -- --seed 7` under Pants.) Prints the seed and one
+line per figure; exits 1 when a figure is not clean. tests/reliability/ runs the same
+functions at a smaller scale on every CI run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import concurrent.futures
+import copy
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from support.sample_repo import Run, SampleRepo, add_flaky_property, copy_example  # noqa: E402
+
+IMPL = "src/orders_app/pricing.py"
+BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
+LOCK = ".artifacts/fixture.lock"
+WITNESSES = ".artifacts/witnesses"
+REPORT = ".artifacts/classification.json"
+FREEZE = ".artifacts/freeze.json"
+CHANGED = "changed.txt"
+VERDICT_FILES = {REPORT, ".artifacts/gate/gate.json", ".artifacts/gate/classification.json"}
+IGNORED_IN_SNAPSHOT = (".hypothesis", "flake-counter", "__pycache__")
+
+
+@dataclass
+class Figure:
+    line: str
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not self.problems
+
+
+# --- a repository in a known state -----------------------------------------------------
+
+
+def base_state(directory: Path) -> SampleRepo:
+    """The orders example with a regression and a flake, pinned, checked, classified, and
+    the flake frozen: every artifact kind exists and is valid."""
+    repo = copy_example(directory)
+    repo.edit(IMPL, *BUG)
+    add_flaky_property(repo)
+    repo.write("pyproject.toml", (repo.root / "pyproject.toml").read_text() + "replay-timeout-seconds = 3\n")
+    assert repo.pin().code == 0
+    repo.check()
+    (repo.root / "flake-counter").write_text("1")  # the five replays then fail on 2 and 4
+    classified = repo.classify(IMPL)
+    assert classified.code == 1, classified.stdout + classified.stderr
+    flake = next(p for p in repo.witness_files() if p.name.startswith("prop_sometimes."))
+    frozen = freeze_cli(repo, flake, "2", "5")
+    assert frozen.code == 0, frozen.stderr
+    return repo
+
+
+def freeze_cli(repo: SampleRepo, witness: Path, failures: str, runs: str) -> Run:
+    return repo.cli("freeze", "--assertion", witness.name.split(".")[0], "--lock", LOCK, "--witness", str(witness.relative_to(repo.root)),
+                    "--failures", failures, "--runs", runs, "--expires-in-hours", "24", "--out", FREEZE)
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    files = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        if any(part in IGNORED_IN_SNAPSHOT for part in path.relative_to(root).parts) or not path.is_file() or path.is_symlink():
+            continue
+        files[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return files
+
+
+# --- 1. the bad-input catalogue -----------------------------------------------------------
+
+COMMANDS = {
+    "pin": lambda r: r.pin(),
+    "check": lambda r: r.check(),
+    "classify": lambda r: r.cli("classify", "--lock", LOCK, "--witnesses", WITNESSES, "--diff-paths", CHANGED),
+    "freeze": lambda r: freeze_cli(r, regression_witness(r) if not (r.root / "use-flake").exists() else flake_witness(r), "2", "5"),
+    "verify": lambda r: r.cli("verify", "--lock", LOCK, "--witnesses", WITNESSES, "--diff-paths", CHANGED, "--freeze", FREEZE),
+    "gate": lambda r: r.cli("gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--properties", "tests/properties",
+                            "--diff-paths", CHANGED, "--freezes", ".artifacts/freezes", "--out", ".artifacts/gate"),
+}
+
+
+def regression_witness(repo: SampleRepo) -> Path:
+    return next(p for p in sorted((repo.root / WITNESSES).glob("prop_order_total_non_negative.*.json")))
+
+
+def flake_witness(repo: SampleRepo) -> Path:
+    return next(p for p in sorted((repo.root / WITNESSES).glob("prop_sometimes.*.json")))
+
+
+def edit_json(relative: str | Callable[[SampleRepo], Path], change: Callable[[dict], Any]) -> Callable[[SampleRepo], None]:
+    def apply(repo: SampleRepo) -> None:
+        path = relative(repo) if callable(relative) else repo.root / relative
+        record = json.loads(path.read_text())
+        result = change(record)
+        path.write_text(json.dumps(record if result is None else result))
+    return apply
+
+
+def write_bytes(relative: str | Callable[[SampleRepo], Path], data: bytes | Callable[[bytes], bytes]) -> Callable[[SampleRepo], None]:
+    def apply(repo: SampleRepo) -> None:
+        path = relative(repo) if callable(relative) else repo.root / relative
+        path.write_bytes(data(path.read_bytes()) if callable(data) else data)
+    return apply
+
+
+def replace_with(relative: str, kind: str) -> Callable[[SampleRepo], None]:
+    def apply(repo: SampleRepo) -> None:
+        path = repo.root / relative
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+        if kind == "symlink":
+            (repo.root / "elsewhere").write_text("[]")
+            path.symlink_to(repo.root / "elsewhere")
+        elif kind == "directory":
+            path.mkdir()
+        elif kind == "missing":
+            pass
+        elif kind == "huge":
+            with open(path, "wb") as handle:
+                handle.truncate(1 << 30)  # 1 GiB, sparse
+    return apply
+
+
+def witness_renamed(repo: SampleRepo) -> None:
+    path = regression_witness(repo)
+    path.rename(path.with_name("prop_order_total_non_negative.000000000000.json"))
+
+
+def freeze_time(created: timedelta, expires: timedelta) -> Callable[[dict], None]:
+    def change(record: dict) -> None:
+        now = datetime.now(timezone.utc)
+        record["created_at"] = (now + created).strftime("%Y-%m-%dT%H:%M:%SZ")
+        record["expires_at"] = (now + expires).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return change
+
+
+def use_flake_and_gate_freezes(repo: SampleRepo) -> None:
+    """Point the freeze command at the flake witness, and let gate read the freeze."""
+    (repo.root / "use-flake").write_text("")
+    (repo.root / ".artifacts/freezes").mkdir(exist_ok=True)
+    shutil.copy(repo.root / FREEZE, repo.root / ".artifacts/freezes/flake.json")
+
+
+def then(*steps: Callable[[SampleRepo], None]) -> Callable[[SampleRepo], None]:
+    def apply(repo: SampleRepo) -> None:
+        for step in steps:
+            step(repo)
+    return apply
+
+
+def property_module(source: str) -> Callable[[SampleRepo], None]:
+    return lambda repo: repo.write("tests/properties/zz_bad_props.py", source)
+
+
+HEADER = "from hypothesis import strategies as st\nimport witness_gate\n"
+HANG = HEADER + "import time\n@witness_gate.property(payloads=st.integers(0, 9))\ndef prop_hangs(n):\n    while True:\n        time.sleep(0.05)\n"
+LOUD_FAIL = HEADER + "@witness_gate.property(payloads=st.integers(0, 9))\ndef prop_loud(n):\n    print('x' * (100 << 20))\n    return False\n"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    setup: Callable[[SampleRepo], None]
+    commands: tuple[str, ...]
+    expect: str  # "refused": exit 2 in one line naming `mentions`; "red": exit 1 saying `mentions`
+    mentions: str
+
+
+def catalogue() -> list[Case]:
+    lock, report, freeze = LOCK, REPORT, FREEZE
+    lock_readers = ("check", "classify", "freeze", "verify")
+    witness_readers = ("classify", "freeze", "verify")
+    changed_readers = ("classify", "verify", "gate")
+    cases = [
+        Case("lock: truncated JSON", write_bytes(lock, lambda b: b[: len(b) // 2]), lock_readers, "refused", "fixture.lock"),
+        Case("lock: not UTF-8", write_bytes(lock, b"\xff\xfe{}"), lock_readers, "refused", "fixture.lock"),
+        Case("lock: wrong type", edit_json(lock, lambda r: r.update(replays="5")), lock_readers, "refused", "/replays"),
+        Case("lock: missing field", edit_json(lock, lambda r: r.pop("seed_schedule")), lock_readers, "refused", "fixture.lock"),
+        Case("lock: extra field", edit_json(lock, lambda r: r.update(force=True)), lock_readers, "refused", "fixture.lock"),
+        Case("lock: digest too short", edit_json(lock, lambda r: r["fixture"].update(sha256="ab" * 31)), lock_readers, "refused", "/fixture/sha256"),
+        Case("lock: digest in upper case", edit_json(lock, lambda r: r["fixture"].update(sha256=r["fixture"]["sha256"].upper())), lock_readers, "refused", "/fixture/sha256"),
+        Case("lock: NaN", write_bytes(lock, lambda b: b.replace(b'"generator_version": 3', b'"generator_version": NaN')), lock_readers, "refused", "fixture.lock"),
+        Case("lock: duplicate key", write_bytes(lock, lambda b: b.replace(b'"replays": 5', b'"replays": 5, "replays": 1')), lock_readers, "refused", "duplicate key"),
+        Case("lock: absolute fixture path", edit_json(lock, lambda r: r["fixture"].update(path="/etc/hostname")), lock_readers, "refused", "fixture.lock"),
+        Case("lock: fixture path with ..", edit_json(lock, lambda r: r["fixture"].update(path="../orders.json")), lock_readers, "refused", "fixture.lock"),
+        Case("lock: another fixture's digest", edit_json(lock, lambda r: r["fixture"].update(sha256="0" * 64)), ("check", "classify", "freeze"), "refused", "re-pin"),
+        Case("lock: another fixture's digest, reviewed", edit_json(lock, lambda r: r["fixture"].update(sha256="5" * 64)), ("verify",), "red", "FAIL: lock matches fixture"),
+        Case("lock: other Hypothesis version", edit_json(lock, lambda r: r.update(hypothesis_version="6.0.0")), ("check",), "refused", "re-pin"),
+        Case("lock: a symlink", replace_with(lock, "symlink"), lock_readers, "refused", "symlink"),
+        Case("lock: a directory", replace_with(lock, "directory"), lock_readers, "refused", "not a regular file"),
+        Case("lock: empty file", write_bytes(lock, b""), lock_readers, "refused", "fixture.lock"),
+        Case("witness: payload edited, hash kept", edit_json(regression_witness, lambda r: r.update(payload={"lines": [], "claimed_total": 0})), witness_readers, "refused", "does not match the payload"),
+        Case("witness: of another fixture", edit_json(regression_witness, lambda r: r.update(fixture_digest="1" * 64)), witness_readers, "refused", "another fixture"),
+        Case("witness: hash in upper case", edit_json(regression_witness, lambda r: r.update(witness_hash=r["witness_hash"].upper())), witness_readers, "refused", "/witness_hash"),
+        Case("witness: renamed file", witness_renamed, ("classify", "verify"), "refused", "file name does not match"),
+        Case("witness: truncated", write_bytes(regression_witness, lambda b: b[:40]), witness_readers, "refused", "invalid JSON"),
+        Case("witness: extra field", edit_json(regression_witness, lambda r: r.update(trusted=True)), witness_readers, "refused", "prop_order_total_non_negative"),
+        Case("witness: assertion id with /", edit_json(regression_witness, lambda r: r.update(assertion_id="a/b")), witness_readers, "refused", "/assertion_id"),
+        Case("witness: assertion id with ..", edit_json(regression_witness, lambda r: r.update(assertion_id="..")), witness_readers, "refused", "/assertion_id"),
+        Case("witness: assertion id with NUL", edit_json(regression_witness, lambda r: r.update(assertion_id="a\x00b")), witness_readers, "refused", "/assertion_id"),
+        Case("witness: unshrunk hash mismatch", edit_json(regression_witness, lambda r: r["unshrunk"].update(witness_hash="2" * 64)), witness_readers, "refused", "/unshrunk/witness_hash"),
+        Case("witness dir: a stray file", lambda r: r.write(f"{WITNESSES}/notes.txt", "hello"), ("classify", "verify"), "refused", "notes.txt"),
+        Case("report: another fixture", edit_json(report, lambda r: r.update(fixture_digest="3" * 64)), ("freeze", "verify"), "refused", "another fixture"),
+        Case("report: truncated", write_bytes(report, lambda b: b[:100]), ("freeze", "verify"), "refused", "classification.json"),
+        Case("report: exit code 2", edit_json(report, lambda r: r.update(exit_code=2)), ("freeze", "verify"), "refused", "/exit_code"),
+        Case("report: unknown label", edit_json(report, lambda r: r["witnesses"][0].update(label="fine")), ("freeze", "verify"), "refused", "/witnesses/0/label"),
+        Case("freeze: expired", then(use_flake_and_gate_freezes, edit_json(freeze, freeze_time(timedelta(hours=-3), timedelta(hours=-1)))), ("verify",), "red", "expired at"),
+        Case("freeze: failures == runs", edit_json(freeze, lambda r: r.update(failures=5, runs=5)), ("verify",), "red", "failures == runs"),
+        Case("freeze: another witness", edit_json(freeze, lambda r: r.update(witness_hash="4" * 64)), ("verify",), "red", "points at no classified witness"),
+        Case("freeze: created in the future", edit_json(freeze, freeze_time(timedelta(hours=2), timedelta(hours=3))), ("verify",), "red", "created in the future"),
+        Case("freeze: longer than the maximum", edit_json(freeze, freeze_time(timedelta(hours=-1), timedelta(days=30))), ("verify",), "red", "maximum"),
+        Case("freeze: not a date", edit_json(freeze, lambda r: r.update(expires_at="tomorrow")), ("verify",), "refused", "/expires_at"),
+        Case("freeze: truncated", write_bytes(freeze, lambda b: b[:30]), ("verify",), "refused", "freeze.json"),
+        Case("freeze: assertion id with /", edit_json(freeze, lambda r: r.update(assertion_id="x/y")), ("verify",), "refused", "/assertion_id"),
+        Case("freeze: bad file in the gate's freeze dir", then(use_flake_and_gate_freezes, lambda r: r.write(".artifacts/freezes/bad.json", "{")), ("gate",), "refused", "bad.json"),
+        Case("freeze: for a regression witness", edit_json(freeze, lambda r: None), ("freeze",), "refused", "disagree with classify"),
+        Case("changed.txt: CRLF", lambda r: r.write(CHANGED, f"{IMPL}\r\n"), changed_readers, "refused", "carriage return"),
+        Case("changed.txt: blank line", lambda r: r.write(CHANGED, f"{IMPL}\n\nREADME.md\n"), changed_readers, "refused", "line 2"),
+        Case("changed.txt: ./ prefix", lambda r: r.write(CHANGED, f"./{IMPL}\n"), changed_readers, "refused", "not normalized"),
+        Case("changed.txt: absolute path", lambda r: r.write(CHANGED, f"/{IMPL}\n"), changed_readers, "refused", "absolute path"),
+        Case("changed.txt: .. segment", lambda r: r.write(CHANGED, "src/../src/x.py\n"), changed_readers, "refused", "not normalized"),
+        Case("changed.txt: not UTF-8", write_bytes(CHANGED, b"src/\xff.py\n"), changed_readers, "refused", "not UTF-8"),
+        Case("changed.txt: NUL byte", write_bytes(CHANGED, b"src/a\x00.py\n"), changed_readers, "refused", "NUL"),
+        Case("changed.txt: trailing space", lambda r: r.write(CHANGED, f"{IMPL} \n"), changed_readers, "refused", "whitespace"),
+        Case("fixture: a symlink", replace_with("tests/fixtures/orders.json", "symlink"), ("pin", "gate"), "refused", "symlink"),
+        Case("fixture: a directory", replace_with("tests/fixtures/orders.json", "directory"), ("pin", "gate"), "refused", "not a regular file"),
+        Case("fixture: empty", write_bytes("tests/fixtures/orders.json", b""), ("pin", "gate"), "refused", "empty"),
+        Case("fixture: missing", replace_with("tests/fixtures/orders.json", "missing"), ("pin", "gate"), "refused", "not found"),
+        Case("fixture: 1 GiB", replace_with("tests/fixtures/orders.json", "huge"), ("gate",), "refused", "over 67108864 bytes"),
+        Case("properties: syntax error", property_module("def broken(:\n"), ("check", "gate"), "refused", "SyntaxError"),
+        Case("properties: import error", property_module("import no_such_module_here\n"), ("check", "gate"), "refused", "ModuleNotFoundError"),
+        Case("properties: hangs in a call", property_module(HANG), ("check", "gate"), "refused", "did not return within"),
+        Case("properties: hangs at import", property_module("import time\nwhile True:\n    time.sleep(0.05)\n"), ("check", "gate"), "refused", "did not finish within"),
+        Case("properties: duplicate assertion id", property_module(HEADER + "@witness_gate.property(payloads=st.just({}))\ndef prop_sometimes(p):\n    return True\n"), ("check", "gate"), "refused", "already defined"),
+        Case("properties: payloads not a strategy", property_module(HEADER + "@witness_gate.property(payloads=[1, 2])\ndef prop_list(p):\n    return True\n"), ("check", "gate"), "refused", "must be a Hypothesis strategy"),
+        Case("properties: module is a symlink", lambda r: (r.root / "tests/properties/zz_link.py").symlink_to(r.root / IMPL), ("check",), "refused", "plain files"),
+        Case("properties: calls sys.exit", property_module(HEADER + "import sys\n@witness_gate.property(payloads=st.integers(0, 9))\ndef prop_exits(n):\n    sys.exit(0)\n"), ("check",), "red", "witness:"),
+        Case("properties: prints 100 MB and fails", property_module(LOUD_FAIL), ("check",), "red", "witness:"),
+        Case("config: unknown key", lambda r: r.write("pyproject.toml", (r.root / "pyproject.toml").read_text() + "force = true\n"), ("classify", "gate"), "refused", "unknown key"),
+    ]
+    return cases
+
+
+def judge(case: Case, command: str, result: Run, before: dict[str, str], after: dict[str, str]) -> list[str]:
+    where = f"{case.name} / {command}"
+    problems = []
+    output = result.stdout + result.stderr
+    if "Traceback" in output:
+        problems.append(f"{where}: traceback")
+    if len(result.stdout) > 100_000:
+        problems.append(f"{where}: {len(result.stdout)} bytes on stdout")
+    if case.expect == "refused":
+        lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("witness-gate: replayed ")]
+        if result.code != 2:
+            problems.append(f"{where}: exit {result.code}, wanted 2 ({output.strip()[:200]})")
+        elif len(lines) != 1 or case.mentions not in lines[0]:
+            problems.append(f"{where}: error is not one line naming {case.mentions!r}: {result.stderr.strip()[:300]}")
+        written = {path for path, digest in after.items() if before.get(path) != digest}
+        removed = set(before) - set(after) - VERDICT_FILES
+        if written or removed:
+            problems.append(f"{where}: files written or removed: {sorted(written | removed)[:5]}")
+    else:
+        if result.code != 1 or case.mentions not in output:
+            problems.append(f"{where}: wanted exit 1 saying {case.mentions!r}, got {result.code}: {output.strip()[:300]}")
+    return problems
+
+
+def bad_inputs(work: Path) -> Figure:
+    base = base_state(work / "base")
+    tried = refused = red = 0
+    problems = []
+    for index, case in enumerate(catalogue()):
+        for command in case.commands:
+            repo = SampleRepo(work / f"case-{index}-{command}")
+            shutil.copytree(base.root, repo.root, symlinks=True)
+            case.setup(repo)
+            before = snapshot(repo.root)
+            result = COMMANDS[command](repo)
+            found = judge(case, command, result, before, snapshot(repo.root))
+            problems.extend(found)
+            tried += 1
+            if not found:
+                refused += case.expect == "refused"
+                red += case.expect == "red"
+            shutil.rmtree(repo.root)
+    tracebacks = sum("traceback" in p for p in problems)
+    writes = sum("files written" in p for p in problems)
+    line = (f"bad inputs: {len(catalogue())} inputs, {tried} runs through the commands that read them, "
+            f"{refused + red} handled ({refused} refused in one line with exit 2, {red} kept red with exit 1), "
+            f"{tracebacks} tracebacks, {writes} files written")
+    return Figure(line, problems)
+
+
+# --- 2. fuzzing the readers ---------------------------------------------------------------
+
+
+def fuzz(work: Path, cases: int, seed: int) -> Figure:
+    """Mutates valid artifacts with Hypothesis and feeds them to the readers in-process."""
+    import jsonschema
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as seeded
+    from hypothesis import strategies as st
+
+    from witness_gate import freeze as freezes
+    from witness_gate import lock as locks
+    from witness_gate import schemas, store, witness
+    from witness_gate.errors import WitnessGateError
+
+    base = base_state(work / "fuzz-base")
+    originals = {
+        "lock": base.root / LOCK,
+        "witness": regression_witness(base),
+        "freeze": base.root / FREEZE,
+        "report": base.root / REPORT,
+    }
+    readers = {"lock": locks.load, "witness": witness.load, "freeze": freezes.load, "report": lambda p: store.load_artifact(p, "report")}
+    oracles = {name: jsonschema.Draft202012Validator(json.loads(schemas.schema_text(name)), format_checker=jsonschema.FormatChecker()) for name in originals}
+    json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20) | st.floats(allow_nan=False),
+                               lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=6)
+    counts = {"cases": 0, "crashes": 0, "accepted_invalid": 0}
+    problems: list[str] = []
+
+    def mutate(data: st.DataObject, record: Any) -> Any:
+        record = copy.deepcopy(record)
+        for _ in range(data.draw(st.integers(1, 3))):
+            containers = [record]
+            node = record
+            while isinstance(node, (dict, list)) and node and data.draw(st.booleans()):
+                key = data.draw(st.sampled_from(sorted(node) if isinstance(node, dict) else list(range(len(node)))))
+                containers.append(node[key])
+                node = node[key]
+            target = containers[-1] if isinstance(containers[-1], (dict, list)) else containers[-2]
+            if isinstance(target, dict) and target:
+                key = data.draw(st.sampled_from(sorted(target)))
+                action = data.draw(st.sampled_from(["delete", "replace", "add"]))
+                if action == "delete":
+                    del target[key]
+                elif action == "replace":
+                    target[key] = data.draw(json_values)
+                else:
+                    target[data.draw(st.text(max_size=8))] = data.draw(json_values)
+            elif isinstance(target, list):
+                target.append(data.draw(json_values))
+        return record
+
+    @seeded(seed)
+    @settings(max_examples=cases, database=None, deadline=None, suppress_health_check=list(HealthCheck), derandomize=False)
+    @given(st.data(), st.sampled_from(sorted(originals)), st.sampled_from(["json", "bytes"]))
+    def one(data: st.DataObject, kind: str, level: str) -> None:
+        original = originals[kind]
+        target = work / "fuzz" / original.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if level == "json":
+            mutated = mutate(data, json.loads(original.read_text()))
+            raw = json.dumps(mutated, allow_nan=True).encode()
+        else:
+            raw = bytearray(original.read_bytes())
+            for _ in range(data.draw(st.integers(1, 4))):
+                position = data.draw(st.integers(0, max(0, len(raw) - 1)))
+                raw[position:position + 1] = data.draw(st.binary(max_size=3))
+            raw = bytes(raw)
+        target.write_bytes(raw)
+        counts["cases"] += 1
+        try:
+            record = readers[kind](target)
+        except WitnessGateError:
+            return
+        except Exception as error:  # a reader that crashes instead of refusing
+            counts["crashes"] += 1
+            problems.append(f"{kind}: {type(error).__name__}: {error}"[:300])
+            return
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = None
+        if parsed is None or not oracles[kind].is_valid(parsed) or record != parsed:
+            counts["accepted_invalid"] += 1
+            problems.append(f"{kind}: accepted {raw[:120]!r}")
+
+    one()
+    line = f"fuzz: {counts['cases']} cases, {counts['crashes']} crashes, {counts['accepted_invalid']} accepted invalid"
+    return Figure(line, problems)
+
+
+# --- 3. kill -9 while writing ---------------------------------------------------------------
+
+
+def kill_nine(work: Path, trials: int, seed: int) -> Figure:
+    from witness_gate import freeze as freezes
+    from witness_gate import schemas, store, witness
+    from witness_gate.errors import WitnessGateError
+
+    rng = random.Random(seed)
+    base = base_state(work / "kill-base")
+    flake = flake_witness(base).relative_to(base.root)
+    commands = {
+        "check": ["check", "--lock", LOCK, "--properties", "tests/properties", "--out", "kill/witnesses"],
+        "classify": ["classify", "--lock", LOCK, "--witnesses", WITNESSES, "--diff-paths", CHANGED, "--out", "kill/classification.json"],
+        "freeze": ["freeze", "--assertion", "prop_sometimes", "--lock", LOCK, "--witness", str(flake), "--failures", "2", "--runs", "5",
+                   "--expires-in-hours", "24", "--out", "kill/freeze.json"],
+    }
+    torn, leftovers = [], 0
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path), "HYPOTHESIS_STORAGE_DIRECTORY": str(base.root / ".hypothesis")}
+    durations = {name: _duration(base.root, env, argv) for name, argv in commands.items()}
+    for trial in range(trials):
+        name = rng.choice(sorted(commands))
+        shutil.rmtree(base.root / "kill", ignore_errors=True)
+        if name == "freeze":
+            (base.root / "flake-counter").write_text("1")
+        process = subprocess.Popen([sys.executable, "-m", "witness_gate", *commands[name]], cwd=base.root, env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(rng.uniform(0, durations[name] * 1.1))
+        with _suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        for path in sorted((base.root / "kill").rglob("*")) if (base.root / "kill").exists() else []:
+            if not path.is_file():
+                continue
+            if path.name.startswith("."):
+                leftovers += 1  # an interrupted write's temp file: hidden, never read as an artifact
+                continue
+            try:
+                if path.parent.name == "witnesses":
+                    witness.load(path)
+                elif path.name == "freeze.json":
+                    freezes.load(path)
+                else:
+                    store.load_artifact(path, "report")
+            except WitnessGateError as error:
+                torn.append(f"trial {trial} ({name}): {error}")
+    del schemas
+    line = f"kill -9: {trials} trials, {len(torn)} torn or partial files ({leftovers} hidden temp files left, never read)"
+    return Figure(line, torn)
+
+
+def _duration(root: Path, env: dict[str, str], argv: list[str]) -> float:
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "witness_gate", *argv], cwd=root, env=env, capture_output=True)
+    shutil.rmtree(root / "kill", ignore_errors=True)
+    return time.monotonic() - started
+
+
+class _suppress:
+    def __init__(self, *errors: type[BaseException]) -> None:
+        self.errors = errors
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, value, traceback) -> bool:
+        return kind is not None and issubclass(kind, self.errors)
+
+
+# --- 4. concurrency --------------------------------------------------------------------------
+
+
+def concurrency(work: Path, rounds: int) -> Figure:
+    from witness_gate import witness
+    from witness_gate.errors import WitnessGateError
+
+    serial = copy_example(work / "serial")
+    serial.edit(IMPL, *BUG)
+    assert serial.pin().code == 0
+    serial.check()
+    expected = {p.name: p.read_bytes() for p in serial.witness_files()}
+    problems, runs = [], 0
+    for round_index in range(rounds):
+        repo = copy_example(work / f"concurrent-{round_index}")
+        repo.edit(IMPL, *BUG)
+        assert repo.pin().code == 0
+        (repo.root / CHANGED).write_text(f"{IMPL}\n")
+        jobs = [repo.check, repo.check, repo.check,
+                lambda: repo.cli("classify", "--lock", LOCK, "--witnesses", WITNESSES, "--diff-paths", CHANGED),
+                lambda: repo.cli("classify", "--lock", LOCK, "--witnesses", WITNESSES, "--diff-paths", CHANGED)]
+        (repo.root / WITNESSES).mkdir(parents=True, exist_ok=True)
+        with concurrent.futures.ThreadPoolExecutor(len(jobs)) as pool:
+            results = list(pool.map(lambda job: job(), jobs))
+        runs += len(jobs)
+        for result in results:
+            if result.code not in (0, 1) or "Traceback" in result.stderr:
+                problems.append(f"round {round_index}: exit {result.code}: {result.stderr.strip()[:200]}")
+        for path in repo.witness_files():
+            try:
+                witness.load(path)
+            except WitnessGateError as error:
+                problems.append(f"round {round_index}: corrupt {path.name}: {error}")
+        got = {p.name: p.read_bytes() for p in repo.witness_files()}
+        if got != expected:
+            problems.append(f"round {round_index}: witness set {sorted(got)} differs from the serial run's {sorted(expected)}")
+        if (repo.root / REPORT).exists():
+            try:
+                json.loads((repo.root / REPORT).read_text())
+            except ValueError:
+                problems.append(f"round {round_index}: corrupt report")
+    corrupt = sum("corrupt" in p for p in problems)
+    same = "same witness set as a serial run" if not any("differs" in p for p in problems) else "WITNESS SETS DIFFER"
+    return Figure(f"concurrent: {runs} runs, {corrupt} corrupt files, {same}", problems)
+
+
+# --- 5. ways to silence a regression ---------------------------------------------------------
+
+
+def bypass_attempts(work: Path) -> Figure:
+    """Each attempt starts from a regression and tries to turn the gate green."""
+
+    def fresh(name: str) -> SampleRepo:
+        repo = copy_example(work / f"bypass-{name}")
+        repo.edit(IMPL, *BUG)
+        return repo
+
+    def gate(repo: SampleRepo, *changed: str, extra: tuple[str, ...] = ()) -> Run:
+        return repo.gate(*changed, extra=("--freezes", ".witness-gate/freezes", *extra))
+
+    def forged_freeze(repo: SampleRepo, **fields: Any) -> None:
+        row = repo.gate_json()["witnesses"][0]
+        now = datetime.now(timezone.utc)
+        record = {"schema_version": 1, "assertion_id": row["assertion_id"], "witness_hash": row["witness_hash"],
+                  "fixture_digest": repo.gate_json()["fixture_digest"], "failures": 2, "runs": 5,
+                  "created_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"), "expires_at": (now + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")}
+        repo.write(".witness-gate/freezes/forged.json", json.dumps({**record, **fields}))
+
+    def edit_report_label(repo: SampleRepo) -> Run:
+        gate(repo, IMPL)
+        report_path = repo.root / ".artifacts/gate/classification.json"
+        report = json.loads(report_path.read_text())
+        report["witnesses"][0].update(label="flake", failures=2, runs=5)
+        report.update(verdict="pass", exit_code=0)
+        report_path.write_text(json.dumps(report))
+        row = repo.gate_json()["witnesses"][0]
+        repo.cli("freeze", "--assertion", row["assertion_id"], "--lock", ".artifacts/gate/fixture.lock", "--witness",
+                 f".artifacts/gate/{row['file']}", "--report", ".artifacts/gate/classification.json", "--failures", "2",
+                 "--runs", "5", "--expires-in-hours", "24", "--out", ".witness-gate/freezes/from-forged-report.json")
+        return gate(repo, IMPL)
+
+    def hand_written_freeze(repo: SampleRepo) -> Run:
+        gate(repo, IMPL)
+        forged_freeze(repo)
+        return gate(repo, IMPL)
+
+    def freeze_after_fixture_change(repo: SampleRepo) -> Run:
+        gate(repo, IMPL)
+        forged_freeze(repo)
+        repo.edit("tests/fixtures/orders.json", '{"lines": [], "claimed_total": 0}', '{"lines": [], "claimed_total": 0},\n  {"lines": [], "claimed_total": 0}')
+        return gate(repo, IMPL, "tests/fixtures/orders.json")
+
+    def fewer_replays_in_the_patch(repo: SampleRepo) -> Run:
+        assert repo.pin("--replays", "1").code == 0
+        repo.check()
+        return repo.classify(IMPL, LOCK)
+
+    def delete_the_witness(repo: SampleRepo) -> Run:
+        gate(repo, IMPL)
+        for path in (repo.root / ".artifacts/gate/witnesses").glob("*.json"):
+            path.unlink()
+        return gate(repo, IMPL)
+
+    def weaken_the_property(repo: SampleRepo) -> Run:
+        repo.edit("tests/properties/orders_props.py", "    return total == order[\"claimed_total\"]", "    return True")
+        return gate(repo, IMPL, "tests/properties/orders_props.py")
+
+    def swap_the_generator(repo: SampleRepo) -> Run:
+        repo.edit("tests/properties/orders_props.py", "st.integers(min_value=0, max_value=50)", "st.integers(min_value=0, max_value=3)")
+        return gate(repo, IMPL, "tests/properties/orders_props.py")
+
+    def hide_the_oracle_edit(repo: SampleRepo) -> Run:
+        gate(repo, IMPL)
+        repo.edit("tests/properties/orders_props.py", "    return total == order[\"claimed_total\"]", "    return True")
+        return repo.classify(IMPL)  # a changed-file list that leaves the property out
+
+    def check_only_mode(repo: SampleRepo) -> Run:
+        gate(repo, IMPL)
+        forged_freeze(repo)
+        return gate(repo, IMPL, extra=("--check-only",))
+
+    def freeze_a_regression(repo: SampleRepo) -> Run:
+        gate(repo, IMPL)
+        row = repo.gate_json()["witnesses"][0]
+        return repo.cli("freeze", "--assertion", row["assertion_id"], "--lock", ".artifacts/gate/fixture.lock", "--witness",
+                        f".artifacts/gate/{row['file']}", "--report", ".artifacts/gate/classification.json", "--failures", "5",
+                        "--runs", "5", "--expires-in-hours", "24", "--out", ".witness-gate/freezes/f.json")
+
+    def long_lived_freeze(repo: SampleRepo) -> Run:
+        gate(repo, IMPL)
+        now = datetime.now(timezone.utc)
+        forged_freeze(repo, expires_at=(now + timedelta(days=3650)).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        return gate(repo, IMPL)
+
+    attempts = {
+        "edit the report's label, then freeze from it": edit_report_label,
+        "hand-write a freeze": hand_written_freeze,
+        "reuse a freeze after the fixture changed": freeze_after_fixture_change,
+        "change the replay count in the lock within the patch": fewer_replays_in_the_patch,
+        "delete the witness": delete_the_witness,
+        "weaken the property in the same patch": weaken_the_property,
+        "swap the generator in the same patch": swap_the_generator,
+        "weaken the property and leave it out of the diff": hide_the_oracle_edit,
+        "run the gate in check-only mode with a freeze": check_only_mode,
+        "freeze with failures == runs": freeze_a_regression,
+        "a ten-year freeze": long_lived_freeze,
+    }
+    problems = []
+    for name, attempt in attempts.items():
+        result = attempt(fresh(name.replace(" ", "-").replace("'", "")))
+        if result.code == 0:
+            problems.append(f"{name}: got through: {result.stdout.strip()[-300:]}")
+        elif "Traceback" in result.stderr:
+            problems.append(f"{name}: traceback")
+    return Figure(f"bypass attempts: {len(attempts)} tried, {sum('got through' in p for p in problems)} got through", problems)
+
+
+# --- 6. code from data -------------------------------------------------------------------------
+
+
+def code_from_data(work: Path) -> Figure:
+    """No artifact is ever executed: the runner has no eval/exec/pickle/marshal/yaml sites,
+    and only modules inside the declared properties folder are imported."""
+    banned_calls = {"eval", "exec", "compile", "__import__"}
+    banned_modules = {"pickle", "marshal", "shelve", "yaml", "dill", "cloudpickle"}
+    sites = []
+    for path in sorted((ROOT / "runner" / "witness_gate").glob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in banned_calls:
+                sites.append(f"{path.name}:{node.lineno}: {node.func.id}()")
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                sites += [f"{path.name}:{node.lineno}: import {name}" for name in names if name.split(".")[0] in banned_modules]
+    repo = copy_example(work / "outside")
+    repo.write("elsewhere/outside_props.py", "raise SystemExit('imported from outside the properties folder')\n")
+    (repo.root / "tests/properties/escape.py").symlink_to(repo.root / "elsewhere/outside_props.py")
+    assert repo.pin().code == 0
+    escaped = repo.check()
+    problems = list(sites)
+    if escaped.code != 2 or "plain files inside" not in escaped.stderr:
+        problems.append(f"a symlink out of the properties folder was not refused: {escaped.stderr.strip()[:200]}")
+    outcome = "refused" if escaped.code == 2 else "NOT REFUSED"
+    line = f"code from data: {len(sites)} eval/exec/pickle sites in the runner; a property module outside the declared folder: {outcome}"
+    return Figure(line, problems)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=20261203)
+    parser.add_argument("--kill-trials", type=int, default=200)
+    parser.add_argument("--fuzz-cases", type=int, default=1000)
+    parser.add_argument("--concurrent-rounds", type=int, default=4)
+    parser.add_argument("--verbose", action="store_true", help="print every problem found")
+    args = parser.parse_args(argv)
+    print(f"seed: {args.seed}", flush=True)
+    clean = True
+    with tempfile.TemporaryDirectory(prefix="witness-gate-reliability.") as scratch:
+        work = Path(scratch)
+        for figure in (
+            lambda: bad_inputs(work / "bad"),
+            lambda: fuzz(work / "fuzz", args.fuzz_cases, args.seed),
+            lambda: kill_nine(work / "kill", args.kill_trials, args.seed),
+            lambda: concurrency(work / "concurrency", args.concurrent_rounds),
+            lambda: bypass_attempts(work / "bypass"),
+            lambda: code_from_data(work / "data"),
+        ):
+            result = figure()
+            print(result.line, flush=True)
+            if args.verbose or not result.clean:
+                for problem in result.problems[:20]:
+                    print(f"  - {problem}")
+            clean = clean and result.clean
+    return 0 if clean else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

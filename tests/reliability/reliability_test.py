@@ -1,0 +1,38 @@
+"""The reliability figures of bench/reliability.py, at CI scale: each must be clean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import reliability
+
+
+def assert_clean(figure: reliability.Figure) -> None:
+    print(figure.line)
+    assert figure.clean, "\n".join([figure.line, *figure.problems[:20]])
+
+
+def test_every_bad_input_is_refused_in_one_line_or_kept_red(tmp_path: Path):
+    figure = reliability.bad_inputs(tmp_path)
+    assert_clean(figure)
+    assert len(reliability.catalogue()) >= 40
+
+
+def test_fuzzed_artifacts_never_crash_a_reader_nor_pass_invalid(tmp_path: Path):
+    assert_clean(reliability.fuzz(tmp_path, cases=200, seed=7))
+
+
+def test_kill_nine_never_leaves_a_torn_artifact(tmp_path: Path):
+    assert_clean(reliability.kill_nine(tmp_path, trials=30, seed=7))
+
+
+def test_concurrent_runs_agree_with_a_serial_run(tmp_path: Path):
+    assert_clean(reliability.concurrency(tmp_path, rounds=2))
+
+
+def test_no_bypass_turns_a_regression_green(tmp_path: Path):
+    assert_clean(reliability.bypass_attempts(tmp_path))
+
+
+def test_artifacts_are_never_code(tmp_path: Path):
+    assert_clean(reliability.code_from_data(tmp_path))

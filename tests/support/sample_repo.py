@@ -1,0 +1,84 @@
+"""A copy of examples/orders driven through the real CLI, one subprocess per command."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from support.flaky import flaky_property_source
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "orders"
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+
+class SampleRepo:
+    """A copy of examples/orders with the spec's section 6 commands as methods."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.lock = ".artifacts/fixture.lock"
+        self.witnesses = root / ".artifacts" / "witnesses"
+        self.report = root / ".artifacts" / "classification.json"
+
+    def cli(self, *args: str) -> Run:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(entry) for entry in sys.path), "HYPOTHESIS_STORAGE_DIRECTORY": str(self.root / ".hypothesis")}
+        done = subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=self.root, env=env, capture_output=True, text=True, timeout=300)
+        return Run(done.returncode, done.stdout, done.stderr)
+
+    def pin(self, *extra: str) -> Run:
+        return self.cli("pin", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--out", self.lock, *extra)
+
+    def check(self) -> Run:
+        return self.cli("check", "--lock", self.lock, "--properties", "tests/properties", "--out", ".artifacts/witnesses")
+
+    def classify(self, *changed: str) -> Run:
+        (self.root / "changed.txt").write_text("".join(f"{path}\n" for path in changed))
+        return self.cli("classify", "--lock", self.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
+
+    def gate(self, *changed: str, extra: tuple[str, ...] = ()) -> Run:
+        (self.root / "changed.txt").write_text("".join(f"{path}\n" for path in changed))
+        return self.cli("gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3",
+                        "--properties", "tests/properties", "--out", ".artifacts/gate", "--diff-paths", "changed.txt", *extra)
+
+    def gate_json(self) -> dict:
+        return json.loads((self.root / ".artifacts/gate/gate.json").read_text())
+
+    def write(self, relative: str, text: str) -> None:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+    def edit(self, relative: str, old: str, new: str) -> None:
+        path = self.root / relative
+        text = path.read_text()
+        assert old in text, f"{old!r} not in {relative}"
+        path.write_text(text.replace(old, new))
+
+    def witness_files(self) -> list[Path]:
+        return sorted(self.witnesses.glob("*.json")) if self.witnesses.is_dir() else []
+
+    def report_json(self) -> dict:
+        return json.loads(self.report.read_text())
+
+    def labels(self) -> list[str]:
+        return [entry["label"] for entry in self.report_json()["witnesses"]]
+
+
+def copy_example(target: Path) -> SampleRepo:
+    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD"))
+    return SampleRepo(target)
+
+
+def add_flaky_property(repo: SampleRepo) -> None:
+    repo.write("tests/properties/flaky_props.py", flaky_property_source(repo.root / "flake-counter"))
