@@ -411,9 +411,35 @@ def fuzz(work: Path, cases: int, seed: int) -> Figure:
 # --- 3. kill -9 while writing ---------------------------------------------------------------
 
 
+_WRITER = """
+import json, sys
+from pathlib import Path
+from witness_gate import store
+records = json.loads(Path(sys.argv[1]).read_text())
+out = Path(sys.argv[2])
+while True:
+    for schema, name, record in records:
+        store.save_artifact(out / name, schema, record)
+"""
+
+
+def _big_witness(record: dict) -> dict:
+    """The witness with a payload of about a megabyte (hashes kept right), to widen the
+    window in which a kill lands mid-write."""
+    from witness_gate import witness
+    from witness_gate.canonical import payload_hash
+
+    big = {"lines": [{"qty": i % 50, "price": i} for i in range(40_000)], "claimed_total": 0}
+    record = {**record, "payload": big, "witness_hash": payload_hash(big)}
+    record["unshrunk"] = {"payload": big, "witness_hash": payload_hash(big)}
+    return {**record, "_name": witness.file_name(record)}
+
+
 def kill_nine(work: Path, trials: int, seed: int) -> Figure:
+    """Half the trials kill a real command (check, classify, freeze) at a random moment;
+    half kill a process that does nothing but write artifacts, so kills land mid-write."""
     from witness_gate import freeze as freezes
-    from witness_gate import schemas, store, witness
+    from witness_gate import store, witness
     from witness_gate.errors import WitnessGateError
 
     rng = random.Random(seed)
@@ -425,17 +451,27 @@ def kill_nine(work: Path, trials: int, seed: int) -> Figure:
         "freeze": ["freeze", "--assertion", "prop_sometimes", "--lock", LOCK, "--witness", str(flake), "--failures", "2", "--runs", "5",
                    "--expires-in-hours", "24", "--out", "kill/freeze.json"],
     }
-    torn, leftovers = [], 0
+    big = _big_witness(json.loads(regression_witness(base).read_text()))
+    name = big.pop("_name")
+    records = [["witness", f"witnesses/{name}", big], ["report", "classification.json", json.loads((base.root / REPORT).read_text())],
+               ["freeze", "freeze.json", json.loads((base.root / FREEZE).read_text())], ["lock", "fixture.lock", json.loads((base.root / LOCK).read_text())]]
+    (work / "records.json").write_text(json.dumps(records))
+    writer = [sys.executable, "-c", _WRITER, str(work / "records.json"), "kill"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path), "HYPOTHESIS_STORAGE_DIRECTORY": str(base.root / ".hypothesis")}
     durations = {name: _duration(base.root, env, argv) for name, argv in commands.items()}
+    torn, leftovers = [], 0
+    readers = {"witnesses": witness.load, "freeze.json": freezes.load, "classification.json": lambda p: store.load_artifact(p, "report"),
+               "fixture.lock": lambda p: store.load_artifact(p, "lock")}
     for trial in range(trials):
-        name = rng.choice(sorted(commands))
         shutil.rmtree(base.root / "kill", ignore_errors=True)
-        if name == "freeze":
+        if trial % 2:
+            label, argv, delay = "writer", writer, rng.uniform(0.3, 1.0)
+        else:
+            label = rng.choice(sorted(commands))
+            argv, delay = [sys.executable, "-m", "witness_gate", *commands[label]], rng.uniform(0, durations[label] * 1.1)
             (base.root / "flake-counter").write_text("1")
-        process = subprocess.Popen([sys.executable, "-m", "witness_gate", *commands[name]], cwd=base.root, env=env,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        time.sleep(rng.uniform(0, durations[name] * 1.1))
+        process = subprocess.Popen(argv, cwd=base.root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(delay)
         with _suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
@@ -446,16 +482,10 @@ def kill_nine(work: Path, trials: int, seed: int) -> Figure:
                 leftovers += 1  # an interrupted write's temp file: hidden, never read as an artifact
                 continue
             try:
-                if path.parent.name == "witnesses":
-                    witness.load(path)
-                elif path.name == "freeze.json":
-                    freezes.load(path)
-                else:
-                    store.load_artifact(path, "report")
+                readers["witnesses" if path.parent.name == "witnesses" else path.name](path)
             except WitnessGateError as error:
-                torn.append(f"trial {trial} ({name}): {error}")
-    del schemas
-    line = f"kill -9: {trials} trials, {len(torn)} torn or partial files ({leftovers} hidden temp files left, never read)"
+                torn.append(f"trial {trial} ({label}): {error}"[:300])
+    line = f"kill -9: {trials} trials, {len(torn)} torn or partial files ({leftovers} interrupted writes left a hidden temp file, never read)"
     return Figure(line, torn)
 
 

@@ -4,7 +4,18 @@ The public surface is `property` (declare a property) and `__version__`; the res
 of the package is the runner behind the `witness-gate` command.
 """
 
-from witness_gate.properties import property
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["property", "__version__"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # Loaded on first use: the CLI's start-up must not pay for the property machinery.
+    if name == "property":
+        from witness_gate.properties import property as declare
+
+        return declare
+    raise AttributeError(f"module 'witness_gate' has no attribute {name!r}")

@@ -5,7 +5,6 @@ failures), 2 bad input, 3 oracle review, 4 incomplete evidence. There is no swit
 that overrides a verdict.
 """
 
-from __future__ import annotations
 
 import sys
 from collections.abc import Callable
@@ -133,9 +132,11 @@ def pin(
     """Pin a fixture: hash its bytes and derive the seed schedule."""
 
     def action() -> int:
-        from witness_gate import lock, store
+        from witness_gate import lock, schemas, store
 
+        validator = schemas.prepare_in_background("lock")
         record = lock.pin(fixture, root, generator_version, replays, max_examples, search_rounds)
+        validator.join()
         store.save_artifact(out, "lock", record)
         typer.echo(f"pinned {record['fixture']['path']} sha256 {record['fixture']['sha256']} -> {out}")
         return 0

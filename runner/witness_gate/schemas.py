@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import threading
 from datetime import datetime
 from importlib import resources
 from typing import Any
@@ -34,6 +35,14 @@ def _validator(name: str) -> Any:
     checker = jsonschema.FormatChecker(formats=())
     checker.checks("date-time")(_is_rfc3339)
     return jsonschema.Draft202012Validator(json.loads(schema_text(name)), format_checker=checker)
+
+
+def prepare_in_background(name: str) -> threading.Thread:
+    """Builds a validator on a thread, so importing jsonschema (~0.2 s) overlaps with work
+    that releases the GIL, such as hashing a large fixture. Join it before validating."""
+    thread = threading.Thread(target=_validator, args=(name,), daemon=True)
+    thread.start()
+    return thread
 
 
 def _is_rfc3339(value: object) -> bool:
