@@ -46,7 +46,7 @@ def read_diff(diff_path: Path, lock: dict[str, Any], lock_relative: str, config:
     # The fixture is oracle by construction: it is what the properties are checked against.
     oracle = (*config.generated_oracle_paths, lock["fixture"]["path"])
     impl_changed, oracle_changed = split_paths(paths, config.impl_prefixes, config.oracle_prefixes, oracle)
-    return DiffFacts(paths, sha256_hex(data), impl_changed, oracle_changed, lock_relative in set(paths))
+    return DiffFacts(paths, sha256_hex(data), impl_changed, oracle_changed, lock_relative in paths)
 
 
 def _module_digest(root: Path, relative: str) -> str | None:

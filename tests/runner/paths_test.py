@@ -3,7 +3,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from witness_gate.errors import WitnessGateError
-from witness_gate.paths import owner, parse_changed_paths, split_paths
+from witness_gate.paths import owner, parse_changed_paths, repo_path_problem, split_paths
 
 
 def test_split_paths_with_the_spec_prefixes():
@@ -51,3 +51,31 @@ def test_changed_file_list_accepts_a_final_newline_or_none():
     assert parse_changed_paths(b"a.py\nsrc/b.py\n", "c") == ["a.py", "src/b.py"]
     assert parse_changed_paths(b"a.py", "c") == ["a.py"]
     assert parse_changed_paths(b"", "c") == []
+
+
+def _reference_parse(text: str) -> list[str] | int:
+    """The line-by-line rule: the paths, or the number of the first bad line."""
+    body = text[:-1] if text.endswith("\n") else text
+    lines = body.split("\n") if body else []
+    for number, line in enumerate(lines, start=1):
+        if repo_path_problem(line):
+            return number
+    return lines
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from(["a", "b", "/", ".", " ", "\t", "\r", "\x00", "\\", "\u2003", "\x1f", "\n"]), max_size=12), max_size=6))
+def test_fast_scan_of_a_changed_list_agrees_with_the_line_by_line_rule(chunks):
+    text = "\n".join(chunks)
+    expected = _reference_parse(text)
+    if isinstance(expected, int):
+        with pytest.raises(WitnessGateError, match=f"line {expected}:"):
+            parse_changed_paths(text.encode(), "changed.txt")
+    else:
+        assert parse_changed_paths(text.encode(), "changed.txt") == expected
+
+
+@given(st.lists(st.sampled_from(["src/a.py", "src/p/x.py", "tests/properties/p.py", "README.md", "s", "src", "tests/propertiesx"]), max_size=8))
+def test_screened_split_paths_agrees_with_owner(paths):
+    impl, oracle = ["src/", "s"], ["tests/properties/", "src/p/"]
+    sides = {owner(path, impl, oracle) for path in paths}
+    assert split_paths(paths, impl, oracle) == ("impl" in sides, "oracle" in sides)
