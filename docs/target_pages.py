@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from pages import write_or_check
 from pants.option.option_types import OptionsInfo
 
 from witness_gate_pants.subsystem import WitnessGate
@@ -59,14 +60,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if argv == ["--check"]:
-        if not PAGE.is_file() or PAGE.read_text() != text:
-            print("docs/target_pages.py: docs/targets.md is stale; run it without --check", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(text)
-    return 0
+    return write_or_check(PAGE, render(), argv == ["--check"], "docs/target_pages.py")
 
 
 if __name__ == "__main__":
