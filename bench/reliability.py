@@ -485,7 +485,7 @@ def kill_nine(work: Path, trials: int, seed: int) -> Figure:
                 readers["witnesses" if path.parent.name == "witnesses" else path.name](path)
             except WitnessGateError as error:
                 torn.append(f"trial {trial} ({label}): {error}"[:300])
-    line = f"kill -9: {trials} trials, {len(torn)} torn or partial files ({leftovers} interrupted writes left a hidden temp file, never read)"
+    line = f"kill -9: {trials} trials, {len(torn)} torn or partial files ({leftovers} interrupted write(s) left a hidden temp file, never read)"
     return Figure(line, torn)
 
 
