@@ -102,10 +102,17 @@ def build(
     fixture = locks.fixture_path(lock, root)
 
     replayable, entries, module_changed = [], {}, {}
+    digests: dict[str, str | None] = {}  # one read per property module, however many witnesses
+    named: set[str] | None = None  # the changed paths as a set, built only if a module changed
     for path, record in witnesses:
-        current = _module_digest(root, record["property"]["path"])
+        module = record["property"]["path"]
+        if module not in digests:
+            digests[module] = _module_digest(root, module)
+        current = digests[module]
         changed = module_changed[path.name] = current != record["property"]["sha256"]
-        if changed and record["property"]["path"] not in diff.paths:
+        if changed and named is None:
+            named = set(diff.paths)
+        if changed and module not in named:
             entries[path.name] = _entry(path, record, 0, 0, "none", changed, "unclassified",
                                         "property module changed but the changed-file list does not name it: the list is incomplete")
         elif current is None:
