@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import ast
 import concurrent.futures
+import contextlib
 import copy
 import hashlib
 import json
@@ -472,7 +473,7 @@ def kill_nine(work: Path, trials: int, seed: int) -> Figure:
             (base.root / "flake-counter").write_text("1")
         process = subprocess.Popen(argv, cwd=base.root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         time.sleep(delay)
-        with _suppress(ProcessLookupError):
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         for path in sorted((base.root / "kill").rglob("*")) if (base.root / "kill").exists() else []:
@@ -494,17 +495,6 @@ def _duration(root: Path, env: dict[str, str], argv: list[str]) -> float:
     subprocess.run([sys.executable, "-m", "witness_gate", *argv], cwd=root, env=env, capture_output=True)
     shutil.rmtree(root / "kill", ignore_errors=True)
     return time.monotonic() - started
-
-
-class _suppress:
-    def __init__(self, *errors: type[BaseException]) -> None:
-        self.errors = errors
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind, value, traceback) -> bool:
-        return kind is not None and issubclass(kind, self.errors)
 
 
 # --- 4. concurrency --------------------------------------------------------------------------

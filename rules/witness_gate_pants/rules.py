@@ -150,10 +150,15 @@ def parse_changed_list(text: str, source: str) -> tuple[str, ...]:
 
 
 def _path_problem(path: str) -> str | None:
+    # The runner's rule (witness_gate.paths.repo_path_problem), restated: this runs on Pants'
+    # interpreter, which cannot import the runner, and a line it let through unowned would
+    # be dropped before the runner could refuse it.
     if not path:
         return "blank line"
     if "\r" in path:
         return "carriage return (CRLF line endings?)"
+    if path != path.strip():
+        return f"{path!r} has leading or trailing whitespace"
     if path.startswith("/") or "\\" in path or "\0" in path:
         return f"{path!r} is not a repository-relative POSIX path"
     if any(part in ("", ".", "..") for part in path.split("/")):

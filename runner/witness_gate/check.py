@@ -29,20 +29,35 @@ class _Falsified(Exception):
     pass
 
 
+def _expire(signum: int, frame: Any) -> None:
+    raise PropertyTimeout()
+
+
+@contextlib.contextmanager
+def hangs_refused(refusal: str, seconds: float):
+    """Arms SIGALRM for `time_limit` inside the block (once, not per call), and turns a
+    call that ran out of time into a one-line refusal: a hang cannot be shrunk."""
+    previous = signal.signal(signal.SIGALRM, _expire)
+    try:
+        yield
+    except PropertyTimeout:
+        raise WitnessGateError(f"{refusal} within {seconds:g} s: a hang cannot be checked or shrunk; fix it") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float):
-    """Raises PropertyTimeout in this (main) thread once `seconds` have passed."""
-
-    def expire(signum: int, frame: Any) -> None:
-        raise PropertyTimeout()
-
-    previous = signal.signal(signal.SIGALRM, expire)
+    """Raises PropertyTimeout in this (main) thread once `seconds` have passed; only
+    inside `hangs_refused`, which owns the signal handler."""
+    if signal.getsignal(signal.SIGALRM) is not _expire:
+        raise RuntimeError("time_limit outside hangs_refused: SIGALRM would kill the process")
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @contextlib.contextmanager
@@ -175,24 +190,7 @@ def search(prop: LoadedProperty, fixture_value: Any, seed: int, max_examples: in
     )
 
 
-def _limited(seconds: float, what: str, action):
-    try:
-        with time_limit(seconds):
-            return action()
-    except PropertyTimeout:
-        raise WitnessGateError(f"{what} did not finish within {seconds:g} s: a hang cannot be checked or shrunk; fix it") from None
-
-
 def failures_of(prop: LoadedProperty, fixture_value: Any, lock: dict[str, Any], call_timeout: float = 60.0) -> list[witness.Failure]:
-    try:
-        return _failures_of(prop, fixture_value, lock, call_timeout)
-    except PropertyTimeout:
-        raise WitnessGateError(
-            f"{prop.path}: {prop.assertion_id}: a call did not return within {call_timeout:g} s: a hang cannot be shrunk; fix it"
-        ) from None
-
-
-def _failures_of(prop: LoadedProperty, fixture_value: Any, lock: dict[str, Any], call_timeout: float) -> list[witness.Failure]:
     failures = []
     for index, (origin, payload) in enumerate(explicit_payloads(prop, fixture_value)):
         try:
@@ -216,18 +214,28 @@ def _failures_of(prop: LoadedProperty, fixture_value: Any, lock: dict[str, Any],
 
 
 def run(
-    lock_path: Path, property_files: list[Path], out_dir: Path, root: Path, import_paths: tuple[str, ...], call_timeout: float = 60.0
+    lock_path: Path,
+    property_files: list[Path],
+    out_dir: Path,
+    root: Path,
+    import_paths: tuple[str, ...],
+    call_timeout: float = 60.0,
+    fixture_just_pinned: bool = False,
 ) -> CheckResult:
+    """`fixture_just_pinned`: the caller hashed the fixture a moment ago (gate's pin), so
+    only the hash after the search is needed; on a 1 GiB fixture each hash costs ~1 s."""
     lock = locks.load(lock_path)
     locks.verify_hypothesis_version(lock, lock_path)
-    locks.verify_fixture(lock, root)
+    if not fixture_just_pinned:
+        locks.verify_fixture(lock, root)
     add_import_paths(root, import_paths)
-    with user_output_discarded():
-        props = _limited(call_timeout, "importing the property modules", lambda: discover(property_files, root))
+    with user_output_discarded(), hangs_refused("importing the property modules did not finish", call_timeout):
+        with time_limit(call_timeout):
+            props = discover(property_files, root)
     fixture_value = load_fixture_value(lock, root, needed=any(p.spec.takes_fixture or p.spec.fixture_payloads for p in props))
     records = []
     for prop in props:
-        with user_output_discarded():
+        with user_output_discarded(), hangs_refused(f"{prop.path}: {prop.assertion_id}: a call did not return", call_timeout):
             found = failures_of(prop, fixture_value, lock, call_timeout)
         records.extend(witness.build(prop, lock, failure) for failure in found)
     locks.verify_fixture(lock, root, when="during check")

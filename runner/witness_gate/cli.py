@@ -5,7 +5,6 @@ failures), 2 bad input, 3 oracle review, 4 incomplete evidence. There is no swit
 that overrides a verdict.
 """
 
-
 import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -47,15 +46,21 @@ def _run(action: Callable[[], int]) -> None:
 
 def _emit(record: dict, witness_dir: Path, text_lines: list[str], output_format: str, junit_xml: Path | None, suite: str) -> None:
     """Prints the verdict in the chosen format and writes the JUnit file, if asked."""
+    if output_format == "text" and junit_xml is None:
+        for line in text_lines:
+            typer.echo(_coloured(line))  # click drops the colour when stdout is not a terminal
+        return
     from witness_gate import formats, store, witness
 
+    # The other formats place each witness at its property's source line, which only the
+    # witness files record: read them once, here, and only for those formats.
     names = [row["file"].rsplit("/", 1)[-1] for row in record["witnesses"]]
     found = formats.findings(record, witness.index(witness_dir, names))
     if junit_xml is not None:
         store.write_atomic(junit_xml, formats.junit_xml(record, found, suite))
     if output_format == "text":
         for line in text_lines:
-            typer.echo(_coloured(line))  # click drops the colour when stdout is not a terminal
+            typer.echo(_coloured(line))
     elif output_format == "github":
         for line in formats.github_annotations(record, found):
             typer.echo(line)
@@ -286,9 +291,8 @@ def gate(
 
     def action() -> int:
         from witness_gate import gate as gates
-        from witness_gate.properties import module_files
-
         from witness_gate.config import load_config
+        from witness_gate.properties import module_files
 
         _check_format(output_format)
         config = load_config(root, max_freeze_hours=max_freeze_hours, replay_timeout_seconds=replay_timeout_seconds)

@@ -14,6 +14,7 @@ from typing import Any
 
 from witness_gate import __version__
 from witness_gate.classify import NEXT_STEPS
+from witness_gate.report import diff_reasons as report_reasons
 
 FORMATS = ("text", "github", "sarif", "junit")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -66,14 +67,8 @@ def findings(record: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> li
 
 
 def diff_reasons(record: dict[str, Any]) -> list[str]:
-    if "reasons" in record:
-        return list(record["reasons"])
-    diff, reasons = record["diff"], []
-    if diff["impl_changed"] and diff["oracle_changed"]:
-        reasons.append(f"mixed_edit: the diff changes implementation and oracle paths - {NEXT_STEPS['mixed_edit']}")
-    if diff["lock_changed"]:
-        reasons.append(f"the diff touches the lock {record['lock_path']}")
-    return reasons
+    """A gate record lists its reasons; a classification report's are derived from its diff."""
+    return list(record["reasons"]) if "reasons" in record else report_reasons(record)
 
 
 def junit_xml(record: dict[str, Any], found: list[Finding], suite: str) -> bytes:

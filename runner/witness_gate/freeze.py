@@ -35,7 +35,7 @@ def build(
     expires_in_hours: int,
     max_hours: int,
     now: datetime,
-    witness_name: str = "witness",
+    witness_name: str,
 ) -> dict[str, Any]:
     """The freeze record, or a refusal saying which binding does not hold (naming the
     witness file as `witness_name`)."""

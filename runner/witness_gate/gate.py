@@ -26,7 +26,7 @@ from witness_gate import freeze as freezes
 from witness_gate import lock as locks
 from witness_gate import report as reports
 from witness_gate import store, witness
-from witness_gate.classify import NEXT_STEPS, VERDICTS, gate_exit_code
+from witness_gate.classify import VERDICTS, gate_exit_code
 from witness_gate.config import GateConfig
 from witness_gate.errors import WitnessGateError
 from witness_gate.paths import parse_changed_paths
@@ -86,7 +86,7 @@ def run(request: GateRequest, now: datetime) -> GateResult:
         _publish(stage, out)
         return result
     except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
+        shutil.rmtree(stage, ignore_errors=True)  # before the parents, which must be empty to go
         for parent in created:  # innermost first: only the directories this run made, if empty
             with contextlib.suppress(OSError):
                 parent.rmdir()
@@ -117,12 +117,14 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
         loaded = _load_freezes(request.freezes_dir, root)
         changed = parse_changed_paths(store.read_regular_file(request.diff_path, "changed-file list"), str(request.diff_path))
     store.save_artifact(lock_path, "lock", lock)
-    checks.run(lock_path, list(request.property_files), witness_dir, root, config.import_paths, config.replay_timeout_seconds)
+    checks.run(lock_path, list(request.property_files), witness_dir, root, config.import_paths, config.replay_timeout_seconds,
+               fixture_just_pinned=True)
     if request.check_only:
         record = _check_only_record(lock, witness.load_directory(witness_dir, lock))
     else:
         report = reports.build(
-            lock_path, witness_dir, request.diff_path, root, config, request.progress, published_lock_path=request.out_dir / LOCK_NAME
+            lock_path, witness_dir, request.diff_path, root, config, request.progress,
+            published_lock_path=request.out_dir / LOCK_NAME, fixture_just_verified=True,
         )
         store.save_artifact(stage / REPORT_NAME, "report", report)
         record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours)
@@ -163,12 +165,7 @@ def decide(
     for entry in report["witnesses"]:
         cover = valid.get((entry["assertion_id"], entry["witness_hash"])) if entry["label"] == "flake" else None
         rows.append(_row(entry, cover))
-    reasons = []
-    diff = report["diff"]
-    if diff["impl_changed"] and diff["oracle_changed"]:
-        reasons.append(f"mixed_edit: the diff changes this target's implementation and its oracle - {NEXT_STEPS['mixed_edit']}")
-    if diff["lock_changed"]:
-        reasons.append(f"the diff touches the lock {report['lock_path']}")
+    reasons = reports.diff_reasons(report)
     prefix = freeze_dir.rstrip("/") + "/"
     if lock["fixture"]["path"] in changed and any(path.startswith(prefix) for path in changed):
         reasons.append(f"the diff changes the fixture {lock['fixture']['path']} and a freeze under {freeze_dir}: one patch may not refresh the pin and the silence together")

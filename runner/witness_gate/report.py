@@ -90,12 +90,15 @@ def build(
     config: GateConfig,
     progress: Progress = no_progress,
     published_lock_path: Path | None = None,
+    fixture_just_verified: bool = False,
 ) -> dict[str, Any]:
     """The report; `published_lock_path` is where the lock will live, when it is read from
-    a staging copy now."""
+    a staging copy now; `fixture_just_verified` skips the first of the two fixture hashes
+    around the replays when the caller (gate, right after check) has just done it."""
     lock = locks.load(lock_path)
     lock_relative = locks.relative_to_root(published_lock_path or lock_path, root, "lock")
-    locks.verify_fixture(lock, root)
+    if not fixture_just_verified:
+        locks.verify_fixture(lock, root)
     diff = read_diff(diff_path, lock, lock_relative, config)
     witnesses = witness.load_directory(witnesses_dir, lock)
     runs = lock["replays"]
@@ -181,16 +184,22 @@ def _entry(path: Path, record: dict[str, Any], failures: int, runs: int, replaye
     }
 
 
+def diff_reasons(report: dict[str, Any]) -> list[str]:
+    """What in the changed-file list blocks, whatever the witnesses say."""
+    diff, reasons = report["diff"], []
+    if diff["lock_changed"]:
+        reasons.append(f"blocked: the changed-file list touches the lock {report['lock_path']}: one patch may not refresh the pin and the witness together")
+    if diff["impl_changed"] and diff["oracle_changed"]:
+        reasons.append(f"mixed_edit: the diff changes implementation and oracle paths - {NEXT_STEPS['mixed_edit']}")
+    return reasons
+
+
 def summary_lines(report: dict[str, Any]) -> list[str]:
     lines = [
         f"{e['label']}: {e['file']} failed {e['failures']}/{e['runs']} ({e['replayed']}) - {e['next_step']}"
         for e in report["witnesses"]
     ]
-    diff = report["diff"]
-    if diff["lock_changed"]:
-        lines.append(f"blocked: the changed-file list touches the lock {report['lock_path']}: one patch may not refresh the pin and the witness together")
-    if diff["impl_changed"] and diff["oracle_changed"]:
-        lines.append(f"mixed_edit: the diff changes implementation and oracle paths - {NEXT_STEPS['mixed_edit']}")
+    lines.extend(diff_reasons(report))
     lines.append(f"verdict: {report['verdict']} (exit {report['exit_code']}, {len(report['witnesses'])} witnesses)")
     return lines
 

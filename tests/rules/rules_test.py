@@ -133,6 +133,25 @@ def test_changed_paths_from_a_file_option(rule_runner):
         rule_runner.request(ChangedPaths, [ChangedPathsRequest()])
 
 
+def test_a_changed_file_list_that_is_not_utf8_is_refused(rule_runner):
+    rule_runner.write_files({"changed.txt": b"src/\xff.py\n"})
+    set_options(rule_runner, "--witness-gate-changed-files=changed.txt")
+    with pytest.raises(ExecutionError, match="changed.txt: not UTF-8"):
+        rule_runner.request(ChangedPaths, [ChangedPathsRequest()])
+
+
+def test_a_missing_changed_file_list_is_refused(rule_runner):
+    set_options(rule_runner, "--witness-gate-changed-files=nowhere.txt")
+    with pytest.raises(ExecutionError, match="nowhere.txt"):
+        rule_runner.request(ChangedPaths, [ChangedPathsRequest()])
+
+
+def test_a_base_outside_a_git_repository_is_refused(rule_runner):
+    set_options(rule_runner, "--witness-gate-base=main")
+    with pushd(rule_runner.build_root), pytest.raises(ExecutionError, match="is not in a git repository"):
+        rule_runner.request(ChangedPaths, [ChangedPathsRequest()])
+
+
 def test_without_base_or_file_the_gate_refuses_to_guess(rule_runner):
     with pytest.raises(ExecutionError, match=r"set \[witness-gate\].base"):
         rule_runner.request(ChangedPaths, [ChangedPathsRequest()])
@@ -163,7 +182,14 @@ def test_changed_paths_from_git_include_branch_uncommitted_and_untracked_files(r
 
 @pytest.mark.parametrize(
     "text, message",
-    [("a.py\n\nb.py\n", "line 2: blank line"), ("/abs.py\n", "line 1"), ("a/../b.py\n", "line 1"), ("./a.py\n", "line 1")],
+    [
+        ("a.py\n\nb.py\n", "line 2: blank line"),
+        ("/abs.py\n", "line 1"),
+        ("a/../b.py\n", "line 1"),
+        ("./a.py\n", "line 1"),
+        ("a.py\n src/b.py\n", "line 2: ' src/b.py' has leading or trailing whitespace"),
+        ("src/a\x00.py\n", "line 1"),
+    ],
 )
 def test_parse_changed_list_refuses_malformed_lines(text, message):
     with pytest.raises(gate_rules.WitnessGateError, match=message):

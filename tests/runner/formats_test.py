@@ -79,6 +79,15 @@ def test_an_unknown_format_is_refused_before_anything_runs(repo: SampleRepo):
     assert not (repo.root / ".artifacts/gate").exists()
 
 
+def test_classify_refuses_an_unknown_format_and_leaves_no_report(repo: SampleRepo):
+    assert repo.pin().code == 0 and repo.check().code == 0
+    (repo.root / "changed.txt").write_text("")
+    assert repo.classify().code == 0 and repo.report.exists()
+    result = repo.cli("classify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt", "--format", "xml")
+    assert result.code == 2 and "--format 'xml'" in result.stderr
+    assert not repo.report.exists()  # a stale report must not vouch for this run
+
+
 def test_annotation_text_is_escaped():
     record = {"witnesses": [], "reasons": ["a%b\nc"], "verdict": "blocked", "exit_code": 1}
     assert formats.github_annotations(record, []) == ["::error title=witness-gate::a%25b%0Ac"]

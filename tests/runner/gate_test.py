@@ -171,3 +171,26 @@ def test_a_malformed_freeze_is_a_clear_error_and_leaves_no_verdict(repo):
     assert result.code == 2
     assert len(result.stderr.strip().splitlines()) == 1 and "bad.json" in result.stderr
     assert not (repo.root / GATE_OUT / "gate.json").exists()
+
+
+def test_ownership_lists_go_together(repo):
+    repo.write("impl.txt", f"{IMPL}\n")
+    result = repo.gate(IMPL, extra=("--impl-paths", "impl.txt"))
+    assert result.code == 2
+    assert result.stderr.strip() == "witness-gate: error: --impl-paths and --oracle-paths go together"
+    assert not (repo.root / GATE_OUT).exists()
+
+
+def test_the_gate_refuses_to_classify_without_a_changed_file_list(repo):
+    result = repo.cli("gate", "--fixture", FIXTURE, "--generator-version", "3", "--properties", "tests/properties", "--out", GATE_OUT)
+    assert result.code == 2
+    assert "needs --diff-paths" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not (repo.root / GATE_OUT).exists()
+
+
+def test_a_freeze_directory_that_is_a_file_is_refused(repo):
+    repo.write("freezes", "not a directory")
+    result = repo.gate(extra=("--freezes", "freezes"))
+    assert result.code == 2
+    assert "freezes: freeze directory is not a plain directory" in result.stderr
+    assert not (repo.root / GATE_OUT).exists()
