@@ -42,7 +42,10 @@ REPORT = ".artifacts/classification.json"
 FREEZE = ".artifacts/freeze.json"
 CHANGED = "changed.txt"
 VERDICT_FILES = {REPORT, ".artifacts/gate/gate.json", ".artifacts/gate/classification.json"}
-IGNORED_IN_SNAPSHOT = (".hypothesis", "flake-counter", "__pycache__")
+IGNORED_IN_SNAPSHOT = (".hypothesis", "__pycache__")
+# A small replay plan: these figures are about inputs and processes, not about the replay
+# statistics (tests/runner/ covers those), and each red run pays for its replays.
+PLAN = ("--replays", "2", "--replay-interpreters", "3")
 
 
 @dataclass
@@ -65,15 +68,29 @@ def base_state(directory: Path) -> SampleRepo:
     repo.edit(IMPL, *BUG)
     add_flaky_property(repo)
     repo.write("pyproject.toml", (repo.root / "pyproject.toml").read_text() + "replay-timeout-seconds = 3\n")
-    assert repo.pin().code == 0
+    assert repo.pin(*PLAN).code == 0
     repo.check()
-    (repo.root / "flake-counter").write_text("1")  # the five replays then fail on 2 and 4
     classified = repo.classify(IMPL)
     assert classified.code == 1, classified.stdout + classified.stderr
     flake = next(p for p in repo.witness_files() if p.name.startswith("prop_sometimes."))
-    frozen = freeze_cli(repo, flake, "2", "5")
+    _recorded_flake_counts.append(_read_flake_counts(repo))
+    frozen = freeze_cli(repo, flake, *flake_counts(repo))
     assert frozen.code == 0, frozen.stderr
     return repo
+
+
+_recorded_flake_counts: list[tuple[str, str]] = []  # set by base_state: bad-input cases break the report itself
+
+
+def flake_counts(repo: SampleRepo) -> tuple[str, str]:
+    """The failures and runs classify recorded for the flake in the base state: the only
+    counts a freeze takes (every copy of the base state replays the same seeds)."""
+    return _recorded_flake_counts[-1]
+
+
+def _read_flake_counts(repo: SampleRepo) -> tuple[str, str]:
+    [entry] = [e for e in json.loads((repo.root / REPORT).read_text())["witnesses"] if e["assertion_id"] == "prop_sometimes"]
+    return str(entry["failures"]), str(entry["runs"])
 
 
 def freeze_cli(repo: SampleRepo, witness: Path, failures: str, runs: str) -> Run:
@@ -94,13 +111,13 @@ def snapshot(root: Path) -> dict[str, str]:
 # --- 1. the bad-input catalogue -----------------------------------------------------------
 
 COMMANDS = {
-    "pin": lambda r: r.pin(),
+    "pin": lambda r: r.pin(*PLAN),
     "check": lambda r: r.check(),
     "classify": lambda r: r.cli("classify", "--lock", LOCK, "--witnesses", WITNESSES, "--diff-paths", CHANGED),
-    "freeze": lambda r: freeze_cli(r, regression_witness(r) if not (r.root / "use-flake").exists() else flake_witness(r), "2", "5"),
+    "freeze": lambda r: freeze_cli(r, regression_witness(r) if not (r.root / "use-flake").exists() else flake_witness(r), *flake_counts(r)),
     "verify": lambda r: r.cli("verify", "--lock", LOCK, "--witnesses", WITNESSES, "--diff-paths", CHANGED, "--freeze", FREEZE),
     "gate": lambda r: r.cli("gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--properties", "tests/properties",
-                            "--diff-paths", CHANGED, "--freezes", ".artifacts/freezes", "--out", ".artifacts/gate"),
+                            "--diff-paths", CHANGED, "--freezes", ".artifacts/freezes", "--out", ".artifacts/gate", *PLAN),
 }
 
 
@@ -207,7 +224,7 @@ def catalogue() -> list[Case]:
         Case("lock: digest too short", edit_json(lock, lambda r: r["fixture"].update(sha256="ab" * 31)), lock_readers, "refused", "/fixture/sha256"),
         Case("lock: digest in upper case", edit_json(lock, lambda r: r["fixture"].update(sha256=r["fixture"]["sha256"].upper())), lock_readers, "refused", "/fixture/sha256"),
         Case("lock: NaN", write_bytes(lock, lambda b: b.replace(b'"generator_version": 3', b'"generator_version": NaN')), lock_readers, "refused", "fixture.lock"),
-        Case("lock: duplicate key", write_bytes(lock, lambda b: b.replace(b'"replays": 5', b'"replays": 5, "replays": 1')), lock_readers, "refused", "duplicate key"),
+        Case("lock: duplicate key", write_bytes(lock, lambda b: b.replace(b'"replays": 2', b'"replays": 2, "replays": 1')), lock_readers, "refused", "duplicate key"),
         Case("lock: absolute fixture path", edit_json(lock, lambda r: r["fixture"].update(path="/etc/hostname")), lock_readers, "refused", "fixture.lock"),
         Case("lock: fixture path with ..", edit_json(lock, lambda r: r["fixture"].update(path="../orders.json")), lock_readers, "refused", "fixture.lock"),
         Case("lock: another fixture's digest", edit_json(lock, lambda r: r["fixture"].update(sha256="0" * 64)), ("check", "classify", "freeze"), "refused", "re-pin"),
@@ -253,13 +270,13 @@ def catalogue() -> list[Case]:
         Case("fixture: a directory", replace_with("tests/fixtures/orders.json", "directory"), ("pin", "gate"), "refused", "not a regular file"),
         Case("fixture: empty", write_bytes("tests/fixtures/orders.json", b""), ("pin", "gate"), "refused", "empty"),
         Case("fixture: missing", replace_with("tests/fixtures/orders.json", "missing"), ("pin", "gate"), "refused", "not found"),
-        Case("fixture: 1 GiB", replace_with("tests/fixtures/orders.json", "huge"), ("gate",), "refused", "over 67108864 bytes"),
-        Case("properties: syntax error", property_module("def broken(:\n"), ("check", "gate"), "refused", "SyntaxError"),
-        Case("properties: import error", property_module("import no_such_module_here\n"), ("check", "gate"), "refused", "ModuleNotFoundError"),
-        Case("properties: hangs in a call", property_module(HANG), ("check", "gate"), "refused", "did not return within"),
-        Case("properties: hangs at import", property_module("import time\nwhile True:\n    time.sleep(0.05)\n"), ("check", "gate"), "refused", "did not finish within"),
+        Case("fixture: 1 GiB", replace_with("tests/fixtures/orders.json", "huge"), ("gate",), "red", "over the 67108864-byte limit"),
+        Case("properties: syntax error", property_module("def broken(:\n"), ("check", "gate"), "red", "SyntaxError"),
+        Case("properties: import error", property_module("import no_such_module_here\n"), ("check", "gate"), "red", "ModuleNotFoundError"),
+        Case("properties: hangs in a call", property_module(HANG), ("check", "gate"), "red", "prop_hangs"),
+        Case("properties: hangs at import", property_module("import time\nwhile True:\n    time.sleep(0.05)\n"), ("check", "gate"), "red", "loading the property module failed: the worker sent nothing for"),
         Case("properties: duplicate assertion id", property_module(HEADER + "@witness_gate.property(payloads=st.just({}))\ndef prop_sometimes(p):\n    return True\n"), ("check", "gate"), "refused", "already defined"),
-        Case("properties: payloads not a strategy", property_module(HEADER + "@witness_gate.property(payloads=[1, 2])\ndef prop_list(p):\n    return True\n"), ("check", "gate"), "refused", "must be a Hypothesis strategy"),
+        Case("properties: payloads not a strategy", property_module(HEADER + "@witness_gate.property(payloads=[1, 2])\ndef prop_list(p):\n    return True\n"), ("check", "gate"), "red", "must be a Hypothesis strategy"),
         Case("properties: module is a symlink", lambda r: (r.root / "tests/properties/zz_link.py").symlink_to(r.root / IMPL), ("check",), "refused", "plain files"),
         Case("properties: calls sys.exit", property_module(HEADER + "import sys\n@witness_gate.property(payloads=st.integers(0, 9))\ndef prop_exits(n):\n    sys.exit(0)\n"), ("check",), "red", "witness:"),
         Case("properties: prints 100 MB and fails", property_module(LOUD_FAIL), ("check",), "red", "witness:"),
@@ -449,7 +466,7 @@ def kill_nine(work: Path, trials: int, seed: int) -> Figure:
     commands = {
         "check": ["check", "--lock", LOCK, "--properties", "tests/properties", "--out", "kill/witnesses"],
         "classify": ["classify", "--lock", LOCK, "--witnesses", WITNESSES, "--diff-paths", CHANGED, "--out", "kill/classification.json"],
-        "freeze": ["freeze", "--assertion", "prop_sometimes", "--lock", LOCK, "--witness", str(flake), "--failures", "2", "--runs", "5",
+        "freeze": ["freeze", "--assertion", "prop_sometimes", "--lock", LOCK, "--witness", str(flake), "--failures", flake_counts(base)[0], "--runs", flake_counts(base)[1],
                    "--expires-in-hours", "24", "--out", "kill/freeze.json"],
     }
     big = _big_witness(json.loads(regression_witness(base).read_text()))
@@ -470,7 +487,6 @@ def kill_nine(work: Path, trials: int, seed: int) -> Figure:
         else:
             label = rng.choice(sorted(commands))
             argv, delay = [sys.executable, "-m", "witness_gate", *commands[label]], rng.uniform(0, durations[label] * 1.1)
-            (base.root / "flake-counter").write_text("1")
         process = subprocess.Popen(argv, cwd=base.root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         time.sleep(delay)
         with contextlib.suppress(ProcessLookupError):
@@ -506,14 +522,14 @@ def concurrency(work: Path, rounds: int) -> Figure:
 
     serial = copy_example(work / "serial")
     serial.edit(IMPL, *BUG)
-    assert serial.pin().code == 0
+    assert serial.pin(*PLAN).code == 0
     serial.check()
     expected = {p.name: p.read_bytes() for p in serial.witness_files()}
     problems, runs = [], 0
     for round_index in range(rounds):
         repo = copy_example(work / f"concurrent-{round_index}")
         repo.edit(IMPL, *BUG)
-        assert repo.pin().code == 0
+        assert repo.pin(*PLAN).code == 0
         (repo.root / CHANGED).write_text(f"{IMPL}\n")
         jobs = [repo.check, repo.check, repo.check,
                 lambda: repo.cli("classify", "--lock", LOCK, "--witnesses", WITNESSES, "--diff-paths", CHANGED),
@@ -555,7 +571,7 @@ def bypass_attempts(work: Path) -> Figure:
         return repo
 
     def gate(repo: SampleRepo, *changed: str, extra: tuple[str, ...] = ()) -> Run:
-        return repo.gate(*changed, extra=("--freezes", ".witness-gate/freezes", *extra))
+        return repo.gate(*changed, extra=("--freezes", ".witness-gate/freezes", *PLAN, *extra))
 
     def forged_freeze(repo: SampleRepo, **fields: Any) -> None:
         row = repo.gate_json()["witnesses"][0]
@@ -622,8 +638,8 @@ def bypass_attempts(work: Path) -> Figure:
         gate(repo, IMPL)
         row = repo.gate_json()["witnesses"][0]
         return repo.cli("freeze", "--assertion", row["assertion_id"], "--lock", ".artifacts/gate/fixture.lock", "--witness",
-                        f".artifacts/gate/{row['file']}", "--report", ".artifacts/gate/classification.json", "--failures", "5",
-                        "--runs", "5", "--expires-in-hours", "24", "--out", ".witness-gate/freezes/f.json")
+                        f".artifacts/gate/{row['file']}", "--report", ".artifacts/gate/classification.json", "--failures", "60",
+                        "--runs", "60", "--expires-in-hours", "24", "--out", ".witness-gate/freezes/f.json")
 
     def long_lived_freeze(repo: SampleRepo) -> Run:
         gate(repo, IMPL)
@@ -674,7 +690,7 @@ def code_from_data(work: Path) -> Figure:
     repo = copy_example(work / "outside")
     repo.write("elsewhere/outside_props.py", "raise SystemExit('imported from outside the properties folder')\n")
     (repo.root / "tests/properties/escape.py").symlink_to(repo.root / "elsewhere/outside_props.py")
-    assert repo.pin().code == 0
+    assert repo.pin(*PLAN).code == 0
     escaped = repo.check()
     problems = list(sites)
     if escaped.code != 2 or "plain files inside" not in escaped.stderr:

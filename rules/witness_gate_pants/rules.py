@@ -10,6 +10,8 @@ process uncacheable instead.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -24,7 +26,7 @@ from pants.core.goals.test import TestExtraEnv, TestFieldSet, TestRequest, TestR
 from pants.core.util_rules.partitions import Partition, PartitionerType, Partitions
 from pants.core.util_rules.source_files import SourceFiles, SourceFilesRequest
 from pants.engine.addresses import Address, Addresses, UnparsedAddressInputs
-from pants.engine.fs import CreateDigest, Digest, DigestContents, DigestSubset, Directory, FileContent, MergeDigests, PathGlobs, Paths, RemovePrefix, Snapshot
+from pants.engine.fs import CreateDigest, Digest, DigestContents, DigestSubset, Directory, FileContent, FileDigest, MergeDigests, PathGlobs, Paths, RemovePrefix, Snapshot
 from pants.engine.process import FallibleProcessResult, Process, ProcessCacheScope
 from pants.engine.rules import Get, MultiGet, collect_rules, rule
 from pants.engine.target import SourcesField, TransitiveTargets, TransitiveTargetsRequest, WrappedTarget, WrappedTargetRequest
@@ -47,6 +49,8 @@ from witness_gate_pants.target_types import (
 )
 
 OUT_DIR = "__witness_gate_out"
+GATE_JSON = "gate.json"
+_VERDICTS = {"pass": 0, "blocked": 1, "oracle_review": 3, "incomplete": 4}
 XML_DIR = "__witness_gate_xml"
 _INPUTS_DIR = "__witness_gate_in"
 
@@ -174,6 +178,27 @@ def relevant_changes(changed: Iterable[str], ownership: Ownership, freezes_dir: 
     owned = set(ownership.impl) | set(ownership.oracle)
     prefix = freezes_dir.rstrip("/") + "/"
     return tuple(sorted(path for path in changed if path in owned or path.startswith(prefix)))
+
+
+def target_exit_code(process_exit: int, gate_json: bytes | None) -> tuple[int, str | None]:
+    """The target passes only when the runner exited 0 and its gate.json says pass.
+
+    Neither alone is trusted: a missing, unreadable or contradicting verdict fails the
+    target (with the reason), whatever the process's exit status."""
+    failing = process_exit if process_exit != 0 else 1
+    if gate_json is None:
+        return failing, None if process_exit != 0 else "the runner wrote no gate.json: the target fails closed"
+    try:
+        record = json.loads(gate_json)
+    except ValueError:
+        return failing, "gate.json is not JSON: the target fails closed"
+    if not isinstance(record, dict) or record.get("verdict") not in _VERDICTS or record.get("exit_code") != _VERDICTS[record["verdict"]]:
+        return failing, "gate.json has no consistent verdict: the target fails closed"
+    if record["verdict"] == "pass" and process_exit == 0:
+        return 0, None
+    if record["verdict"] == "pass":
+        return failing, f"the runner exited {process_exit} although gate.json says pass: the target fails closed"
+    return failing, None if process_exit != 0 else f"gate.json says {record['verdict']} although the runner exited 0: the target fails closed"
 
 
 def derived_overlap(impl: Iterable[str], oracle: Iterable[str]) -> str | None:
@@ -377,13 +402,21 @@ async def run_witness_gate(
     )
     result = await Get(FallibleProcessResult, Process, process)
     artifacts, xml_results = await MultiGet(Get(Snapshot, OutputSubset(result.output_digest, d)) for d in (OUT_DIR, XML_DIR))
-    return TestResult.from_fallible_process_result(
-        result,
-        address=field_set.address,
+    verdict = await Get(DigestContents, DigestSubset(artifacts.digest, PathGlobs([GATE_JSON])))
+    exit_code, refusal = target_exit_code(result.exit_code, verdict[0].content if verdict else None)
+    stderr = result.stderr + (f"witness-gate: {refusal}\n".encode() if refusal else b"")
+    return TestResult(
+        exit_code=exit_code,
+        stdout=result.stdout.decode(),
+        stdout_digest=result.stdout_digest,
+        stderr=stderr.decode(errors="replace"),
+        stderr_digest=FileDigest(hashlib.sha256(stderr).hexdigest(), len(stderr)),
+        addresses=(field_set.address,),
         output_setting=test_subsystem.output,
+        result_metadata=result.metadata,
+        xml_results=xml_results,
         extra_output=artifacts,
         log_extra_output=True,
-        xml_results=xml_results,
     )
 
 

@@ -1,216 +1,210 @@
 """`check` (spec section 2): search with Hypothesis, shrink, and retain witnesses.
 
-Hypothesis does all searching and shrinking. With the database off and one reported
-bug, the first failing call sees the original input and the last one the minimal
-input (Hypothesis ends by replaying it), so both are snapshotted from the calls.
+Hypothesis does all searching and shrinking, in one worker interpreter per property
+module (`sandbox`, `worker`), under a hash secret from the seed schedule and a `random`
+seed per call. This process runs no user code: it follows the worker's announced calls
+and keeps its own record of them. With the database off and one reported bug, the first
+failing search call sees the original input and the last one the minimal input, so both
+payloads, and the calls that preceded each in that process (its history), come from
+that record. A call that hangs is killed at the time limit, and one that ends its
+process (any exit status, a signal) or garbles the message pipe fails there: either is
+a failure of that payload, retained as a witness; the module's remaining properties
+are searched in a new worker. A module that cannot be loaded is a blocking problem.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import signal
-import sys
-from dataclasses import dataclass
+import collections
+import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from witness_gate import lock as locks
-from witness_gate import store, witness
-from witness_gate.canonical import NotPlainJSON, canonical_bytes, parse_json, payload_hash, sha256_hex
+from witness_gate import seeds, store, witness
+from witness_gate.canonical import NotPlainJSON, canonical_bytes, payload_hash, sha256_hex
 from witness_gate.errors import WitnessGateError
-from witness_gate.properties import LoadedProperty, PropertyTimeout, add_import_paths, discover, evaluate
+from witness_gate.lock import relative_to_root
+from witness_gate.properties import failure_evidence
+from witness_gate.sandbox import Ended, Worker
 
-_MAX_PARSED_FIXTURE = 64 << 20
-
-
-class _Falsified(Exception):
-    pass
-
-
-def _expire(signum: int, frame: Any) -> None:
-    raise PropertyTimeout()
-
-
-@contextlib.contextmanager
-def hangs_refused(refusal: str, seconds: float):
-    """Arms SIGALRM for `time_limit` inside the block (once, not per call), and turns a
-    call that ran out of time into a one-line refusal: a hang cannot be shrunk."""
-    previous = signal.signal(signal.SIGALRM, _expire)
-    try:
-        yield
-    except PropertyTimeout:
-        raise WitnessGateError(f"{refusal} within {seconds:g} s: a hang cannot be checked or shrunk; fix it") from None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float):
-    """Raises PropertyTimeout in this (main) thread once `seconds` have passed; only
-    inside `hangs_refused`, which owns the signal handler."""
-    if signal.getsignal(signal.SIGALRM) is not _expire:
-        raise RuntimeError("time_limit outside hangs_refused: SIGALRM would kill the process")
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-@contextlib.contextmanager
-def user_output_discarded():
-    """Sends what property code prints (at the file-descriptor level) to /dev/null, so a
-    chatty or hostile module cannot flood or forge the runner's own output."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in (*saved, devnull):
-            os.close(fd)
+_ORIGINS = ("example", "reject", "fixture", "search")
 
 
 @dataclass(frozen=True)
 class CheckResult:
     properties: int
     written: list[Path]
+    # Module-level failures (could not be imported, stopped answering): each blocks the run.
+    problems: list[str]
 
 
-def load_fixture_value(lock: dict[str, Any], root: Path, needed: bool) -> Any:
-    """The fixture's parsed JSON (None when it is not JSON and no property needs it).
-
-    The bytes parsed are the bytes hashed, so the value always belongs to the pin."""
-    path = locks.fixture_path(lock, root)
-    if lock["fixture"]["size"] > _MAX_PARSED_FIXTURE:
-        locks.verify_fixture(lock, root)
-        if needed:
-            raise WitnessGateError(f"{path}: fixture is over {_MAX_PARSED_FIXTURE} bytes; a property taking `fixture` cannot load it")
-        return None
-    data = store.read_regular_file(path, "fixture")
-    if sha256_hex(data) != lock["fixture"]["sha256"]:
-        locks.verify_fixture(lock, root)  # raises with the re-pin message
-    try:
-        return parse_json(data, str(path))
-    except WitnessGateError:
-        if needed:
-            raise
-        return None
+class _Garbled(Exception):
+    """A message from the worker that does not follow the protocol."""
 
 
-def explicit_payloads(prop: LoadedProperty, fixture_value: Any) -> list[tuple[str, Any]]:
-    """(origin, payload) pairs checked before the search; "reject" ones must fail."""
-    payloads = [("example", example) for example in prop.spec.examples]
-    payloads += [("reject", example) for example in prop.spec.rejects]
-    if prop.spec.fixture_payloads:
-        if not (isinstance(fixture_value, list) and all(isinstance(item, dict) for item in fixture_value)):
-            raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: fixture_payloads=True needs a fixture that is a JSON array of objects")
-        payloads += [("fixture", item) for item in fixture_value]
-    return payloads
+def _field(message: dict[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
+    value = message.get(name)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise _Garbled(f"{message.get('event')!r} message without a valid {name!r}")
+    return value
 
 
-def _hide_runner_from_constant_scan() -> None:
-    # Hypothesis mixes literal constants from "local" (non-site-packages) modules into
-    # draws. Whether this package counts as local depends on how it was installed
-    # (source tree, wheel, PEX), which would make the same seed yield different
-    # witnesses. Marking our own modules as already scanned keeps streams identical.
-    from hypothesis.internal.conjecture import providers
+@dataclass
+class _Session:
+    """What one worker did: the runner's own record of its calls and their outcomes."""
 
-    providers._seen_modules.update(
-        id(module) for name, module in list(sys.modules.items()) if name == "witness_gate" or name.startswith("witness_gate.")
-    )
+    module: str
+    lock: dict[str, Any]
+    hash_secret: int
+    properties: dict[str, int] = field(default_factory=dict)  # assertion id -> line
+    finished: set[str] = field(default_factory=set)
+    failures: list[witness.Failure] = field(default_factory=list)
+    history: collections.deque = field(default_factory=collections.deque)
+    current: str | None = None
+    seed: int = 0
+    pending: witness.Call | None = None
+    pending_origin: str = ""
+    first_failing: tuple[witness.Call, dict[str, Any]] | None = None
+    last_failing: tuple[witness.Call, dict[str, Any]] | None = None
+    call_failed_by_ending: bool = False  # the conversation ended inside a call, which failed
+
+    def __post_init__(self) -> None:
+        self.history = collections.deque(maxlen=self.lock["history_limit"])
+        self.seed = self.lock["seed_schedule"][0]
+
+    def follow(self, worker: Worker, timeout: float) -> Ended | str | None:
+        """Reads messages until "done" (None), a problem the worker reports (its text), or
+        the end of the conversation (`Ended`, with the pending call failed)."""
+        while True:
+            message = worker.receive(timeout)
+            if isinstance(message, Ended):
+                self._fail_pending(message, timeout)
+                return message
+            try:
+                event = message["event"]
+                if event == "done":
+                    return None
+                if event == "problem":
+                    return _field(message, "message", str)[:2000]
+                self._on(event, message)
+            except (_Garbled, NotPlainJSON) as error:
+                worker.close()
+                ended = Ended("protocol", f"broke the message protocol: {error}")
+                self._fail_pending(ended, timeout)
+                return ended
+
+    def _on(self, event: str, message: dict[str, Any]) -> None:
+        if event == "module":
+            for entry in _field(message, "properties", list):
+                if not isinstance(entry, dict):
+                    raise _Garbled("malformed property list")
+                line = _field(entry, "line", int)
+                self.properties[_field(entry, "assertion_id", str)] = max(line, 1)
+        elif event == "property":
+            self.current = _field(message, "assertion_id", str)
+            if self.current not in self.properties:
+                raise _Garbled(f"unknown property {self.current!r}")
+            self.seed, self.first_failing, self.last_failing = self.lock["seed_schedule"][0], None, None
+        elif event == "search":
+            self.seed = _field(message, "seed", int)
+            if self.seed not in self.lock["seed_schedule"]:
+                raise _Garbled("search seed not in the schedule")
+        elif event == "call":
+            if self.current is None or self.pending is not None:
+                raise _Garbled("call outside a property or before the previous result")
+            origin = _field(message, "origin", str)
+            if origin not in _ORIGINS or "payload" not in message:
+                raise _Garbled("call without a known origin or a payload")
+            snapshot = canonical_bytes(message["payload"])
+            self.pending = witness.Call(message["payload"], seeds.call_random_seed(self.seed, self.current, snapshot), tuple(self.history))
+            self.pending_origin = origin
+        elif event == "result":
+            if self.pending is None:
+                raise _Garbled("result without a call")
+            passed = _field(message, "passed", bool)
+            evidence = message.get("evidence")
+            if not passed:
+                if not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
+                    raise _Garbled("failure without evidence")
+                self._failed(self.pending, failure_evidence(str(evidence["kind"])[:200], _short(evidence["exception_type"]), str(evidence["message"])))
+            self.history.append({"assertion_id": self.current, "payload": self.pending.payload, "random_seed": self.pending.random_seed})
+            self.pending = None
+        elif event == "searched":
+            status = _field(message, "status", str)
+            if self.current is None or status not in ("passed", "falsified", "flaky"):
+                raise _Garbled("searched outside a property or with an unknown status")
+            self._retain_search(fully_shrunk=status == "falsified")
+            self.finished.add(self.current)
+            self.current = None
+        else:
+            raise _Garbled(f"unknown event {event!r}")
+
+    def _failed(self, call: witness.Call, evidence: dict[str, Any]) -> None:
+        if self.pending_origin == "search":
+            self.first_failing = self.first_failing or (call, evidence)
+            self.last_failing = (call, evidence)
+        else:
+            self.failures.append(witness.Failure(self.current, call, call, evidence, self.pending_origin, None, True, self.hash_secret))
+
+    def _retain_search(self, fully_shrunk: bool) -> None:
+        if self.last_failing is None:
+            return
+        assert self.first_failing is not None and self.current is not None
+        (final, evidence), (original, _) = self.last_failing, self.first_failing
+        self.failures.append(witness.Failure(self.current, final, original, evidence, "search", self.seed, fully_shrunk, self.hash_secret))
+
+    def _fail_pending(self, ended: Ended, timeout: float) -> None:
+        if self.pending is None or self.current is None:
+            return
+        if ended.kind == "timeout":
+            evidence = failure_evidence("timeout", None, f"the call did not return within {timeout:g} s; the runner killed it")
+        elif ended.kind == "exited":
+            evidence = failure_evidence("crashed", None, f"the call ended the worker process: it {ended.detail}")
+        else:
+            evidence = failure_evidence("protocol", None, f"the call broke the runner's message channel: it {ended.detail}")
+        self._failed(self.pending, evidence)
+        if self.pending_origin == "search":
+            self._retain_search(fully_shrunk=False)
+        self.finished.add(self.current)
+        self.pending = None
+        self.call_failed_by_ending = True
 
 
-def search(prop: LoadedProperty, fixture_value: Any, seed: int, max_examples: int, call_timeout: float = 60.0) -> witness.Failure | None:
-    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-    from hypothesis import seed as seeded
-    from hypothesis.errors import Flaky, HypothesisException
-    from hypothesis.strategies import SearchStrategy
-
-    if not isinstance(prop.spec.payloads, SearchStrategy):
-        raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: payloads= must be a Hypothesis strategy")
-    failing: list[tuple[bytes, dict[str, Any]]] = []
-
-    def attempt(payload: Any) -> None:
-        snapshot = canonical_bytes(payload)  # before the call: the property may mutate it
-        with time_limit(call_timeout):
-            outcome = evaluate(prop, json.loads(snapshot), fixture_value)
-        if not outcome.passed:
-            failing.append((snapshot, outcome.evidence))
-            raise _Falsified()
-
-    test = seeded(seed)(
-        settings(
-            database=None,
-            deadline=None,
-            derandomize=False,
-            max_examples=max_examples,
-            phases=(Phase.generate, Phase.shrink),
-            report_multiple_bugs=False,
-            suppress_health_check=list(HealthCheck),
-            print_blob=False,
-            verbosity=Verbosity.quiet,
-        )(given(prop.spec.payloads)(attempt))
-    )
-    _hide_runner_from_constant_scan()
-    try:
-        test()
-    except _Falsified:
-        fully_shrunk = True
-    except Flaky:
-        # Hypothesis saw the failure come and go while shrinking: keep the last
-        # failing payload anyway, marked as not fully shrunk; the replay will judge.
-        if not failing:
-            return None
-        fully_shrunk = False
-    except NotPlainJSON as error:
-        raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: payloads strategy drew a value that is not plain JSON: {error}") from None
-    except HypothesisException as error:
-        raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: Hypothesis refused: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}") from None
-    else:
-        return None
-    original, final = failing[0], failing[-1]
-    return witness.Failure(
-        payload=json.loads(final[0]),
-        unshrunk_payload=json.loads(original[0]),
-        evidence=final[1],
-        origin="search",
-        seed=seed,
-        fully_shrunk=fully_shrunk,
-    )
+def _short(value: Any) -> str | None:
+    return None if value is None else str(value)[:200]
 
 
-def failures_of(prop: LoadedProperty, fixture_value: Any, lock: dict[str, Any], call_timeout: float = 60.0) -> list[witness.Failure]:
-    failures = []
-    for index, (origin, payload) in enumerate(explicit_payloads(prop, fixture_value)):
-        try:
-            snapshot = canonical_bytes(payload)
-        except NotPlainJSON as error:
-            raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: {origin} payload #{index} is not plain JSON: {error}") from None
-        with time_limit(call_timeout):
-            outcome = evaluate(prop, json.loads(snapshot), fixture_value, expect="reject" if origin == "reject" else "accept")
-        if not outcome.passed:
-            value = json.loads(snapshot)
-            failures.append(witness.Failure(value, value, outcome.evidence, origin, None, True))
-    for seed in lock["seed_schedule"]:
-        found = search(prop, fixture_value, seed, lock["max_examples"], call_timeout)
-        if found is not None:
-            failures.append(found)
-            break
-    unique: dict[str, witness.Failure] = {}
-    for failure in failures:
-        unique.setdefault(payload_hash(failure.payload), failure)
-    return list(unique.values())
+def search_module(
+    module: str, lock: dict[str, Any], root: Path, import_paths: tuple[str, ...], timeout: float, scratch: Path
+) -> tuple[dict[str, int], list[witness.Failure], list[str]]:
+    """(properties with their lines, failures, problems) of one property module."""
+    hash_secret = seeds.check_hash_secret(lock, module)
+    properties: dict[str, int] = {}
+    failures: list[witness.Failure] = []
+    finished: set[str] = set()
+    while True:
+        request = {
+            "mode": "check", "root": str(root.absolute()), "import_paths": list(import_paths), "module": module,
+            "fixture_path": str(locks.fixture_path(lock, root).absolute()), "fixture_sha256": lock["fixture"]["sha256"],
+            "seeds": lock["seed_schedule"], "max_examples": lock["max_examples"], "skip": sorted(finished),
+        }
+        session = _Session(module, lock, hash_secret)
+        with Worker(request, hash_secret, root, scratch) as worker:
+            ended = session.follow(worker, timeout)
+        properties.update(session.properties)
+        failures.extend(session.failures)
+        finished |= session.finished
+        if ended is None:
+            return properties, failures, []
+        if isinstance(ended, str):
+            return properties, failures, [ended]
+        if not session.properties:
+            return properties, failures, [f"{module}: loading the property module failed: the worker {ended.detail}"]
+        if not session.call_failed_by_ending:
+            return properties, failures, [f"{module}: the worker {ended.detail} outside any property call"]
+        if set(properties) <= finished:  # else: a new worker searches the properties left
+            return properties, failures, []
 
 
 def run(
@@ -228,21 +222,32 @@ def run(
     locks.verify_hypothesis_version(lock, lock_path)
     if not fixture_just_pinned:
         locks.verify_fixture(lock, root)
-    add_import_paths(root, import_paths)
-    with user_output_discarded(), hangs_refused("importing the property modules did not finish", call_timeout):
-        with time_limit(call_timeout):
-            props = discover(property_files, root)
-    fixture_value = load_fixture_value(lock, root, needed=any(p.spec.takes_fixture or p.spec.fixture_payloads for p in props))
-    records = []
-    for prop in props:
-        with user_output_discarded(), hangs_refused(f"{prop.path}: {prop.assertion_id}: a call did not return", call_timeout):
-            found = failures_of(prop, fixture_value, lock, call_timeout)
-        records.extend(witness.build(prop, lock, failure) for failure in found)
+    modules = [(relative_to_root(path, root, "property module"), path) for path in property_files]
+    digests = {module: sha256_hex(store.read_regular_file(path, "property module")) for module, path in modules}
+    records, problems, owners = [], [], {}
+    with tempfile.TemporaryDirectory(prefix="witness-gate-check-") as scratch:
+        for module, _ in modules:
+            properties, failures, found = search_module(module, lock, root, import_paths, call_timeout, Path(scratch))
+            problems.extend(found)
+            for assertion_id in properties:
+                if assertion_id in owners:
+                    raise WitnessGateError(f"{module}: assertion id {assertion_id!r} is already defined in {owners[assertion_id]}")
+                owners[assertion_id] = module
+            if not properties and not found:
+                raise WitnessGateError(f"{module}: no witness_gate.property found: there is nothing to check")
+            unique: dict[str, witness.Failure] = {}
+            for failure in failures:
+                unique.setdefault(payload_hash(failure.final.payload), failure)
+            source = witness.PropertySource(module, digests[module], properties)
+            records.extend(witness.build(source, lock, failure) for failure in unique.values())
     locks.verify_fixture(lock, root, when="during check")
+    for module, path in modules:
+        if sha256_hex(store.read_regular_file(path, "property module")) != digests[module]:
+            raise WitnessGateError(f"{path}: property module changed during check: run it again")
     out_dir.mkdir(parents=True, exist_ok=True)  # classify reads it even when nothing failed
     written = []
     for record in records:
         path = out_dir / witness.file_name(record)
         store.save_artifact(path, "witness", record)
         written.append(path)
-    return CheckResult(len(props), written)
+    return CheckResult(len(owners), written, problems)

@@ -83,6 +83,7 @@ def _progress():
         bar.start()
 
         def show(done: int, total: int, module: str) -> None:
+            bar.start()  # again after a module's round stopped it; a no-op while running
             bar.update(task, completed=done, total=total, description=f"replaying {module}")
             if done >= total:
                 bar.stop()
@@ -90,7 +91,7 @@ def _progress():
         return show
 
     def plain(done: int, total: int, module: str) -> None:
-        typer.echo(f"witness-gate: replayed {done}/{total} witnesses ({module})", err=True)
+        typer.echo(f"witness-gate: {module}: replay interpreter {done}/{total} done", err=True)
 
     return plain
 
@@ -129,9 +130,11 @@ def pin(
     fixture: Annotated[Path, typer.Option("--fixture", help="The fixture file to pin by its bytes.")],
     generator_version: Annotated[int, typer.Option("--generator-version", help="Reviewed version of the payload generators.")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the lock.")],
-    replays: Annotated[int, typer.Option("--replays", help="Replays per witness: a review constant stored in the lock.")] = 5,
+    replays: Annotated[int, typer.Option("--replays", help="Replays of each witness payload per replay interpreter: a review constant stored in the lock.")] = 5,
     max_examples: Annotated[int, typer.Option("--max-examples", help="Hypothesis examples per search round.")] = 100,
     search_rounds: Annotated[int, typer.Option("--search-rounds", help="Seeds in the schedule, searched in order.")] = 1,
+    replay_interpreters: Annotated[int, typer.Option("--replay-interpreters", help="Fresh interpreters per replay round, each with its own hash secret.")] = 6,
+    replay_cap: Annotated[Optional[int], typer.Option("--replay-cap", help="Most replays of one payload variant, escalation included (default 150, or one round if larger).")] = None,
     root: Root = Path("."),
 ) -> None:
     """Pin a fixture: hash its bytes and derive the seed schedule."""
@@ -140,7 +143,7 @@ def pin(
         from witness_gate import lock, schemas, store
 
         validator = schemas.prepare_in_background("lock")
-        record = lock.pin(fixture, root, generator_version, replays, max_examples, search_rounds)
+        record = lock.pin(fixture, root, generator_version, replays, max_examples, search_rounds, replay_interpreters, replay_cap)
         validator.join()
         store.save_artifact(out, "lock", record)
         typer.echo(f"pinned {record['fixture']['path']} sha256 {record['fixture']['sha256']} -> {out}")
@@ -158,7 +161,7 @@ def check(
 ) -> None:
     """Search every property with Hypothesis; shrink and retain each failure as a witness.
 
-    Exit 0: no failure; 1: witnesses written."""
+    Exit 0: no failure; 1: witnesses written, or a property module could not be loaded or run."""
 
     def action() -> int:
         from witness_gate import check as checks
@@ -168,8 +171,10 @@ def check(
         result = checks.run(lock, module_files(properties), out, root, config.import_paths, config.replay_timeout_seconds)
         for path in result.written:
             typer.echo(f"witness: {path}")
+        for problem in result.problems:
+            typer.echo(f"blocked: {problem}")
         typer.echo(f"checked {result.properties} properties: {len(result.written)} witnesses")
-        return 1 if result.written else 0
+        return 1 if result.written or result.problems else 0
 
     _run(action)
 
@@ -274,7 +279,8 @@ def gate(
     impl_paths: Annotated[Optional[Path], typer.Option("--impl-paths", help="File listing the implementation paths (exact, one per line); with --oracle-paths, replaces the prefixes of pyproject.toml.")] = None,
     oracle_paths: Annotated[Optional[Path], typer.Option("--oracle-paths", help="File listing the oracle paths (exact, one per line).")] = None,
     freezes: Annotated[Path, typer.Option("--freezes", help="Directory of freeze files to honour (absent: none).")] = Path(".witness-gate/freezes"),
-    replays: Annotated[int, typer.Option("--replays", help="Replays per witness.")] = 5,
+    replays: Annotated[int, typer.Option("--replays", help="Replays of each witness payload per replay interpreter.")] = 5,
+    replay_interpreters: Annotated[int, typer.Option("--replay-interpreters", help="Fresh interpreters per replay round.")] = 6,
     max_examples: Annotated[int, typer.Option("--max-examples", help="Hypothesis examples per search.")] = 100,
     max_freeze_hours: Annotated[Optional[int], typer.Option("--max-freeze-hours", help="Longest freeze honoured; overrides pyproject.toml.")] = None,
     replay_timeout_seconds: Annotated[Optional[float], typer.Option("--replay-timeout-seconds", help="Per-replay timeout; overrides pyproject.toml.")] = None,
@@ -302,7 +308,7 @@ def gate(
         files = tuple(file for entry in properties for file in (module_files(entry) if entry.is_dir() else [entry]))
         request = gates.GateRequest(
             root, fixture, generator_version, replays, max_examples, files, out, check_only, diff_paths, freezes, config,
-            ownership_lists, _progress(),
+            ownership_lists, _progress(), replay_interpreters,
         )
         result = gates.run(request, datetime.now(timezone.utc))
         _emit(result.record, out / gates.WITNESS_DIR, result.lines, output_format, junit_xml, suite)

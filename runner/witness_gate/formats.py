@@ -43,11 +43,14 @@ class Finding:
     frozen_by: str | None
     property_path: str | None
     property_line: int | None
+    cause: str
+    reason: str
 
     @property
     def message(self) -> str:
         counts = f"failed {self.failures}/{self.runs} replays" if self.runs else "failed"
-        return f"{self.label}: {self.assertion_id} {counts}; witness {self.file} ({self.witness_hash[:12]}) - {self.next_step}"
+        return (f"{self.label}: {self.assertion_id} {counts}; witness {self.file} ({self.witness_hash[:12]}) - {self.next_step} "
+                f"Cause: {self.cause}: {self.reason}")
 
 
 def findings(record: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> list[Finding]:
@@ -60,7 +63,7 @@ def findings(record: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> li
         found.append(
             Finding(
                 row["assertion_id"], row["witness_hash"], row["file"], row["label"], row["failures"], row["runs"],
-                row["next_step"], blocks, row.get("frozen_by"), prop.get("path"), prop.get("line"),
+                row["next_step"], blocks, row.get("frozen_by"), prop.get("path"), prop.get("line"), row["cause"], row["reason"],
             )
         )
     return found

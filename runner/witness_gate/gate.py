@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -31,7 +32,7 @@ from witness_gate.config import GateConfig
 from witness_gate.errors import WitnessGateError
 from witness_gate.paths import parse_changed_paths
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 LOCK_NAME, WITNESS_DIR, REPORT_NAME, GATE_NAME = "fixture.lock", "witnesses", "classification.json", "gate.json"
 
 
@@ -52,6 +53,7 @@ class GateRequest:
     # when given they replace the configured prefixes.
     ownership_lists: tuple[Path, Path] | None = None
     progress: reports.Progress = reports.no_progress
+    replay_interpreters: int = locks.DEFAULT_REPLAY_INTERPRETERS
 
 
 @dataclass(frozen=True)
@@ -110,24 +112,25 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
         raise WitnessGateError("gate needs --diff-paths (the changed-file list) unless --check-only")
     config = request.config if request.ownership_lists is None else with_ownership(request.config, *request.ownership_lists)
     lock_path, witness_dir = stage / LOCK_NAME, stage / WITNESS_DIR
-    lock = locks.pin(request.fixture, root, request.generator_version, request.replays, request.max_examples)
+    lock = locks.pin(request.fixture, root, request.generator_version, request.replays, request.max_examples,
+                     replay_interpreters=request.replay_interpreters)
     if not request.check_only:  # bad freezes or a bad diff are refused before any search or replay
         assert request.diff_path is not None
         freeze_dir = locks.relative_to_root(request.freezes_dir, root, "freeze directory")
         loaded = _load_freezes(request.freezes_dir, root)
         changed = parse_changed_paths(store.read_regular_file(request.diff_path, "changed-file list"), str(request.diff_path))
     store.save_artifact(lock_path, "lock", lock)
-    checks.run(lock_path, list(request.property_files), witness_dir, root, config.import_paths, config.replay_timeout_seconds,
-               fixture_just_pinned=True)
+    checked = checks.run(lock_path, list(request.property_files), witness_dir, root, config.import_paths, config.replay_timeout_seconds,
+                         fixture_just_pinned=True)
     if request.check_only:
-        record = _check_only_record(lock, witness.load_directory(witness_dir, lock))
+        record = _check_only_record(lock, witness.load_directory(witness_dir, lock), checked.problems)
     else:
         report = reports.build(
             lock_path, witness_dir, request.diff_path, root, config, request.progress,
             published_lock_path=request.out_dir / LOCK_NAME, fixture_just_verified=True,
         )
         store.save_artifact(stage / REPORT_NAME, "report", report)
-        record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours)
+        record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, checked.problems)
     store.save_artifact(stage / GATE_NAME, "gate", record)
     return GateResult(record, summary_lines(record))
 
@@ -151,8 +154,10 @@ def decide(
     freeze_dir: str,
     now: datetime,
     max_freeze_hours: int,
+    problems: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The gate record: which witnesses block, which freezes hold, and the verdict."""
+    """The gate record: which witnesses block, which freezes hold, and the verdict.
+    `problems` are property modules that could not be loaded or run: each blocks."""
     freeze_rows, valid = [], {}
     for name, record in loaded_freezes:
         found = freezes.problems(record, lock, report, now, max_freeze_hours)
@@ -165,7 +170,7 @@ def decide(
     for entry in report["witnesses"]:
         cover = valid.get((entry["assertion_id"], entry["witness_hash"])) if entry["label"] == "flake" else None
         rows.append(_row(entry, cover))
-    reasons = reports.diff_reasons(report)
+    reasons = [*(f"blocked: {problem}" for problem in problems), *reports.diff_reasons(report)]
     prefix = freeze_dir.rstrip("/") + "/"
     if lock["fixture"]["path"] in changed and any(path.startswith(prefix) for path in changed):
         reasons.append(f"the diff changes the fixture {lock['fixture']['path']} and a freeze under {freeze_dir}: one patch may not refresh the pin and the silence together")
@@ -191,10 +196,12 @@ def _row(entry: dict[str, Any], cover: tuple[str, str] | None) -> dict[str, Any]
         "frozen_by": None if cover is None else cover[0],
         "blocks": cover is None,
         "next_step": next_step,
+        "cause": entry["cause"],
+        "reason": entry["reason"],
     }
 
 
-def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, Any]]], problems: list[str]) -> dict[str, Any]:
     rows = [
         {
             "file": f"{WITNESS_DIR}/{path.name}",
@@ -206,11 +213,14 @@ def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, A
             "frozen_by": None,
             "blocks": True,
             "next_step": "The property failed; the gate is disabled, so nothing is classified and no freeze applies.",
+            "cause": "none_found",
+            "reason": f"{record['evidence']['exception_type'] or record['evidence']['kind']}: {record['evidence']['message']}",
         }
         for path, record in found
     ]
-    exit_code = 1 if rows else 0
-    return _record("check_only", lock, rows, [], [], exit_code)
+    reasons = [f"blocked: {problem}" for problem in problems]
+    exit_code = 1 if rows or reasons else 0
+    return _record("check_only", lock, rows, [], reasons, exit_code)
 
 
 def _record(mode: str, lock: dict[str, Any], rows: list, freeze_rows: list, reasons: list[str], exit_code: int) -> dict[str, Any]:
@@ -232,6 +242,7 @@ def summary_lines(record: dict[str, Any]) -> list[str]:
         counts = f"failed {row['failures']}/{row['runs']} replays" if row["runs"] else "failed the property run"
         status = f"frozen by {row['frozen_by']}" if row["frozen_by"] else row["next_step"]
         lines.append(f"{row['label']}: {row['assertion_id']} {counts}; witness {row['file']} - {status}")
+        lines.append(f"  {row['reason']}")
     for row in record["freezes"]:
         if row["problems"]:
             lines.append(f"freeze {row['file']} does not hold: {'; '.join(row['problems'])}")

@@ -17,10 +17,15 @@ from witness_gate.canonical import file_sha256
 from witness_gate.errors import FixtureChanged, WitnessGateError
 from witness_gate.paths import repo_path_problem
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_REPLAYS = 5
 DEFAULT_MAX_EXAMPLES = 100
 DEFAULT_SEARCH_ROUNDS = 1
+# The replay plan: review constants stored in the lock, like the replay count.
+DEFAULT_REPLAY_INTERPRETERS = 6  # per round: the search's hash secret twice, four fresh ones
+DEFAULT_REPLAY_CAP = 150  # replays of one payload variant, escalation included
+DEFAULT_REPLAY_SPACING_MS = 70  # between the slots of one interpreter
+DEFAULT_HISTORY_LIMIT = 64  # calls kept as a witness's history
 
 
 def hypothesis_version() -> str:
@@ -56,6 +61,8 @@ def pin(
     replays: int = DEFAULT_REPLAYS,
     max_examples: int = DEFAULT_MAX_EXAMPLES,
     search_rounds: int = DEFAULT_SEARCH_ROUNDS,
+    replay_interpreters: int = DEFAULT_REPLAY_INTERPRETERS,
+    replay_cap: int | None = None,
 ) -> dict[str, Any]:
     if generator_version < 0:
         raise WitnessGateError(f"--generator-version must be >= 0, got {generator_version}")
@@ -65,6 +72,14 @@ def pin(
         raise WitnessGateError(f"--max-examples must be between 1 and 100000, got {max_examples}")
     if not 1 <= search_rounds <= 16:
         raise WitnessGateError(f"--search-rounds must be between 1 and 16, got {search_rounds}")
+    if not 3 <= replay_interpreters <= 64:
+        raise WitnessGateError(f"--replay-interpreters must be between 3 and 64, got {replay_interpreters}")
+    if replay_cap is None:  # the default, or one round when a round is larger
+        replay_cap = max(DEFAULT_REPLAY_CAP, replays * replay_interpreters)
+    if not replays * replay_interpreters <= replay_cap <= 100000:
+        raise WitnessGateError(
+            f"--replay-cap must be between one round ({replays} x {replay_interpreters} = {replays * replay_interpreters}) and 100000, got {replay_cap}"
+        )
     relative = relative_to_root(fixture, root, "fixture")
     digest, size = hash_fixture(fixture)
     if size == 0:
@@ -74,6 +89,10 @@ def pin(
         "fixture": {"path": relative, "sha256": digest, "size": size},
         "generator_version": generator_version,
         "replays": replays,
+        "replay_interpreters": replay_interpreters,
+        "replay_cap": replay_cap,
+        "replay_spacing_ms": DEFAULT_REPLAY_SPACING_MS,
+        "history_limit": DEFAULT_HISTORY_LIMIT,
         "max_examples": max_examples,
         "seed_schedule": seed_schedule(digest, generator_version, search_rounds),
         "hypothesis_version": hypothesis_version(),

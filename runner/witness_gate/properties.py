@@ -27,11 +27,6 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 _ASSERTION_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,199}$")
 
 
-class PropertyTimeout(BaseException):
-    """A property call ran past its time limit. A BaseException, so neither the property's
-    own `except Exception` nor the failure handling below can take it for a verdict."""
-
-
 @dataclass(frozen=True)
 class PropertySpec:
     payloads: Any
@@ -111,9 +106,7 @@ def evaluate(prop: LoadedProperty, payload: Any, fixture: Any = None, expect: st
 def _call(prop: LoadedProperty, payload: Any, fixture: Any) -> Outcome:
     try:
         result = prop.function(payload, fixture) if prop.spec.takes_fixture else prop.function(payload)
-    except (KeyboardInterrupt, PropertyTimeout):
-        raise
-    except BaseException as error:  # fail closed: SystemExit is a failure too
+    except BaseException as error:  # fail closed: SystemExit and KeyboardInterrupt are failures too
         return Outcome(False, failure_evidence("exception", type(error).__name__, _describe(error)))
     if result is True:
         return Outcome(True, None)
@@ -137,8 +130,6 @@ def import_module(path: Path, relative_path: str) -> tuple[ModuleType, str]:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except (KeyboardInterrupt, PropertyTimeout):
-        raise
     except SyntaxError as error:
         del sys.modules[name]
         raise WitnessGateError(f"{relative_path}: line {error.lineno}: SyntaxError: {error.msg}") from None
@@ -182,30 +173,3 @@ def module_files(directory: Path) -> list[Path]:
     if not files:
         raise WitnessGateError(f"{directory}: no property module (*.py) found: there is nothing to check")
     return files
-
-
-def discover(files: Sequence[Path], root: Path) -> list[LoadedProperty]:
-    """Every property in the given modules, sorted by assertion id."""
-    from witness_gate.lock import relative_to_root
-
-    found: dict[str, LoadedProperty] = {}
-    for path in files:
-        relative = relative_to_root(path, root, "property module")
-        module, digest = import_module(path, relative)
-        for prop in properties_of(module, relative, digest):
-            if prop.assertion_id in found:
-                raise WitnessGateError(
-                    f"{relative}: assertion id {prop.assertion_id!r} is already defined in {found[prop.assertion_id].path}"
-                )
-            found[prop.assertion_id] = prop
-    if not found:
-        names = ", ".join(str(path) for path in files[:3]) + (", ..." if len(files) > 3 else "")
-        raise WitnessGateError(f"{names}: no witness_gate.property found: there is nothing to check")
-    return [found[key] for key in sorted(found)]
-
-
-def find(module: ModuleType, relative_path: str, digest: str, assertion_id: str) -> LoadedProperty | None:
-    for prop in properties_of(module, relative_path, digest):
-        if prop.assertion_id == assertion_id:
-            return prop
-    return None

@@ -1,173 +1,255 @@
-"""Replays (spec section 3): the same payload, N times, each from a clean state.
+"""Replays (spec section 3): the same payloads, under conditions drawn from the schedule.
 
-One fresh interpreter per property module imports that module and nothing else of
-the user's; each replay is a fork of it, so state one replay leaves (globals,
-caches, the `random` stream, which Python reseeds in a forked child) cannot hide
-instability in the next. The property is called directly, never through
-Hypothesis, which reseeds `random` to 0 and so hides flakes. A replay that hangs
-is killed at the timeout and counts as a failure; so does one that crashes.
+A round replays every variant of a module's witnesses (`evidence.VARIANTS`) in
+`replay_interpreters` fresh interpreters, one after another, two at a time. The first
+and last interpreter of round one run under the hash secret the search ran under, the
+others under fresh secrets from the schedule; in each, `replays` slots spaced
+`replay_spacing_ms` apart run every variant in a forked child, the global `random`
+seeded per column (column 0 of round one is the seed the failing call ran under), and
+then the shrunk payload is called in the interpreter itself, without forking.
+Counts are combined across interpreters, never replaced. More rounds follow while the
+evidence is mixed (`evidence.needs_more`), up to `replay_cap` replays per variant.
+
+A replay that fails, hangs (killed at the time limit), crashes or never runs because
+its interpreter died counts as a failure. A witness that hung once is not replayed
+again: its remaining replays count as failures, so a hang costs one time limit.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import select
-import signal
-import subprocess
-import sys
-import time
-from dataclasses import dataclass
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from witness_gate.errors import WitnessGateError
+from witness_gate import seeds
+from witness_gate.evidence import Replay, needs_more
+from witness_gate.properties import failure_evidence
+from witness_gate.sandbox import Ended, Worker
 
-_WORKER_BOOT = "import sys, json; sys.path[:] = json.loads(sys.stdin.readline()); from witness_gate.replay import _worker_main; _worker_main()"
+_PARALLEL_INTERPRETERS = 2
+_SLACK_SECONDS = 5.0  # on top of the time limit, for the interpreter's own work between replays
+
+# Called after each interpreter with (interpreters done, interpreters planned so far, module).
+Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)
-class ReplayJob:
+class Job:
+    witness: str  # the witness file name
+    variant: str
     assertion_id: str
+    expect: str
     payload: Any
-    count: int
-    expect: str  # "accept", or "reject" for a payload the property must refuse
+    recorded_seed: int
+    history: list[dict[str, Any]]
+    fork: bool
+
+
+def jobs_for(name: str, record: dict[str, Any]) -> list[Job]:
+    """The variants of one witness worth replaying (duplicates of the shrunk one dropped)."""
+    shrunk, unshrunk = record, record["unshrunk"]
+
+    def job(variant: str, source: dict[str, Any], history: list, fork: bool = True) -> Job:
+        return Job(name, variant, record["assertion_id"], record["expect"], source["payload"], source["random_seed"], history, fork)
+
+    jobs = [job("shrunk", shrunk, [])]
+    differs = unshrunk["witness_hash"] != shrunk["witness_hash"]
+    if differs:
+        jobs.append(job("unshrunk", unshrunk, []))
+    if shrunk["history"]:
+        jobs.append(job("shrunk_history", shrunk, shrunk["history"]))
+    if unshrunk["history"] and (differs or unshrunk["history"] != shrunk["history"]):
+        jobs.append(job("unshrunk_history", unshrunk, unshrunk["history"]))
+    jobs.append(job("in_process", shrunk, [], fork=False))
+    return jobs
+
+
+@dataclass
+class WitnessReplays:
+    """Everything the replays of one witness showed."""
+
+    by_variant: dict[str, list[Replay]] = field(default_factory=lambda: defaultdict(list))
+    first_evidence: dict[str, dict[str, Any]] = field(default_factory=dict)  # by variant
+    missing: bool = False  # the module no longer defines the assertion
+    rounds: int = 0
 
 
 @dataclass(frozen=True)
-class ReplayResult:
-    failures: int
-    runs: int
-    missing: bool  # the module no longer defines this property
-    evidence: dict[str, Any] | None  # of the first failing replay
+class ReplayPlan:
+    root: Path
+    import_paths: tuple[str, ...]
+    fixture_path: Path
+    lock: dict[str, Any]
+    timeout: float
 
 
 def replay_module(
-    module_path: str,
-    jobs: list[ReplayJob],
-    root: Path,
-    import_paths: tuple[str, ...],
-    fixture_path: Path,
-    timeout: float,
-) -> list[ReplayResult]:
-    """Runs every job for one property module in one fresh worker interpreter."""
+    module: str, witnesses: list[tuple[str, dict[str, Any]]], plan: ReplayPlan, progress: Progress | None = None
+) -> dict[str, WitnessReplays]:
+    """Replays every witness of one property module; keyed by witness file name."""
+    lock = plan.lock
+    results = {name: WitnessReplays() for name, _ in witnesses}
+    records = dict(witnesses)
+    flaky_search = {name: record["origin"] == "search" and not record["fully_shrunk"] for name, record in witnesses}
+    active = [name for name, _ in witnesses]
+    hung: set[str] = set()
+    per_round = lock["replays"] * lock["replay_interpreters"]
+    round_number = 0
+    with tempfile.TemporaryDirectory(prefix="witness-gate-replay-") as scratch:
+        while active:
+            jobs = [job for name in active for job in jobs_for(name, records[name])]
+            secret = records[active[0]]["hash_secret"]
+            outcomes = _round(module, jobs, round_number, secret, plan, Path(scratch), hung, progress)
+            for job, replay, evidence in outcomes:
+                result = results[job.witness]
+                if evidence is _MISSING:
+                    result.missing = True
+                    continue
+                result.by_variant[job.variant].append(replay)
+                if replay.failed and evidence is not None:
+                    result.first_evidence.setdefault(job.variant, evidence)
+                    if evidence["kind"] == "timeout":
+                        hung.add(job.witness)
+            for name in active:
+                results[name].rounds += 1
+            round_number += 1
+            room = per_round * (round_number + 1) <= lock["replay_cap"]
+            active = [
+                name for name in active
+                if room and name not in hung and not results[name].missing
+                and needs_more(results[name].by_variant, flaky_search[name], results[name].rounds)
+            ]
+    return results
+
+
+_MISSING: dict[str, Any] = {"kind": "missing"}
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    index: int  # counted across rounds
+    hash_secret: int
+    columns: tuple[int, ...]  # `random` seed columns of its slots, counted across rounds
+
+
+def plan_round(lock: dict[str, Any], round_number: int, search_secret: int) -> list[Interpreter]:
+    """The interpreters of one round, laid out so causes can be told apart.
+
+    Interpreter k runs under its own hash secret (the first under the search's, in round
+    one) and a window of seed columns that slides by two from one interpreter to the next:
+    neighbours share seeds under different secrets, and each secret meets several seeds.
+    The last interpreter repeats the first exactly, later in time, so what the runner does
+    not control shows as disagreement."""
+    count, slots = lock["replay_interpreters"], lock["replays"]
+    first = round_number * count
+    width = slots + 2 * (count - 2)  # distinct columns in a round
+    base = round_number * width
+
+    def window(k: int) -> tuple[int, ...]:
+        return tuple(range(base + 2 * k, base + 2 * k + slots))
+
+    secret = search_secret if round_number == 0 else seeds.replay_hash_secret(lock, first)
+    plan = [Interpreter(first, secret, window(0))]
+    plan += [Interpreter(first + k, seeds.replay_hash_secret(lock, first + k), window(k)) for k in range(1, count - 1)]
+    plan.append(Interpreter(first + count - 1, secret, window(0)))
+    return plan
+
+
+def _round(
+    module: str, jobs: list[Job], round_number: int, search_secret: int, plan: ReplayPlan, scratch: Path, hung: set[str],
+    progress: Progress | None,
+) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
+    lock = plan.lock
+    interpreters = plan_round(lock, round_number, search_secret)
+    done = 0
+
+    def run(interpreter: Interpreter) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
+        nonlocal done
+        # Column 0 is the seed the failing call ran under in check, for each job.
+        seed_rows = [[job.recorded_seed if column == 0 else seeds.replay_random_seed(lock, column) for job in jobs] for column in interpreter.columns]
+        found = _interpreter(module, jobs, seed_rows, interpreter.hash_secret, plan, scratch, set(hung))
+        rows = []
+        for (job_index, slot), (failed, evidence) in sorted(found.items()):
+            replay = Replay(interpreter.index, interpreter.hash_secret, interpreter.columns[slot], slot, failed)
+            rows.append((jobs[job_index], replay, evidence))
+        done += 1
+        if progress is not None:
+            progress(done, len(interpreters), module)
+        return rows
+
+    with ThreadPoolExecutor(max_workers=_PARALLEL_INTERPRETERS) as pool:
+        return [row for rows in pool.map(run, interpreters) for row in rows]
+
+
+def _interpreter(
+    module: str, jobs: list[Job], seed_rows: list[list[int]], secret: int, plan: ReplayPlan, scratch: Path, hung: set[str]
+) -> dict[tuple[int, int], tuple[bool, dict[str, Any] | None]]:
+    """Outcomes by (job index, slot) of one replay interpreter; every replay it did not
+    report is a failure with the reason, and a job it reports missing maps to `_MISSING`."""
+    lock = plan.lock
     request = {
-        "root": str(root.absolute()),
-        "import_paths": list(import_paths),
-        "module_path": module_path,
-        "fixture_path": str(fixture_path.absolute()),
-        "timeout": timeout,
-        "jobs": [{"assertion_id": j.assertion_id, "payload": j.payload, "count": j.count, "expect": j.expect} for j in jobs],
+        "mode": "replay", "root": str(plan.root.absolute()), "import_paths": list(plan.import_paths), "module": module,
+        "fixture_path": str(plan.fixture_path.absolute()), "fixture_sha256": lock["fixture"]["sha256"],
+        "timeout": plan.timeout, "spacing_seconds": lock["replay_spacing_ms"] / 1000,
+        "jobs": [
+            {"witness": job.witness, "assertion_id": job.assertion_id, "expect": job.expect, "payload": job.payload,
+             "history": job.history, "fork": job.fork}
+            for job in jobs
+        ],
+        "hung": sorted(hung),
+        "seeds": seed_rows,
     }
-    # -I: no user site, no PYTHON* variables; -S: no site-packages but the ones the
-    # parent itself runs with, passed explicitly as sys.path.
-    process = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", _WORKER_BOOT],
-        input=(json.dumps([os.path.abspath(entry) for entry in sys.path]) + "\n" + json.dumps(request) + "\n").encode(),
-        capture_output=True,
-        cwd=root,
-        check=False,
-    )
-    try:
-        answer = json.loads(process.stdout.decode("utf-8").strip().splitlines()[-1])
-    except (IndexError, ValueError, UnicodeDecodeError):
-        tail = process.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
-        raise WitnessGateError(f"{module_path}: replay worker failed (exit {process.returncode}): {tail[0][:300]}") from None
-    if "error" in answer:
-        raise WitnessGateError(answer["error"])
-    return [ReplayResult(r["failures"], r["runs"], r["missing"], r["evidence"]) for r in answer["results"]]
+    outcomes: dict[tuple[int, int], tuple[bool, dict[str, Any] | None]] = {}
+    missing: set[int] = set()
+    wanted = {(j, s) for j in range(len(jobs)) for s in range(len(seed_rows))}
+    ended: Ended | None = None
+    with Worker(request, secret, plan.root, scratch) as worker:
+        wait = plan.timeout + _SLACK_SECONDS
+        while True:
+            message = worker.receive(wait)
+            if isinstance(message, Ended):
+                ended = message
+                break
+            event = message["event"]
+            if event == "done":
+                break
+            if event == "problem":
+                ended = Ended("problem", str(message.get("message"))[:2000])
+                break
+            key = (message.get("job"), message.get("slot"))
+            if event == "missing" and isinstance(message.get("job"), int):
+                missing.add(message["job"])
+            elif event == "outcome" and key in wanted and isinstance(message.get("failed"), bool):
+                evidence = message.get("evidence")
+                if message["failed"] and not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
+                    evidence = failure_evidence("protocol", None, "the replay reported a failure without evidence")
+                outcomes[key] = (message["failed"], evidence if message["failed"] else None)
+            elif event not in ("module", "call"):
+                worker.close()
+                ended = Ended("protocol", f"broke the message protocol ({event!r} message)")
+                break
+            wait = plan.timeout + request["spacing_seconds"] + _SLACK_SECONDS
+    results: dict[tuple[int, int], tuple[bool, dict[str, Any] | None]] = {}
+    for key in sorted(wanted):
+        if key[0] in missing:
+            results[key] = (False, _MISSING)
+        elif key in outcomes:
+            results[key] = outcomes[key]
+        else:
+            results[key] = (True, _unreported(ended, plan.timeout))
+    return results
 
 
-# --- worker side: runs in the fresh interpreter -------------------------------------
-
-
-def _worker_main() -> None:
-    request = json.loads(sys.stdin.readline())
-    protocol = os.fdopen(os.dup(1), "w")
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)  # whatever the user's module prints must not corrupt the protocol
-    from witness_gate.errors import WitnessGateError as Refusal
-    from witness_gate.properties import add_import_paths, find, import_module
-
-    try:
-        root = Path(request["root"])
-        add_import_paths(root, request["import_paths"])
-        module, digest = import_module(root / request["module_path"], request["module_path"])
-        fixture = None
-        results = []
-        for job in request["jobs"]:
-            prop = find(module, request["module_path"], digest, job["assertion_id"])
-            if prop is None:
-                results.append({"failures": 0, "runs": 0, "missing": True, "evidence": None})
-                continue
-            if prop.spec.takes_fixture and fixture is None:
-                fixture = _load_fixture(Path(request["fixture_path"]))
-            payload_text = json.dumps(job["payload"])
-            failures, evidence = 0, None
-            for _ in range(job["count"]):
-                outcome = _replay_once(prop, payload_text, fixture, job["expect"], request["timeout"])
-                if outcome is not None:
-                    failures += 1
-                    evidence = evidence or outcome
-            results.append({"failures": failures, "runs": job["count"], "missing": False, "evidence": evidence})
-        answer: dict[str, Any] = {"results": results}
-    except Refusal as error:
-        answer = {"error": str(error)}
-    protocol.write(json.dumps(answer) + "\n")
-    protocol.flush()
-
-
-def _load_fixture(path: Path) -> Any:
-    from witness_gate.canonical import parse_json
-    from witness_gate.store import read_regular_file
-
-    return parse_json(read_regular_file(path, "fixture"), str(path))
-
-
-def _replay_once(prop: Any, payload_text: str, fixture: Any, expect: str, timeout: float) -> dict[str, Any] | None:
-    """Evidence of failure, or None when the forked replay passed."""
-    from witness_gate.properties import evaluate, failure_evidence
-
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: one call, then report and leave without cleanup handlers
-        os.close(read_end)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        status = 0
-        try:
-            outcome = evaluate(prop, json.loads(payload_text), fixture, expect)
-            message = json.dumps({"passed": outcome.passed, "evidence": outcome.evidence}).encode()
-            os.write(write_end, message)
-        except BaseException:
-            status = 1
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    chunks = []
-    deadline = time.monotonic() + timeout
-    timed_out = False
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            timed_out = True
-            break
-        ready, _, _ = select.select([read_end], [], [], remaining)
-        if not ready:
-            continue
-        chunk = os.read(read_end, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(read_end)
-    if timed_out:
-        os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-    if timed_out:
-        return failure_evidence("timeout", None, f"replay did not finish within {timeout:g} s")
-    try:
-        result = json.loads(b"".join(chunks))
-    except ValueError:
-        return failure_evidence("crashed", None, f"replay process ended without a result (wait status {status})")
-    return None if result["passed"] else result["evidence"]
+def _unreported(ended: Ended | None, timeout: float) -> dict[str, Any]:
+    """The evidence for a replay the interpreter never reported: a failure, with why."""
+    if ended is None:
+        return failure_evidence("protocol", None, "the replay interpreter finished without reporting this replay")
+    if ended.kind == "timeout":
+        return failure_evidence("timeout", None, f"a call in the replay interpreter did not return within {timeout:g} s; the runner killed it")
+    if ended.kind == "problem":
+        return failure_evidence("crashed", None, f"the replay interpreter could not load the module: {ended.detail}")
+    return failure_evidence("crashed" if ended.kind == "exited" else "protocol", None, f"the replay interpreter {ended.detail} before this replay ran")

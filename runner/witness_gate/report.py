@@ -7,25 +7,20 @@ replay counts (witness payloads, never fresh draws) and the changed-file flags.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from witness_gate import lock as locks
-from witness_gate import store, witness
+from witness_gate import evidence, store, witness
 from witness_gate.canonical import sha256_hex
 from witness_gate.classify import NEXT_STEPS, VERDICTS, classify, run_exit_code
 from witness_gate.config import GateConfig
 from witness_gate.errors import WitnessGateError
 from witness_gate.paths import parse_changed_paths, split_paths
-from witness_gate.replay import ReplayJob, ReplayResult, replay_module
+from witness_gate.replay import Progress, ReplayPlan, WitnessReplays, replay_module
 
-SCHEMA_VERSION = 1
-
-# Called after each property module's replays with (witnesses replayed, witnesses in all, module).
-Progress = Callable[[int, int, str], None]
-
+SCHEMA_VERSION = 2
 
 def no_progress(done: int, total: int, module: str) -> None:
     pass
@@ -56,32 +51,6 @@ def _module_digest(root: Path, relative: str) -> str | None:
     return sha256_hex(store.read_regular_file(path, "property module"))
 
 
-def _replay_all(
-    witnesses: list[tuple[Path, dict[str, Any]]], which: str, runs: int, root: Path, config: GateConfig, fixture: Path,
-    progress: Progress = no_progress,
-) -> dict[str, ReplayResult]:
-    """Replays `payload` or `unshrunk.payload` of each witness; keyed by file name."""
-    by_module: dict[str, list[tuple[Path, dict[str, Any]]]] = defaultdict(list)
-    for path, record in witnesses:
-        by_module[record["property"]["path"]].append((path, record))
-    results: dict[str, ReplayResult] = {}
-    for module_path, group in sorted(by_module.items()):
-        jobs = [
-            ReplayJob(
-                record["assertion_id"],
-                record["payload"] if which == "shrunk" else record["unshrunk"]["payload"],
-                runs,
-                record["expect"],
-            )
-            for _, record in group
-        ]
-        outcomes = replay_module(module_path, jobs, root, config.import_paths, fixture, config.replay_timeout_seconds)
-        for (path, _), outcome in zip(group, outcomes):
-            results[path.name] = outcome
-        progress(len(results), len(witnesses), module_path)
-    return results
-
-
 def build(
     lock_path: Path,
     witnesses_dir: Path,
@@ -101,10 +70,9 @@ def build(
         locks.verify_fixture(lock, root)
     diff = read_diff(diff_path, lock, lock_relative, config)
     witnesses = witness.load_directory(witnesses_dir, lock)
-    runs = lock["replays"]
-    fixture = locks.fixture_path(lock, root)
 
-    replayable, entries, module_changed = [], {}, {}
+    by_module: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    entries: dict[str, dict[str, Any]] = {}
     digests: dict[str, str | None] = {}  # one read per property module, however many witnesses
     named: set[str] | None = None  # the changed paths as a set, built only if a module changed
     for path, record in witnesses:
@@ -112,35 +80,25 @@ def build(
         if module not in digests:
             digests[module] = _module_digest(root, module)
         current = digests[module]
-        changed = module_changed[path.name] = current != record["property"]["sha256"]
+        changed = current != record["property"]["sha256"]
         if changed and named is None:
             named = set(diff.paths)
         if changed and module not in named:
-            entries[path.name] = _entry(path, record, 0, 0, "none", changed, "unclassified",
-                                        "property module changed but the changed-file list does not name it: the list is incomplete")
+            entries[path.name] = _unreplayed(path.name, record, changed, "unclassified",
+                                             "property module changed but the changed-file list does not name it: the list is incomplete")
         elif current is None:
-            entries[path.name] = _entry(path, record, 0, 0, "none", changed, classify(0, 0, diff.impl_changed, diff.oracle_changed),
-                                        "property module was removed: nothing to replay")
+            entries[path.name] = _unreplayed(path.name, record, changed, classify(0, 0, diff.impl_changed, diff.oracle_changed),
+                                             "property module was removed: nothing to replay")
         else:
-            replayable.append((path, record))
+            by_module[module].append((path.name, record))
 
-    shrunk = _replay_all(replayable, "shrunk", runs, root, config, fixture, progress)
-    silent = [(p, r) for p, r in replayable if shrunk[p.name].failures == 0 and not shrunk[p.name].missing
-              and r["unshrunk"]["witness_hash"] != r["witness_hash"]]
-    unshrunk = _replay_all(silent, "unshrunk", runs, root, config, fixture)
+    plan = ReplayPlan(root, config.import_paths, locks.fixture_path(lock, root), lock, config.replay_timeout_seconds)
+    for module, group in sorted(by_module.items()):
+        results = replay_module(module, group, plan, progress)
+        for name, record in group:
+            changed = digests[module] != record["property"]["sha256"]
+            entries[name] = _entry(name, record, results[name], changed, diff)
     locks.verify_fixture(lock, root, when="during replay")
-
-    for path, record in replayable:
-        result, which = shrunk[path.name], "shrunk"
-        if path.name in unshrunk and unshrunk[path.name].failures > 0:
-            result, which = unshrunk[path.name], "unshrunk"  # shrinking distorted the failure
-        changed = module_changed[path.name]
-        if result.missing:
-            entries[path.name] = _entry(path, record, 0, 0, "none", changed, classify(0, 0, diff.impl_changed, diff.oracle_changed),
-                                        "the property module no longer defines this assertion")
-            continue
-        label = classify(result.failures, result.runs, diff.impl_changed, diff.oracle_changed)
-        entries[path.name] = _entry(path, record, result.failures, result.runs, which, changed, label, _reason(result, which))
 
     ordered = [entries[path.name] for path, _ in witnesses]
     exit_code = run_exit_code((e["label"] for e in ordered), diff.impl_changed and diff.oracle_changed, diff.lock_changed)
@@ -148,7 +106,7 @@ def build(
         "schema_version": SCHEMA_VERSION,
         "fixture_digest": lock["fixture"]["sha256"],
         "lock_path": lock_relative,
-        "replays": runs,
+        "replays": lock["replays"],
         "diff": {
             "paths_sha256": diff.paths_sha256,
             "path_count": len(diff.paths),
@@ -162,26 +120,60 @@ def build(
     }
 
 
-def _reason(result: ReplayResult, which: str) -> str:
-    evidence = result.evidence
-    detail = "" if evidence is None else f"; first failure: {evidence['exception_type'] or evidence['kind']}: {evidence['message']}"
-    source = "unshrunk payload (the shrunk one never failed)" if which == "unshrunk" else "shrunk payload"
-    return f"{source} failed {result.failures} of {result.runs} replays{detail}"
-
-
-def _entry(path: Path, record: dict[str, Any], failures: int, runs: int, replayed: str, changed: bool, label: str, reason: str) -> dict[str, Any]:
+def _entry(name: str, record: dict[str, Any], result: WitnessReplays, changed: bool, diff: DiffFacts) -> dict[str, Any]:
+    if result.missing:
+        return _unreplayed(name, record, changed, classify(0, 0, diff.impl_changed, diff.oracle_changed),
+                                 "the property module no longer defines this assertion")
+    decider = evidence.deciding_variant(result.by_variant)
+    failures, runs = evidence.counts(result.by_variant[decider])
+    label = classify(failures, runs, diff.impl_changed, diff.oracle_changed)
+    cause, detail = evidence.cause(result.by_variant, len(record["history"]))
+    first = result.first_evidence.get(decider)
+    shown = "" if first is None else f"; first failure: {first['exception_type'] or first['kind']}: {first['message']}"
+    variants = []
+    for variant in evidence.VARIANTS:
+        replays = result.by_variant.get(variant)
+        if not replays:
+            continue
+        per_interpreter: dict[int, list[evidence.Replay]] = defaultdict(list)
+        for replay in replays:
+            per_interpreter[replay.interpreter].append(replay)
+        variant_failures, variant_runs = evidence.counts(replays)
+        variants.append({
+            "variant": variant,
+            "failures": variant_failures,
+            "runs": variant_runs,
+            "interpreters": [
+                {"hash_secret": group[0].hash_secret, "failures": evidence.counts(group)[0], "runs": len(group)}
+                for _, group in sorted(per_interpreter.items())
+            ],
+        })
     return {
-        "file": path.name,
+        **_base(name, record, changed, label),
+        "failures": failures,
+        "runs": runs,
+        "replayed": decider,
+        "cause": cause,
+        "variants": variants,
+        "rounds": result.rounds,
+        "reason": f"{decider.replace('_', ' ')} payload failed {failures} of {runs} replays: {detail}{shown}",
+    }
+
+
+def _base(name: str, record: dict[str, Any], changed: bool, label: str) -> dict[str, Any]:
+    return {
+        "file": name,
         "assertion_id": record["assertion_id"],
         "witness_hash": record["witness_hash"],
         "label": label,
-        "failures": failures,
-        "runs": runs,
-        "replayed": replayed,
         "property_changed": changed,
         "next_step": NEXT_STEPS[label],
-        "reason": reason,
     }
+
+
+def _unreplayed(name: str, record: dict[str, Any], changed: bool, label: str, reason: str) -> dict[str, Any]:
+    return {**_base(name, record, changed, label), "failures": 0, "runs": 0, "replayed": "none", "cause": "none_found",
+            "variants": [], "rounds": 0, "reason": reason}
 
 
 def diff_reasons(report: dict[str, Any]) -> list[str]:
@@ -195,10 +187,8 @@ def diff_reasons(report: dict[str, Any]) -> list[str]:
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:
-    lines = [
-        f"{e['label']}: {e['file']} failed {e['failures']}/{e['runs']} ({e['replayed']}) - {e['next_step']}"
-        for e in report["witnesses"]
-    ]
+    lines = [f"{e['label']}: {e['file']} failed {e['failures']}/{e['runs']} ({e['replayed']}) - {e['next_step']}\n  {e['reason']}"
+             for e in report["witnesses"]]
     lines.extend(diff_reasons(report))
     lines.append(f"verdict: {report['verdict']} (exit {report['exit_code']}, {len(report['witnesses'])} witnesses)")
     return lines

@@ -9,11 +9,11 @@ from pathlib import Path
 from witness_gate import freeze as freezes
 from witness_gate import lock as locks
 from witness_gate import report as reports
-from witness_gate import witness
+from witness_gate import evidence, witness
 from witness_gate.classify import classify
 from witness_gate.config import GateConfig
 from witness_gate.errors import FixtureChanged
-from witness_gate.replay import ReplayJob, replay_module
+from witness_gate.replay import ReplayPlan, WitnessReplays, replay_module
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,7 @@ def run(
     if diff.paths_sha256 != report["diff"]["paths_sha256"]:
         checks.append(Check("report matches diff", False, "the report was made from another changed-file list"))
     entries = {e["file"]: e for e in report["witnesses"]}
+    replayable: dict[str, list[tuple[str, dict]]] = {}
     for path, record in witness.load_directory(witnesses_dir, lock):
         entry = entries.get(path.name)
         if entry is None:
@@ -56,17 +57,33 @@ def run(
         expected = classify(entry["failures"], entry["runs"], report["diff"]["impl_changed"], report["diff"]["oracle_changed"])
         label_ok = expected == entry["label"] or (entry["label"] == "unclassified" and entry["runs"] == 0)
         checks.append(Check(f"label {path.name}", label_ok, f"recorded {entry['label']}, table gives {expected} for {entry['failures']}/{entry['runs']}"))
-        if entry["label"] in ("regression", "not_reproduced") and entry["replayed"] != "none":
-            payload = record["payload"] if entry["replayed"] == "shrunk" else record["unshrunk"]["payload"]
-            [result] = replay_module(
-                record["property"]["path"], [ReplayJob(record["assertion_id"], payload, lock["replays"], record["expect"])],
-                root, config.import_paths, locks.fixture_path(lock, root), config.replay_timeout_seconds,
-            )
-            want = lock["replays"] if entry["label"] == "regression" else 0
-            checks.append(Check(f"replay {path.name}", result.failures == want and not result.missing,
-                                f"{entry['label']} needs {want}/{lock['replays']} failures, replay gave {result.failures}/{result.runs}"))
+        if entry["replayed"] != "none":
+            replayable.setdefault(record["property"]["path"], []).append((path.name, record))
+    plan = ReplayPlan(root, config.import_paths, locks.fixture_path(lock, root), lock, config.replay_timeout_seconds)
+    for module, group in sorted(replayable.items()):
+        results = replay_module(module, group, plan)
+        for name, _ in group:
+            checks.append(_replay_check(name, entries[name], results[name], report["diff"]))
     for freeze_path in freeze_paths:
         record = freezes.load(freeze_path)
         found = freezes.problems(record, lock, report, now, config.max_freeze_hours)
         checks.append(Check(f"freeze {freeze_path.name}", not found, "; ".join(found) or f"flake, expires {record['expires_at']}"))
     return checks
+
+
+def _replay_check(name: str, entry: dict, result: WitnessReplays, diff: dict) -> Check:
+    """Replays again and compares: the same counts wherever the runner controls the cause,
+    the same label where it cannot (time, threads, entropy)."""
+    if result.missing:
+        return Check(f"replay {name}", False, "the property module no longer defines this assertion")
+    decider = evidence.deciding_variant(result.by_variant)
+    failures, runs = evidence.counts(result.by_variant[decider])
+    label = classify(failures, runs, diff["impl_changed"], diff["oracle_changed"])
+    cause, _ = evidence.cause(result.by_variant, 0)
+    got = f"replay gave {label} {failures}/{runs} ({decider}, {cause})"
+    recorded = f"recorded {entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}, {entry['cause']})"
+    if entry["cause"] in evidence.CONTROLLED:
+        same = (label, failures, runs, decider, cause) == (entry["label"], entry["failures"], entry["runs"], entry["replayed"], entry["cause"])
+    else:
+        same = label == entry["label"]
+    return Check(f"replay {name}", same, f"{recorded}, {got}")

@@ -14,38 +14,61 @@ from typing import Any
 from witness_gate import store
 from witness_gate.canonical import payload_hash
 from witness_gate.errors import WitnessGateError
-from witness_gate.properties import LoadedProperty
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FILE_NAME = re.compile(r"^(?P<assertion>[A-Za-z_][A-Za-z0-9_]*)\.(?P<prefix>[0-9a-f]{12})\.json$")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One property call as the runner recorded it: the payload, the global `random`
+    seed it ran under, and the calls that preceded it in the same process."""
+
+    payload: Any
+    random_seed: int
+    history: tuple[dict[str, Any], ...]
+
+    def as_record(self) -> dict[str, Any]:
+        return {"payload": self.payload, "witness_hash": payload_hash(self.payload), "random_seed": self.random_seed, "history": list(self.history)}
 
 
 @dataclass(frozen=True)
 class Failure:
     """A payload the property rejected, as found by `check`."""
 
-    payload: Any
-    unshrunk_payload: Any
+    assertion_id: str
+    final: Call  # the shrunk payload (the same call as `original` when nothing was shrunk)
+    original: Call  # the unshrunk payload: the first failing call
     evidence: dict[str, Any]
     origin: str  # "search", "example", "fixture" or "reject" (a payload it must refuse)
-    seed: int | None
+    seed: int | None  # the search seed, for origin "search"
     fully_shrunk: bool
+    hash_secret: int  # PYTHONHASHSEED of the interpreter that ran the search
 
 
-def build(prop: LoadedProperty, lock: dict[str, Any], failure: Failure) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PropertySource:
+    path: str  # repository-relative
+    sha256: str  # of the module's source bytes
+    lines: dict[str, int]  # assertion id -> line of its definition
+
+
+def build(source: PropertySource, lock: dict[str, Any], failure: Failure) -> dict[str, Any]:
+    shrunk = failure.final.as_record()
     return {
         "schema_version": SCHEMA_VERSION,
-        "assertion_id": prop.assertion_id,
+        "assertion_id": failure.assertion_id,
         "fixture_digest": lock["fixture"]["sha256"],
-        "witness_hash": payload_hash(failure.payload),
-        "payload": failure.payload,
-        "unshrunk": {"payload": failure.unshrunk_payload, "witness_hash": payload_hash(failure.unshrunk_payload)},
+        "witness_hash": shrunk.pop("witness_hash"),
+        **shrunk,
+        "unshrunk": failure.original.as_record(),
+        "hash_secret": failure.hash_secret,
         "origin": failure.origin,
         "expect": "reject" if failure.origin == "reject" else "accept",
         "fully_shrunk": failure.fully_shrunk,
         "seed": failure.seed,
         "evidence": failure.evidence,
-        "property": {"path": prop.path, "sha256": prop.sha256, "line": prop.line},
+        "property": {"path": source.path, "sha256": source.sha256, "line": source.lines.get(failure.assertion_id, 1)},
         "generator_version": lock["generator_version"],
         "hypothesis_version": lock["hypothesis_version"],
     }

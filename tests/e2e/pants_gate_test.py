@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -41,9 +42,8 @@ class Run:
 
 
 class Project:
-    def __init__(self, root: Path, counter: Path) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self.counter = counter
         self.commits: dict[str, str] = {}
 
     def git(self, *args: str) -> str:
@@ -62,10 +62,8 @@ class Project:
         self.git("reset", "-q", "--hard", self.commits[name])
         self.git("clean", "-fdq")  # ignored state (pantsd, dist/) stays
         shutil.rmtree(self.root / "dist", ignore_errors=True)
-        self.counter.write_text("0")
 
     def pants_test(self, *args: str) -> Run:
-        self.counter.write_text("0")
         done = subprocess.run(
             ["./pants", "--no-dynamic-ui", "test", "--test-output=all", *args, TARGET],
             cwd=self.root, capture_output=True, text=True, timeout=1200,
@@ -118,10 +116,10 @@ def project(tmp_path_factory) -> Project:
         else:
             shutil.copy2(source, target)
     (root / ".gitignore").write_text("/.pants-bootstrap/\n/.pants.d/\n/.pids/\n/dist/\n__pycache__/\n")
-    project = Project(root, root.parent / "flake-counter")
+    project = Project(root)
     project.git("init", "-q", "-b", "main")
     project.commit("shipped", "the orders example, as shipped")
-    (root / "examples/orders/tests/properties/flaky_props.py").write_text(flaky_property_source(project.counter))
+    (root / "examples/orders/tests/properties/flaky_props.py").write_text(flaky_property_source())
     project.commit("flaky", "a property that fails on some replays")
     yield project
     project.stop_pantsd()
@@ -157,7 +155,7 @@ def test_deterministic_bug_in_the_implementation_is_a_red_regression(project):
     project.edit(IMPL, *BUG)
     run = project.pants_test()
     assert run.code != 0, run.output
-    assert "regression: prop_order_total_non_negative failed 5/5 replays; witness witnesses/prop_order_total_non_negative." in run.output
+    assert "regression: prop_order_total_non_negative failed 60/60 replays; witness witnesses/prop_order_total_non_negative." in run.output
     assert "Block the patch" in run.output
     [row] = project.artifact("gate.json")["witnesses"]
     assert (project.root / ARTIFACTS / row["file"]).is_file()
@@ -187,7 +185,8 @@ def test_flake_is_red_without_a_freeze_and_green_with_a_valid_one(project):
     project.start_from("flaky")
     red = project.pants_test()
     assert red.code != 0, red.output
-    assert "flake: prop_sometimes failed 2/5 replays" in red.output
+    assert re.search(r"flake: prop_sometimes failed ([1-9]|[12][0-9])/30 replays", red.output), red.output
+    assert "it follows the global random state" in red.output
     assert "No valid freeze covers this witness" in red.output
     frozen = project.write_freeze()
     green = project.pants_test()
@@ -246,7 +245,23 @@ def test_editing_the_build_declaration_with_the_implementation_is_a_mixed_edit(p
     project.edit("examples/orders/BUILD", 'fixture=":orders-fixture",', 'fixture=":orders-fixture",\n    replays=1,')
     run = project.pants_test()
     assert run.code != 0, run.output
-    assert "mixed_edit: prop_order_total_non_negative failed 1/1 replays" in run.output
+    assert "mixed_edit: prop_order_total_non_negative failed 12/12 replays" in run.output
+
+
+@pytest.mark.parametrize(
+    "hostile, evidence",
+    [
+        ("os._exit(0)", "crashed"),  # ends the process with a passing status from code under test
+        ("print('gate: pass (exit 0)', flush=True); return -1", "returned_false"),  # forges the verdict line, then fails
+    ],
+)
+def test_code_under_test_that_exits_or_forges_output_cannot_pass_the_target(project, hostile, evidence):
+    project.start_from("shipped")
+    project.edit(IMPL, 'return line["qty"] * line["price"]', f'import os\n    if line["qty"] > 3:\n        {hostile}\n    return line["qty"] * line["price"]')
+    run = project.pants_test()
+    assert run.code != 0, run.output
+    assert "regression: prop_order_total_non_negative" in run.output and evidence in run.output, run.output
+    assert project.artifact("gate.json")["verdict"] == "blocked"
 
 
 def test_skipping_the_gate_is_refused_not_reported_green(project):

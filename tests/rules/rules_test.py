@@ -200,3 +200,25 @@ def test_relevant_changes_keep_owned_paths_and_freezes_only():
     owned = Ownership(("p.py",), PinnedFixture("f.json", 1, None), ("src/a.py",), ("p.py", "f.json"), None)  # type: ignore[arg-type]
     changed = ("README.md", "src/a.py", "f.json", ".witness-gate/freezes/x.json", ".witness-gate/other")
     assert relevant_changes(changed, owned, ".witness-gate/freezes") == (".witness-gate/freezes/x.json", "f.json", "src/a.py")
+
+
+@pytest.mark.parametrize(
+    "process_exit, gate_json, expected_exit, says",
+    [
+        (0, b'{"verdict": "pass", "exit_code": 0}', 0, None),
+        (1, b'{"verdict": "blocked", "exit_code": 1}', 1, None),
+        (3, b'{"verdict": "oracle_review", "exit_code": 3}', 3, None),
+        # Code under test that ends the runner with exit 0 leaves no verdict behind.
+        (0, None, 1, "no gate.json"),
+        (0, b"", 1, "not JSON"),
+        (0, b'{"verdict": "pass", "exit_code": 1}', 1, "no consistent verdict"),
+        (0, b'{"verdict": "blocked", "exit_code": 1}', 1, "although the runner exited 0"),
+        (0, b'["pass"]', 1, "no consistent verdict"),
+        (2, None, 2, None),
+        (1, b'{"verdict": "pass", "exit_code": 0}', 1, "although gate.json says pass"),
+    ],
+)
+def test_a_target_passes_only_on_a_passing_gate_json_and_exit_zero(process_exit, gate_json, expected_exit, says):
+    exit_code, message = gate_rules.target_exit_code(process_exit, gate_json)
+    assert exit_code == expected_exit
+    assert (message is None) if says is None else (says in message)

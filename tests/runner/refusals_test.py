@@ -28,16 +28,20 @@ def test_pin_refuses_a_fixture_outside_the_root(repo: SampleRepo, tmp_path):
     assert_refused(repo.cli("pin", "--fixture", str(outside), "--generator-version", "1", "--out", repo.lock), "outside the repository root")
 
 
+def test_check_refuses_an_assertion_id_defined_twice(repo: SampleRepo):
+    assert repo.pin().code == 0
+    repo.write("tests/properties/zz_bad.py", "import witness_gate\nfrom hypothesis import strategies as st\n"
+               "@witness_gate.property(payloads=st.just({}))\ndef prop_order_total_non_negative(p):\n    return True\n")
+    assert_refused(repo.check(), "already defined")
+    assert repo.witness_files() == []
+
+
 @pytest.mark.parametrize(
     "source, message",
     [
         ("def broken(:\n", "SyntaxError"),
         ("raise RuntimeError('boom at import')\n", "RuntimeError: boom at import"),
-        (
-            "import witness_gate\nfrom hypothesis import strategies as st\n"
-            "@witness_gate.property(payloads=st.just({}))\ndef prop_order_total_non_negative(p):\n    return True\n",
-            "already defined",
-        ),
+        ("import os\nos._exit(0)\n", "loading the property module failed: the worker ended (exit status 0)"),
         (
             "import witness_gate\n@witness_gate.property(payloads=[1, 2])\ndef prop_bad_strategy(p):\n    return True\n",
             "must be a Hypothesis strategy",
@@ -49,10 +53,15 @@ def test_pin_refuses_a_fixture_outside_the_root(repo: SampleRepo, tmp_path):
         ),
     ],
 )
-def test_check_refuses_broken_property_modules(repo: SampleRepo, source, message):
+def test_a_property_module_that_cannot_be_loaded_or_run_blocks_with_one_line(repo: SampleRepo, source, message):
+    # Property modules import the code under test, so what they do at import is the
+    # code's doing: a verdict (blocked, exit 1), never a refusal the code could choose.
     assert repo.pin().code == 0
     repo.write("tests/properties/zz_bad.py", source)
-    assert_refused(repo.check(), message)
+    result = repo.check()
+    assert result.code == 1, result.stdout + result.stderr
+    [line] = [line for line in result.stdout.splitlines() if line.startswith("blocked: ")]
+    assert line.startswith("blocked: tests/properties/zz_bad.py: ") and message in line, result.stdout
     assert repo.witness_files() == []
 
 

@@ -43,7 +43,7 @@ def test_a_terminal_gets_colour_and_no_plain_progress_lines(repo: SampleRepo):
     (repo.root / "changed.txt").write_text(f"{IMPL}\n")
     shown = run_on_terminal(repo, environment(repo))
     assert "\x1b[" in shown  # ANSI styling
-    assert "witness-gate: replayed" not in shown
+    assert "replay interpreter" not in shown
     assert "regression" in shown
 
 
@@ -51,8 +51,8 @@ def test_ci_or_a_pipe_gets_plain_lines_without_colour(repo: SampleRepo):
     repo.edit(IMPL, *BUG)
     (repo.root / "changed.txt").write_text(f"{IMPL}\n")
     on_ci = run_on_terminal(repo, environment(repo, CI="true"))
-    assert "witness-gate: replayed 1/1 witnesses (tests/properties/orders_props.py)" in on_ci
+    assert "witness-gate: tests/properties/orders_props.py: replay interpreter 6/6 done" in on_ci
     piped = subprocess.run([sys.executable, "-m", "witness_gate", *GATE], cwd=repo.root, env=environment(repo), capture_output=True, text=True)
     assert piped.returncode == 1
     assert "\x1b[" not in piped.stdout + piped.stderr
-    assert "witness-gate: replayed 1/1 witnesses" in piped.stderr
+    assert "witness-gate: tests/properties/orders_props.py: replay interpreter 6/6 done" in piped.stderr

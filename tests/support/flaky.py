@@ -1,38 +1,34 @@
-"""A deterministic flake for tests: it fails in every other process.
+"""A realistic flake for tests: an A/B promotion drawn from the global `random` module.
 
-The first call in each process decides, from a counter kept in a file outside the
-process, whether this process fails. A gate run's search process (count 0) fails and
-retains a witness; its five replay forks (counts 1..5) fail on 2 and 4: 2 of 5.
+Bucket B of the experiment takes a flat 5 off without flooring the total at zero, so a
+small cart goes negative in about 40% of calls. The runner seeds `random` per call from
+the lock's schedule, so the same lock replays it with the same counts on every machine.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+FLAKY_ASSERTION = "prop_sometimes"
 
 _SOURCE = '''
-import fcntl
+import random
+
 from hypothesis import strategies as st
+
 import witness_gate
 
-_decision = None
 
-def _this_process_fails():
-    global _decision
-    if _decision is None:
-        with open({counter!r}, "a+") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            handle.seek(0)
-            count = int(handle.read() or 0)
-            handle.seek(0); handle.truncate(); handle.write(str(count + 1))
-        _decision = count % 2 == 0
-    return _decision
+def promoted_total(cart_total):
+    if random.random() < 0.4:  # experiment bucket B: a flat discount, forgets the floor
+        return cart_total - 5
+    return max(cart_total - 5, 0)
 
-@witness_gate.property(payloads=st.fixed_dictionaries({{"n": st.integers(0, 100)}}))
+
+@witness_gate.property(payloads=st.fixed_dictionaries({"n": st.integers(0, 100)}))
 def prop_sometimes(payload):
-    return not (payload["n"] >= 7 and _this_process_fails())
+    return promoted_total(payload["n"]) >= 0
 '''
 
 
-def flaky_property_source(counter: Path) -> str:
-    """The source of a property module defining `prop_sometimes`, counting in `counter`."""
-    return _SOURCE.format(counter=str(counter))
+def flaky_property_source() -> str:
+    """The source of a property module defining `prop_sometimes`."""
+    return _SOURCE

@@ -81,4 +81,4 @@ def copy_example(target: Path) -> SampleRepo:
 
 
 def add_flaky_property(repo: SampleRepo) -> None:
-    repo.write("tests/properties/flaky_props.py", flaky_property_source(repo.root / "flake-counter"))
+    repo.write("tests/properties/flaky_props.py", flaky_property_source())

@@ -1,0 +1,149 @@
+"""What replays show (pure): the deciding counts, whether to escalate, and the cause.
+
+Each witness is replayed as several variants: its shrunk and unshrunk payloads in
+isolation, each after the calls that preceded it in `check` (its history), and the
+shrunk payload repeatedly inside one interpreter without forking. Every replay records
+the interpreter's hash secret, the `random` seed column and its slot in time. These
+functions read those records and nothing else: plain values in, plain values out.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+VARIANTS = ("shrunk", "unshrunk", "shrunk_history", "unshrunk_history", "in_process")
+_ISOLATED = ("shrunk", "unshrunk")
+CAUSES = ("deterministic", "history", "hash_secret", "random_seed", "time", "none_found")
+# Causes the runner controls: replaying under the same lock gives the same counts.
+CONTROLLED = ("deterministic", "history", "hash_secret", "random_seed")
+
+
+@dataclass(frozen=True)
+class Replay:
+    interpreter: int  # counted across rounds
+    hash_secret: int
+    column: int  # the `random` seed column, counted across rounds
+    slot: int  # position in time within the interpreter
+    failed: bool
+
+
+def counts(replays: Iterable[Replay]) -> tuple[int, int]:
+    replays = list(replays)
+    return sum(r.failed for r in replays), len(replays)
+
+
+def deciding_variant(by_variant: Mapping[str, Sequence[Replay]]) -> str:
+    """The variant that fails most reliably (ties go to the earlier of `VARIANTS`): the
+    label rests on it, so a failure that needs its history is not hidden by the
+    isolated replays that pass, and counts are never mixed across payloads."""
+    present = [v for v in VARIANTS if by_variant.get(v)]
+    return max(present, key=lambda v: (_ratio(by_variant[v]), -VARIANTS.index(v)))
+
+
+def _ratio(replays: Sequence[Replay]) -> float:
+    failures, runs = counts(replays)
+    return failures / runs
+
+
+def _mixed(replays: Sequence[Replay]) -> bool:
+    failures, runs = counts(replays)
+    return 0 < failures < runs
+
+
+def needs_more(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: bool, rounds: int) -> bool:
+    """Escalate when the deciding counts say "always" or "never" and more replays could
+    show otherwise: a would-be regression always gets a second round of fresh hash
+    secrets and seeds before it is called one, and further rounds while other evidence
+    disagrees (another variant fails only sometimes, or Hypothesis saw the failure come
+    and go while shrinking and no history explains it)."""
+    decider = deciding_variant(by_variant)
+    failures, runs = counts(by_variant[decider])
+    if 0 < failures < runs:
+        return False
+    if failures == runs and rounds < 2:
+        return True
+    if any(_mixed(replays) for replays in by_variant.values() if replays):
+        return True
+    return search_was_flaky and decider in _ISOLATED
+
+
+def _consistent(replays: Sequence[Replay]) -> bool:
+    """Whether the same hash secret and the same seed always gave the same outcome."""
+    outcomes: dict[tuple[int, int], set[bool]] = defaultdict(set)
+    for replay in replays:
+        outcomes[(replay.hash_secret, replay.column)].add(replay.failed)
+    return all(len(seen) == 1 for seen in outcomes.values())
+
+
+def _varies_with(replays: Sequence[Replay], held, varied) -> bool:
+    """Whether two replays that share `held` but differ in `varied` had different outcomes."""
+    groups: dict[object, dict[object, bool]] = defaultdict(dict)
+    for replay in replays:
+        groups[held(replay)][varied(replay)] = replay.failed
+    return any(len(set(outcomes.values())) > 1 for outcomes in groups.values())
+
+
+def _switches_at_most_once(replays: Sequence[Replay]) -> bool:
+    rows: dict[int, list[Replay]] = defaultdict(list)
+    for replay in replays:
+        rows[replay.interpreter].append(replay)
+    for row in rows.values():
+        ordered = [r.failed for r in sorted(row, key=lambda r: r.slot)]
+        if sum(a != b for a, b in zip(ordered, ordered[1:])) > 1:
+            return False
+    return True
+
+
+def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tuple[str, str]:
+    """(cause, one line a reviewer reads) for the deciding variant's counts."""
+    decider = deciding_variant(by_variant)
+    replays = by_variant[decider]
+    failures, runs = counts(replays)
+    secrets = {r.hash_secret for r in replays}
+    columns = {r.column for r in replays}
+    interpreters = {r.interpreter for r in replays}
+    if failures == 0:
+        return "none_found", f"never failed: 0 of {runs} replays of each variant (isolated, after its history, in one process)"
+    isolated = max((v for v in _ISOLATED if by_variant.get(v)), key=lambda v: _ratio(by_variant[v]))
+    isolated_failures, isolated_runs = counts(by_variant[isolated])
+    history_explains = failures == runs or isolated_failures == 0
+    if decider not in _ISOLATED and isolated_failures < isolated_runs and history_explains:
+        where = f"after the {history_length} calls that preceded it in check" if decider != "in_process" else "when called again in the same process"
+        return "history", (
+            f"fails {failures} of {runs} replays {where} but {isolated_failures} of {isolated_runs} in isolation: "
+            "it depends on state that earlier calls leave behind"
+        )
+    if failures == runs:
+        return "deterministic", (
+            f"fails on every replay: {runs} of {runs} across {len(interpreters)} interpreters "
+            f"({len(secrets)} hash secrets) and {len(columns)} random seeds"
+        )
+    if decider not in _ISOLATED:  # the isolated payload varies too: its pattern says why
+        replays = by_variant[isolated]
+        failures, runs = counts(replays)
+        secrets, columns = {r.hash_secret for r in replays}, {r.column for r in replays}
+    by_column = _varies_with(replays, lambda r: r.hash_secret, lambda r: r.column)
+    by_secret = _varies_with(replays, lambda r: r.column, lambda r: r.hash_secret)
+    if _consistent(replays) and by_column and not by_secret:
+        failing = len({r.column for r in replays if r.failed})
+        return "random_seed", (
+            f"fails under {failing} of {len(columns)} random seeds, and a seed gives the same outcome under every hash secret: "
+            "it follows the global random state"
+        )
+    if _consistent(replays) and by_secret and not by_column:
+        failing = len({r.hash_secret for r in replays if r.failed})
+        return "hash_secret", (
+            f"fails under {failing} of {len(secrets)} hash secrets, and a secret gives the same outcome for every seed: "
+            "it follows hash order (PYTHONHASHSEED)"
+        )
+    if _switches_at_most_once(replays):
+        return "time", (
+            f"fails {failures} of {runs} replays in runs that follow the clock (each interpreter switched at most once "
+            "across its spaced slots), not the hash secret or the seed alone: it depends on time"
+        )
+    return "none_found", (
+        f"fails {failures} of {runs} replays, following none of the conditions varied (hash secret, random seed, history, time): "
+        "nondeterminism the runner does not control, such as threads, the OS or entropy"
+    )

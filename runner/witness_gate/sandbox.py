@@ -1,0 +1,155 @@
+"""Where code under test runs: fresh interpreters the runner supervises and may kill.
+
+The process that decides a verdict never imports a property module or the code it
+tests. Each worker is a new interpreter in a session of its own, with an environment
+the runner builds (a hash secret from the seed schedule; none of the caller's
+`PYTHON*`, `PEX_*`, `HYPOTHESIS_*` or `PANTS_*` variables), its standard output and
+error sent to /dev/null, and a private pipe for its messages. Every deadline is the
+parent's, enforced with SIGKILL on the worker's whole process group: a worker that
+exits, crashes, hangs, ignores signals or writes anything but well-formed messages ends
+its conversation with an `Ended`, which callers count as a failure, never as a pass.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_BOOT = "import sys, json; sys.path[:] = json.loads(sys.argv[1]); from witness_gate.worker import main; main(sys.argv[2])"
+_MAX_MESSAGE = 32 << 20
+_EXIT_GRACE_SECONDS = 1.0
+# A fixed, documented environment: the same on every machine and under every caller.
+_BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC", "PYTHONDONTWRITEBYTECODE": "1"}
+_requests = itertools.count()
+
+
+@dataclass(frozen=True)
+class Ended:
+    """Why a worker's conversation ended without the message the caller waited for."""
+
+    kind: str  # "timeout", "exited" or "protocol"
+    detail: str
+
+
+def worker_environment(hash_secret: int, scratch: Path) -> dict[str, str]:
+    return {
+        **_BASE_ENV,
+        "HOME": str(scratch),
+        "PYTHONHASHSEED": str(hash_secret),
+        "HYPOTHESIS_STORAGE_DIRECTORY": str(scratch / "hypothesis"),
+    }
+
+
+def _describe_status(status: int) -> str:
+    if status < 0:
+        try:
+            return f"killed by {signal.Signals(-status).name}"
+        except ValueError:
+            return f"killed by signal {-status}"
+    return f"exit status {status}"
+
+
+class Worker:
+    """One supervised interpreter running `witness_gate.worker` on one request."""
+
+    def __init__(self, request: dict[str, Any], hash_secret: int, root: Path, scratch: Path) -> None:
+        read_end, write_end = os.pipe()
+        request_path = scratch / f"request-{os.getpid()}-{next(_requests)}.json"
+        request_path.write_text(json.dumps({**request, "protocol_fd": write_end}), "utf-8")
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-S", "-s", "-B", "-c", _BOOT, json.dumps([os.path.abspath(p) for p in sys.path]), str(request_path)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=root,
+                env=worker_environment(hash_secret, scratch),
+                pass_fds=(write_end,),
+                start_new_session=True,
+            )
+        finally:
+            os.close(write_end)
+        self._fd = read_end
+        self._exited = os.pidfd_open(self._process.pid)
+        self._buffer = b""
+        self._closed = False
+
+    def receive(self, seconds: float) -> dict[str, Any] | Ended:
+        """The next message, or why there is none within `seconds` (the worker is then killed)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            newline = self._buffer.find(b"\n")
+            if newline >= 0:
+                line, self._buffer = self._buffer[:newline], self._buffer[newline + 1 :]
+                return self._parse(line)
+            if len(self._buffer) > _MAX_MESSAGE:
+                return self._end("protocol", f"wrote a message over {_MAX_MESSAGE} bytes")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return self._end("timeout", f"sent nothing for {seconds:g} s")
+            readable, _, _ = select.select([self._fd, self._exited], [], [], remaining)
+            end_of_pipe = False
+            if self._fd in readable:
+                chunk = os.read(self._fd, 1 << 16)
+                if chunk:
+                    self._buffer += chunk
+                    continue
+                end_of_pipe = True
+            if self._exited in readable or end_of_pipe:
+                # Exited, or every writer closed the pipe: take what is already there, then stop.
+                self._drain()
+                if b"\n" in self._buffer:
+                    continue
+                # The pipe closes a moment before the exit is seen: give the exit that moment.
+                exiting = self._exited in readable or select.select([self._exited], [], [], _EXIT_GRACE_SECONDS)[0]
+                status = self._process.wait() if exiting else None
+                if status is None:
+                    return self._end("protocol", "closed its message pipe")
+                return self._end("exited", f"ended ({_describe_status(status)})")
+
+    def _drain(self) -> None:
+        while select.select([self._fd], [], [], 0)[0]:
+            chunk = os.read(self._fd, 1 << 16)
+            if not chunk or len(self._buffer) > _MAX_MESSAGE:
+                return
+            self._buffer += chunk
+
+    def _parse(self, line: bytes) -> dict[str, Any] | Ended:
+        try:
+            message = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            return self._end("protocol", f"wrote a malformed message: {line[:80]!r}")
+        if not isinstance(message, dict) or not isinstance(message.get("event"), str):
+            return self._end("protocol", f"wrote a message without an event: {line[:80]!r}")
+        return message
+
+    def _end(self, kind: str, detail: str) -> Ended:
+        self.close()
+        return Ended(kind, detail)
+
+    def close(self) -> None:
+        """Kills the worker's process group (whatever it is doing) and releases its pipes."""
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._process.pid, signal.SIGKILL)
+        self._process.wait()
+        os.close(self._fd)
+        os.close(self._exited)
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,46 @@
+"""Every source of nondeterminism the runner controls, drawn from the lock's seed schedule.
+
+The schedule itself is derived from the fixture digest and the generator version (see
+`lock.seed_schedule`); everything here is a pure function of it and of names the
+witness records, so two machines derive the same hash secrets and `random` seeds and
+the same witness replays the same way. Nothing here reads the clock or the caller's
+environment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+# PYTHONHASHSEED accepts 0..4294967295; 0 disables randomisation, which is one secret among many.
+_HASH_SECRETS = 1 << 32
+
+
+def _derive(lock: dict[str, Any], *parts: object) -> int:
+    material = "\0".join(["witness-gate/seeds/v1", str(lock["seed_schedule"][0]), *(str(part) for part in parts)])
+    return int.from_bytes(hashlib.sha256(material.encode()).digest()[:8], "big")
+
+
+def check_hash_secret(lock: dict[str, Any], module_path: str) -> int:
+    """The hash secret of the interpreter that searches one property module."""
+    return _derive(lock, "check-hash-secret", module_path) % _HASH_SECRETS
+
+
+def call_random_seed(search_seed: int, assertion_id: str, payload_bytes: bytes) -> int:
+    """The global `random` seed for one property call during `check`.
+
+    A function of the payload, not of the call's position: the same payload always sees
+    the same `random` state, so Hypothesis can shrink a failure that follows `random`
+    without calling it flaky, while different payloads explore different branches."""
+    material = b"witness-gate/call-random/v1\0" + str(search_seed).encode() + b"\0" + assertion_id.encode() + b"\0" + payload_bytes
+    return int.from_bytes(hashlib.sha256(material).digest()[:8], "big")
+
+
+def replay_hash_secret(lock: dict[str, Any], interpreter: int) -> int:
+    """The hash secret of replay interpreter number `interpreter` (counted across rounds)."""
+    return _derive(lock, "replay-hash-secret", interpreter) % _HASH_SECRETS
+
+
+def replay_random_seed(lock: dict[str, Any], column: int) -> int:
+    """The global `random` seed of replay column `column` (counted across rounds)."""
+    return _derive(lock, "replay-random", column)

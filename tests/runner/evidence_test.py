@@ -1,0 +1,74 @@
+"""The pure reading of replays: the deciding variant, escalation and the cause, table-tested
+on replay grids laid out the way `replay.plan_round` lays them out."""
+
+from __future__ import annotations
+
+import pytest
+
+from witness_gate.evidence import Replay, cause, counts, deciding_variant, needs_more
+from witness_gate.replay import plan_round
+
+LOCK = {"seed_schedule": [12345], "replays": 5, "replay_interpreters": 6}
+PLAN = plan_round(LOCK, 0, search_secret=7)
+
+
+def grid(fails) -> list[Replay]:
+    """One replay per (interpreter, slot) of round one; `fails(interpreter, column, slot)`."""
+    return [
+        Replay(i.index, i.hash_secret, column, slot, bool(fails(i, column, slot)))
+        for i in PLAN
+        for slot, column in enumerate(i.columns)
+    ]
+
+
+def test_the_plan_repeats_its_first_interpreter_and_overlaps_neighbours():
+    first, last = PLAN[0], PLAN[-1]
+    assert (first.hash_secret, first.columns) == (7, (0, 1, 2, 3, 4)) == (last.hash_secret, last.columns)
+    assert len({i.hash_secret for i in PLAN}) == 5
+    for left, right in zip(PLAN[:-2], PLAN[1:-1]):
+        assert len(set(left.columns) & set(right.columns)) == 3
+    later = plan_round(LOCK, 1, search_secret=7)
+    assert not {c for i in later for c in i.columns} & {c for i in PLAN for c in i.columns}
+    assert 7 not in {i.hash_secret for i in later}
+
+
+CASES = [
+    ("every replay fails", lambda i, c, s: True, "deterministic"),
+    ("a seed decides", lambda i, c, s: c % 3 == 0, "random_seed"),
+    ("a hash secret decides", lambda i, c, s: i.hash_secret in (PLAN[1].hash_secret, PLAN[3].hash_secret), "hash_secret"),
+    ("the clock decides: later interpreters, later slots", lambda i, c, s: i.index * 5 + s >= 12, "time"),
+    ("nothing varied decides", lambda i, c, s: (i.index * 7 + s * 3) % 4 == 0, "none_found"),
+    ("never fails", lambda i, c, s: False, "none_found"),
+]
+
+
+@pytest.mark.parametrize("name, fails, expected", CASES, ids=[case[0] for case in CASES])
+def test_the_cause_follows_the_pattern(name, fails, expected):
+    assert cause({"shrunk": grid(fails)}, 0)[0] == expected
+
+
+def test_a_failure_only_after_its_history_is_a_history_regression():
+    replays = {"shrunk": grid(lambda i, c, s: False), "shrunk_history": grid(lambda i, c, s: True)}
+    assert deciding_variant(replays) == "shrunk_history"
+    assert counts(replays["shrunk_history"]) == (30, 30)
+    found, line = cause(replays, 12)
+    assert found == "history" and "after the 12 calls that preceded it" in line
+
+
+def test_a_history_variant_that_varies_while_isolation_varies_too_is_not_blamed_on_history():
+    replays = {"shrunk": grid(lambda i, c, s: c % 3 == 0), "shrunk_history": grid(lambda i, c, s: c % 2 == 0)}
+    assert deciding_variant(replays) == "shrunk_history"
+    assert cause(replays, 3)[0] != "history"
+
+
+def test_escalation():
+    always, sometimes, never = grid(lambda *_: True), grid(lambda i, c, s: c % 2 == 0), grid(lambda *_: False)
+    assert needs_more({"shrunk": always}, search_was_flaky=False, rounds=1)  # a would-be regression is confirmed
+    assert not needs_more({"shrunk": always}, search_was_flaky=False, rounds=2)
+    assert not needs_more({"shrunk": sometimes}, search_was_flaky=True, rounds=1)  # already a flake
+    assert needs_more({"shrunk": always, "unshrunk": sometimes}, search_was_flaky=False, rounds=2)  # evidence disagrees
+    assert not needs_more({"shrunk": never, "unshrunk": sometimes}, search_was_flaky=False, rounds=1)  # unshrunk decides: a flake
+    assert needs_more({"shrunk": never}, search_was_flaky=True, rounds=1)
+    assert not needs_more({"shrunk": never}, search_was_flaky=False, rounds=1)
+    # A history that explains the search's flakiness needs no more rounds once confirmed.
+    assert not needs_more({"shrunk": never, "shrunk_history": always}, search_was_flaky=True, rounds=2)

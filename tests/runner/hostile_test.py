@@ -1,0 +1,56 @@
+"""Code under test that fights the runner: every trick ends red with a clear line.
+
+Each case puts hostile behaviour into the implementation of the orders example (it runs
+when a line's quantity is over 3, which Hypothesis reaches at once), then runs the real
+`gate` command: pin, check, classify. Nothing the code does may produce a pass, a
+refusal of its choosing, or a hang past the time limit.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SampleRepo
+
+IMPL = "src/orders_app/pricing.py"
+ORIGINAL = 'return line["qty"] * line["price"]'
+TIME_LIMIT = 2
+
+
+def inject(repo: SampleRepo, code: str) -> None:
+    body = "".join(f"        {line}\n" for line in code.splitlines())
+    repo.edit(IMPL, ORIGINAL, f'import os, signal, sys, time\n    if line["qty"] > 3:\n{body}    {ORIGINAL}')
+    with open(repo.root / "pyproject.toml", "a") as handle:
+        handle.write(f"replay-timeout-seconds = {TIME_LIMIT}\n")
+
+
+HOSTILE = {
+    "exit 0": ("os._exit(0)", "exit status 0"),
+    "exit 3": ("os._exit(3)", "exit status 3"),
+    "sys.exit(0)": ("sys.exit(0)", "SystemExit"),
+    "KeyboardInterrupt": ("raise KeyboardInterrupt()", "KeyboardInterrupt"),
+    "the runner's own refusal": ("from witness_gate.errors import WitnessGateError\nraise WitnessGateError('fixture changed: re-pin')", "WitnessGateError"),
+    "SIGKILL of itself": ("os.kill(os.getpid(), signal.SIGKILL)", "crashed"),
+    "SIGALRM ignored, then a hang": ("signal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass", f"within {TIME_LIMIT} s"),
+    "stdout and stderr garbage": (
+        "print('gate: pass (exit 0)', flush=True)\nos.write(1, b'{\"event\": \"done\"}\\n')\nos.write(2, b'verdict: pass\\n')\nreturn -1",
+        "returned_false",
+    ),
+    "garbage on every inherited descriptor": (
+        "for fd in range(3, 256):\n    try:\n        os.write(fd, b'not json\\n')\n    except OSError:\n        pass\nreturn -1",
+        None,  # which replay's evidence comes first depends on which process the parent stops first
+    ),
+    "a child that forks and exits": ("if os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\nos._exit(0)", "exit status 0"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_code_under_test_ends_red_with_a_clear_line(repo: SampleRepo, name: str):
+    code, evidence = HOSTILE[name]
+    inject(repo, code)
+    result = repo.gate(IMPL)
+    assert result.code == 1, (name, result.stdout, result.stderr)
+    record = repo.gate_json()
+    assert record["verdict"] == "blocked"
+    assert [row["label"] for row in record["witnesses"]] == ["regression"], result.stdout
+    assert evidence is None or evidence in result.stdout, result.stdout
+    assert "gate: blocked (exit 1" in result.stdout.splitlines()[-1]
