@@ -1,7 +1,11 @@
-"""The main job: the gate on a fresh copy of the orders example, twice.
+"""The main job: `witness-gate review` on two pull requests against the orders example.
 
-First the example as shipped (pass), then with a deterministic bug in src/
-(regression, blocked). Prints each command and its output.
+The example is committed as `main` in a fresh git repository. Pull request one changes
+the implementation honestly (green). Pull request two is the patch the spec warns of: a
+deterministic bug in src/ and, in the same commit, the property weakened until it
+passes. The review runs the base's property on the head's implementation, so the bug is
+still caught (every replay fails), and the weakened property is an oracle edit mixed
+with an implementation change: red, with the reasons. Prints each command and output.
 """
 
 from __future__ import annotations
@@ -15,24 +19,29 @@ from pathlib import Path
 
 # `./pants run` starts in the build root; the example's files are read from there.
 EXAMPLE = Path.cwd() / "examples" / "orders"
+IMPL = "src/orders_app/pricing.py"
+ORACLE = "tests/properties/orders_props.py"
 BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
+WEAKEN = ('    return total == order["claimed_total"]', "    return True")
+HONEST = ('"""The implementation under test: order totals."""', '"""Order totals, line by line."""')
 
 
-def gate(root: Path, changed: str) -> int:
-    (root / "changed.txt").write_text(changed)
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.email=demo@witness-gate", "-c", "user.name=demo", *args], cwd=root, check=True, capture_output=True)
+
+
+def pull_request(root: Path, branch: str, edits: list[tuple[str, tuple[str, str]]]) -> int:
+    git(root, "checkout", "-q", "-B", branch, "main")
+    for path, (old, new) in edits:
+        target = root / path
+        target.write_text(target.read_text().replace(old, new, 1))
+        print(f"  edit {path}: {old.strip()!r} -> {new.strip()!r}")
+    git(root, "commit", "-q", "-am", branch)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(entry) for entry in sys.path)}
-    steps = [
-        ["pin", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--out", ".artifacts/fixture.lock"],
-        ["check", "--lock", ".artifacts/fixture.lock", "--properties", "tests/properties", "--out", ".artifacts/witnesses"],
-        ["classify", "--lock", ".artifacts/fixture.lock", "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt"],
-    ]
-    code = 0
-    for step in steps:
-        print("$ python3 -m witness_gate " + " ".join(step), flush=True)
-        code = subprocess.run([sys.executable, "-m", "witness_gate", *step], cwd=root, env=env, check=False).returncode
-        print(f"(exit {code})", flush=True)
-        if code == 2:
-            break
+    command = ["review", "--base", "main", "--head", branch, "--out", f"../{branch}-review"]
+    print("$ witness-gate " + " ".join(command), flush=True)
+    code = subprocess.run([sys.executable, "-m", "witness_gate", *command], cwd=root, env=env, check=False).returncode
+    print(f"(exit {code})", flush=True)
     return code
 
 
@@ -41,18 +50,17 @@ def main() -> int:
         print(f"demo: {EXAMPLE} not found: run it from the repository root (./pants run examples/orders:gate)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as scratch:
-        shipped = Path(scratch) / "shipped"
-        shutil.copytree(EXAMPLE, shipped, ignore=shutil.ignore_patterns(".artifacts", "__pycache__"))
-        print("== the orders example as shipped ==")
-        clean = gate(shipped, "")
-        broken = Path(scratch) / "broken"
-        shutil.copytree(EXAMPLE, broken, ignore=shutil.ignore_patterns(".artifacts", "__pycache__"))
-        pricing = broken / "src/orders_app/pricing.py"
-        pricing.write_text(pricing.read_text().replace(*BUG))
-        print("\n== with a bug in src/orders_app/pricing.py ==")
-        regressed = gate(broken, "src/orders_app/pricing.py\n")
-    ok = clean == 0 and regressed == 1
-    print(f"\ndemo: {'as expected' if ok else 'UNEXPECTED'}: shipped exit {clean} (pass), bug exit {regressed} (regression)")
+        root = Path(scratch) / "orders"
+        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD", "demo.py"))
+        git(root, "init", "-q", "-b", "main")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "the orders example")
+        print("== pull request 1: an honest change to the implementation ==")
+        honest = pull_request(root, "honest-change", [(IMPL, HONEST)])
+        print("\n== pull request 2: a bug, and the property weakened in the same commit ==")
+        attack = pull_request(root, "bug-and-weakened-property", [(IMPL, BUG), (ORACLE, WEAKEN)])
+    ok = honest == 0 and attack == 1
+    print(f"\ndemo: {'as expected' if ok else 'UNEXPECTED'}: honest change exit {honest} (pass), bug with a weakened property exit {attack} (blocked)")
     return 0 if ok else 1
 
 

@@ -69,4 +69,9 @@ def gate_exit_code(outcomes: Iterable[tuple[str, bool]], diff_blocks: bool) -> i
 def _most_severe(codes: list[int], blocked: bool) -> int:
     if blocked:
         codes.append(EXIT_BLOCKED)
+    return most_severe(codes)
+
+
+def most_severe(codes: Iterable[int]) -> int:
+    """The most severe of computed exit statuses (0 when there are none)."""
     return max(codes, key=_SEVERITY.__getitem__, default=EXIT_PASS)

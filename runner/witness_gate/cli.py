@@ -102,7 +102,7 @@ _COLOURS = {"regression": "red", "mixed_edit": "red", "blocked": "red", "oracle_
 
 def _coloured(line: str) -> str:
     head, colon, rest = line.partition(":")
-    word = rest.split()[0] if head in ("gate", "verdict") and rest.split() else head
+    word = rest.split()[0] if head in ("gate", "verdict", "review") and rest.split() else head
     colour = _COLOURS.get(word)
     return line if colour is None or not colon else line.replace(word, typer.style(word, fg=colour, bold=True), 1)
 
@@ -318,7 +318,30 @@ def gate(
 
 
 @app.command()
-def schema(name: Annotated[str, typer.Argument(help="lock, witness, freeze, report or gate.")]) -> None:
+def review(
+    base: Annotated[str, typer.Option("--base", help="The reviewed base: a branch or commit (not HEAD). Its configuration, suites, oracle and freezes decide.")],
+    head: Annotated[str, typer.Option("--head", help="The patch's head commit: only its implementation paths are used.")],
+    out: Annotated[Path, typer.Option("--out", help="Output directory: review.json and one gate directory per suite.")] = Path(".artifacts/review"),
+    repo: Annotated[Path, typer.Option("--repo", help="The git repository (read as objects; its working tree plays no part).")] = Path("."),
+) -> None:
+    """The pull-request gate: the base's policy, oracle and freezes applied to the head's implementation.
+
+    Exit 0 pass, 1 blocked (regression, mixed edit, unfrozen flake), 3 oracle review
+    (the patch edits the oracle, the gate's controls or a freeze), 4 incomplete, 2 bad input."""
+
+    def action() -> int:
+        from witness_gate import review as reviews
+
+        result = reviews.review(repo, base, head, out, datetime.now(timezone.utc))
+        for line in result.lines:
+            typer.echo(_coloured(line))
+        return result.exit_code
+
+    _run(action)
+
+
+@app.command()
+def schema(name: Annotated[str, typer.Argument(help="lock, witness, freeze, report, gate or review.")]) -> None:
     """Print one of the JSON Schemas the artifacts follow."""
 
     def action() -> int:

@@ -12,6 +12,18 @@ from witness_gate.paths import check_repo_path
 
 
 @dataclass(frozen=True)
+class Suite:
+    """One gated suite for `review`: a fixture and the property modules checked against it."""
+
+    name: str
+    fixture: str
+    generator_version: int
+    properties: tuple[str, ...]  # property modules or directories of them
+    replays: int = 5
+    max_examples: int = 100
+
+
+@dataclass(frozen=True)
 class GateConfig:
     impl_prefixes: tuple[str, ...] = ("src/",)
     oracle_prefixes: tuple[str, ...] = ("tests/properties/",)
@@ -19,6 +31,8 @@ class GateConfig:
     import_paths: tuple[str, ...] = (".",)
     max_freeze_hours: int = 168
     replay_timeout_seconds: float = 60.0
+    freezes_dir: str = ".witness-gate/freezes"
+    suites: tuple[Suite, ...] = ()
 
 
 _LIST_KEYS = {
@@ -28,6 +42,7 @@ _LIST_KEYS = {
     "import-paths": "import_paths",
 }
 _NUMBER_KEYS = {"max-freeze-hours": ("max_freeze_hours", int), "replay-timeout-seconds": ("replay_timeout_seconds", float)}
+_SUITE_KEYS = {"name": str, "fixture": str, "generator-version": int, "properties": list, "replays": int, "max-examples": int}
 
 
 def load_config(root: Path, **overrides: Any) -> GateConfig:
@@ -41,11 +56,16 @@ def load_config(root: Path, **overrides: Any) -> GateConfig:
 def _from_pyproject(path: Path) -> GateConfig:
     if not path.is_file():
         return GateConfig()
-    source = f"{path} [tool.witness-gate]"
+    return parse_config(path.read_bytes(), str(path))
+
+
+def parse_config(data: bytes, where: str) -> GateConfig:
+    """`[tool.witness-gate]` of a pyproject.toml's bytes (from a file, or a git object)."""
+    source = f"{where} [tool.witness-gate]"
     try:
-        table = tomllib.loads(path.read_text("utf-8")).get("tool", {}).get("witness-gate", {})
+        table = tomllib.loads(data.decode("utf-8")).get("tool", {}).get("witness-gate", {})
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise WitnessGateError(f"{path}: invalid TOML: {error}") from None
+        raise WitnessGateError(f"{where}: invalid TOML: {error}") from None
     if not isinstance(table, dict):
         raise WitnessGateError(f"{source}: must be a table")
     values: dict[str, Any] = {}
@@ -59,12 +79,44 @@ def _from_pyproject(path: Path) -> GateConfig:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
                 raise WitnessGateError(f"{source}: {key} must be a {kind.__name__}")
             values[field] = kind(value)
+        elif key == "freezes-dir":
+            if not isinstance(value, str):
+                raise WitnessGateError(f"{source}: freezes-dir must be a string")
+            values["freezes_dir"] = check_repo_path(value.rstrip("/"), source)
+        elif key == "suites":
+            values["suites"] = _suites(value, source)
         else:
-            known = ", ".join(sorted([*_LIST_KEYS, *_NUMBER_KEYS]))
+            known = ", ".join(sorted([*_LIST_KEYS, *_NUMBER_KEYS, "freezes-dir", "suites"]))
             raise WitnessGateError(f"{source}: unknown key {key!r} (known: {known})")
     config = replace(GateConfig(), **values)
     _check(config, source)
     return config
+
+
+def _suites(value: Any, source: str) -> tuple[Suite, ...]:
+    if not isinstance(value, list) or not all(isinstance(entry, dict) for entry in value):
+        raise WitnessGateError(f"{source}: suites must be an array of tables ([[tool.witness-gate.suites]])")
+    suites = []
+    for index, entry in enumerate(value):
+        where = f"{source} suites[{index}]"
+        unknown = sorted(set(entry) - set(_SUITE_KEYS))
+        missing = sorted({"name", "fixture", "generator-version", "properties"} - set(entry))
+        if unknown or missing:
+            raise WitnessGateError(f"{where}: {'unknown key ' + repr(unknown[0]) if unknown else 'missing key ' + repr(missing[0])}")
+        for key, kind in _SUITE_KEYS.items():
+            if key in entry and (not isinstance(entry[key], kind) or isinstance(entry[key], bool)):
+                raise WitnessGateError(f"{where}: {key} must be a {kind.__name__}")
+        if not all(isinstance(item, str) for item in entry["properties"]) or not entry["properties"]:
+            raise WitnessGateError(f"{where}: properties must be a non-empty list of paths")
+        suite = Suite(
+            entry["name"], check_repo_path(entry["fixture"], where), entry["generator-version"],
+            tuple(check_repo_path(item.rstrip("/"), where) for item in entry["properties"]),
+            entry.get("replays", 5), entry.get("max-examples", 100),
+        )
+        suites.append(suite)
+    if len({suite.name for suite in suites}) != len(suites):
+        raise WitnessGateError(f"{source}: suite names must be unique")
+    return tuple(suites)
 
 
 def _check(config: GateConfig, source: str) -> None:

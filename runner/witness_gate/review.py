@@ -1,0 +1,195 @@
+"""`review`: the verdict on a patch, computed with the policy of its base revision.
+
+The base supplies everything that decides: the gate's configuration (`[tool.witness-gate]`
+of its pyproject.toml, suites included), the property modules, the fixtures, the oracle
+paths and the freezes. The head supplies implementation and nothing else: the review
+assembles a tree from the base commit with the head's versions of the implementation
+paths (deleted ones deleted) and runs the gate there. Everything else the patch changes
+is judged, never executed as policy: a change to the gate's controls, an oracle path or a
+freeze is an oracle edit, which gets a review of its own (exit 3, naming each path and its
+owner), and together with an implementation change is a mixed edit (blocked). When the
+oracle changed, the head's own oracle also runs against the head, so a property that now
+rejects unchanged code is labelled `oracle_defect`.
+
+Both revisions are read as git objects (`git.py`); the working tree, the index and the
+caller's environment play no part.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from witness_gate import gate as gates
+from witness_gate import git, store
+from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
+from witness_gate.config import GateConfig, Suite, parse_config
+from witness_gate.errors import WitnessGateError
+from witness_gate.paths import owner
+from witness_gate.properties import module_files
+
+# The gate's own controls, owned like oracle paths: whoever edits them edits the check.
+CONTROL_PATHS = ("pyproject.toml", "pants.toml", ".pants.rc", "pants", "BUILD", "WORKSPACE", ".bazelrc", ".ci/", ".github/")
+_WORK = ".witness-gate-review"
+
+
+@dataclass(frozen=True)
+class Ownership:
+    """Who owns each changed path, by the base's declarations."""
+
+    impl: tuple[str, ...]
+    oracle: dict[str, str]  # path -> its owner ("suite <name>", "gate controls", "freezes")
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    exit_code: int
+    lines: list[str]
+    record: dict[str, Any]
+
+
+def _oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
+    """(prefix or path, owner) of every oracle entry the base declares; the most specific
+    owner is named, and a suite before a prefix of the same path."""
+    entries = []
+    for suite in config.suites:
+        entries.append((suite.fixture, f"suite {suite.name} (fixture)"))
+        entries += [(path, f"suite {suite.name} (properties)") for path in suite.properties]
+    entries += [(prefix, "oracle prefix") for prefix in (*config.oracle_prefixes, *config.generated_oracle_paths)]
+    entries.append((config.freezes_dir.rstrip("/") + "/", "freezes"))
+    entries += [(path, "gate controls") for path in CONTROL_PATHS]
+    return entries
+
+
+def own(paths: list[str], config: GateConfig, symlinked: dict[str, str]) -> Ownership:
+    """Splits the changed paths: implementation by the base's prefixes, oracle by every
+    entry above; a file an oracle symlink points to is oracle too (pure)."""
+    entries = _oracle_entries(config)
+    impl, oracle = [], {}
+    for path in paths:
+        found = [(entry, who) for entry, who in entries if path == entry.rstrip("/") or path.startswith(entry.rstrip("/") + "/")]
+        side = owner(path, config.impl_prefixes, [entry for entry, _ in entries])
+        if path in symlinked:
+            oracle[path] = f"{symlinked[path]} (through a symlink)"
+        elif side == "oracle":
+            oracle[path] = max(found, key=lambda pair: len(pair[0].rstrip("/")))[1]
+        elif side == "impl":
+            impl.append(path)
+    return Ownership(tuple(impl), oracle)
+
+
+def _symlinked_oracle(tree: Path, config: GateConfig) -> dict[str, str]:
+    """Files that oracle paths of the base tree reach through a symlink, with the link."""
+    found = {}
+    for entry, _ in _oracle_entries(config):
+        start = tree / entry.rstrip("/")
+        candidates = [start] if start.is_symlink() else list(start.rglob("*")) if start.is_dir() else []
+        for path in candidates:
+            if path.is_symlink():
+                resolved = path.resolve()
+                if resolved.is_relative_to(tree.resolve()):
+                    found[resolved.relative_to(tree.resolve()).as_posix()] = path.relative_to(tree).as_posix()
+    return found
+
+
+def _gate_config(config: GateConfig) -> GateConfig:
+    # The gate judges with every oracle entry of the base, controls and freezes included.
+    extra = tuple(entry for entry, _ in _oracle_entries(config) if entry not in config.oracle_prefixes)
+    return replace(config, oracle_prefixes=(*config.oracle_prefixes, *extra))
+
+
+def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out: Path, now: datetime) -> dict[str, Any]:
+    files = tuple(file for entry in suite.properties for file in (module_files(tree / entry) if (tree / entry).is_dir() else [tree / entry]))
+    request = gates.GateRequest(
+        tree, tree / suite.fixture, suite.generator_version, suite.replays, suite.max_examples, files, out, False, changed,
+        tree / config.freezes_dir, _gate_config(config),
+    )
+    return gates.run(request, now).record
+
+
+def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetime) -> ReviewResult:
+    base, head = git.commit(repo, base_ref, "base"), git.commit(repo, head_ref, "head")
+    fork_point = git.merge_base(repo, base, head)
+    policy = git.read_file(repo, base, "pyproject.toml")
+    if policy is None:
+        raise WitnessGateError(f"{base_ref}: the base has no pyproject.toml: nothing declares what to gate")
+    config = parse_config(policy, f"{base_ref}:pyproject.toml")
+    if not config.suites:
+        raise WitnessGateError(f"{base_ref}:pyproject.toml: [[tool.witness-gate.suites]] declares no suite: nothing to gate")
+    changes = git.changes(repo, fork_point, head)
+    paths = [change.path for change in changes]
+    shutil.rmtree(out_dir, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="witness-gate-review-") as scratch:
+        patched = Path(scratch) / "patched"
+        git.export(repo, base, patched)
+        ownership = own(paths, config, _symlinked_oracle(patched, config))
+        by_path = {change.path: change for change in changes}
+        for path in ownership.impl:  # the head's implementation, and only that
+            if by_path[path].head_mode is None:
+                (patched / path).unlink(missing_ok=True)
+            else:
+                git.write_blob(repo, head, path, patched)
+        changed_list = patched / _WORK / "changed.txt"
+        changed_list.parent.mkdir(parents=True)
+        # The changed-file list itself: one path a line, so a name with a line break cannot be listed.
+        listable = [p for p in paths if "\n" not in p and "\r" not in p]
+        changed_list.write_text("".join(f"{p}\n" for p in listable), "utf-8", errors="surrogateescape")
+        suites = {}
+        for suite in config.suites:
+            out = patched / _WORK / suite.name
+            suites[suite.name] = _run_suite(suite, patched, config, changed_list, out, now)
+            shutil.copytree(out, out_dir / suite.name)
+        head_oracle = {}
+        if ownership.oracle and not ownership.impl:
+            head_tree = Path(scratch) / "head"
+            git.export(repo, head, head_tree)
+            (head_tree / _WORK).mkdir()
+            shutil.copy(changed_list, head_tree / _WORK / "changed.txt")
+            for suite in config.suites:
+                try:
+                    head_oracle[suite.name] = _run_suite(suite, head_tree, config, head_tree / _WORK / "changed.txt",
+                                                         head_tree / _WORK / suite.name, now)
+                    shutil.copytree(head_tree / _WORK / suite.name, out_dir / "head-oracle" / suite.name)
+                except WitnessGateError as error:
+                    head_oracle[suite.name] = {"error": str(error)}
+    return _verdict(base, head, fork_point, paths, ownership, suites, head_oracle, out_dir)
+
+
+def _verdict(base: str, head: str, fork_point: str, paths: list[str], ownership: Ownership, suites: dict, head_oracle: dict,
+             out_dir: Path) -> ReviewResult:
+    lines, codes = [], []
+    for name, record in suites.items():
+        codes.append(record["exit_code"])
+        for line in gates.summary_lines(record)[:-1]:
+            lines.append(f"{name}: {line}")
+        lines.append(f"{name}: gate {record['verdict']} under the base's oracle and freezes, with the head's implementation")
+    for name, record in head_oracle.items():
+        if "error" in record:
+            lines.append(f"{name}: the head's own oracle could not run: {record['error']}")
+        else:
+            for row in record["witnesses"]:
+                lines.append(f"{name}: the head's oracle rejects the unchanged implementation: {row['assertion_id']} ({row['label']})")
+    if ownership.oracle:
+        for path, who in sorted(ownership.oracle.items()):
+            lines.append(f"oracle edit: {path} (owner: {who})")
+        if ownership.impl:
+            codes.append(EXIT_BLOCKED)
+            lines.append("mixed_edit: the patch changes implementation and oracle paths - Block. Split the diff: oracle first, in its own review.")
+        else:
+            codes.append(EXIT_ORACLE_REVIEW)
+            lines.append("oracle_review: the patch changes oracle paths - Open a separate oracle review; the owners of each path above must approve it.")
+    exit_code = most_severe(codes)
+    record = {
+        "base": base, "head": head, "merge_base": fork_point, "changed_paths": len(paths),
+        "implementation_paths": list(ownership.impl), "oracle_paths": dict(sorted(ownership.oracle.items())),
+        "suites": {name: record["verdict"] for name, record in suites.items()},
+        "verdict": VERDICTS[exit_code], "exit_code": exit_code,
+    }
+    lines.append(f"review: {record['verdict']} (exit {exit_code}; base {base[:12]}, head {head[:12]}, {len(paths)} changed paths)")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    store.save_artifact(out_dir / "review.json", "review", record)
+    return ReviewResult(exit_code, lines, record)

@@ -1,0 +1,275 @@
+"""The pull-request gate against a patch that wants to be green: every attack from a
+committed base, as a commit on a branch, through the real `witness-gate review`.
+
+The base is the orders example with its suite declared in pyproject.toml. Each attack
+puts the same deterministic bug into the implementation and then tries to hide it by
+changing something else in the same patch (the gate's controls, the declared suites, the
+oracle, the git state, the freezes); each must end red with the reason. The honest cases
+show the gate is not just red: an implementation fix passes, an oracle-only change goes
+to its own review, and a reviewed freeze lets a flake through until it expires.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLE
+
+from support.flaky import flaky_property_source
+from witness_gate import schemas
+
+IMPL = "src/orders_app/pricing.py"
+ORACLE = "tests/properties/orders_props.py"
+BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
+WEAKEN = ('    return total == order["claimed_total"]', "    return True")
+# The base's property, run on the head's implementation, still fails on every replay.
+CAUGHT = "prop_order_total_non_negative failed 60/60 replays"
+
+
+class Repo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def git(self, *args: str) -> str:
+        done = subprocess.run(["git", "-c", "user.email=r@witness-gate", "-c", "user.name=review", *args],
+                              cwd=self.root, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    def edit(self, relative: str, old: str, new: str) -> None:
+        path = self.root / relative
+        text = path.read_text()
+        assert old in text, (relative, old)
+        path.write_text(text.replace(old, new, 1))
+
+    def commit(self, message: str) -> None:
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+
+    def branch(self, name: str, start: str = "main") -> None:
+        self.git("checkout", "-q", "-B", name, start)
+
+    def review(self, base: str = "main", head: str = "patch", env: dict[str, str] | None = None):
+        environment = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
+        return subprocess.run([sys.executable, "-m", "witness_gate", "review", "--base", base, "--head", head, "--out", str(self.root.parent / "out")],
+                              cwd=self.root, env=environment, capture_output=True, text=True, timeout=900)
+
+    def review_json(self) -> dict:
+        record = json.loads((self.root.parent / "out" / "review.json").read_text())
+        schemas.validate("review", record, "review.json")
+        return record
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD"))
+    repo = Repo(root)
+    repo.git("init", "-q", "-b", "main")
+    repo.commit("base: the orders example with its suite declared")
+    repo.branch("patch")
+    return repo
+
+
+def assert_red(result, *reasons: str) -> None:
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    for reason in reasons:
+        assert reason in output, (reason, output)
+
+
+def buggy(repo: Repo) -> None:
+    repo.edit(IMPL, *BUG)
+
+
+# --- honest patches ------------------------------------------------------------------
+
+
+def test_an_implementation_only_patch_without_a_bug_passes(repo: Repo):
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""Order totals, line by line."""')
+    repo.commit("docstring")
+    result = repo.review()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert repo.review_json()["verdict"] == "pass"
+
+
+def test_an_implementation_bug_is_a_regression(repo: Repo):
+    buggy(repo)
+    repo.commit("bug")
+    assert_red(repo.review(), "orders: regression: prop_order_total_non_negative")
+    assert repo.review_json()["implementation_paths"] == [IMPL]
+
+
+def test_an_oracle_only_patch_goes_to_its_own_review_even_when_it_passes(repo: Repo):
+    repo.edit(ORACLE, '"""The oracle:', '"""The oracle (reworded):')
+    repo.commit("reword the oracle")
+    result = repo.review()
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert f"oracle edit: {ORACLE} (owner: suite orders (properties))" in result.stdout
+    assert "Open a separate oracle review" in result.stdout
+
+
+# --- A. the gate's own controls ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path, old, new",
+    [
+        ("pyproject.toml", 'oracle-prefixes = ["tests/properties/"]', 'oracle-prefixes = ["nowhere/"]'),
+        ("pyproject.toml", 'import-paths = ["src"]', 'import-paths = ["decoy", "src"]'),
+        ("pyproject.toml", 'properties = ["tests/properties"]', 'properties = ["tests/nothing"]'),
+    ],
+    ids=["move the oracle prefix", "shadow the import path", "point the suite elsewhere"],
+)
+def test_editing_the_configuration_with_the_bug_is_judged_not_obeyed(repo: Repo, path, old, new):
+    buggy(repo)
+    (repo.root / "decoy/orders_app").mkdir(parents=True)
+    shutil.copytree(repo.root / "src/orders_app", repo.root / "decoy/orders_app", dirs_exist_ok=True)
+    repo.edit(path, old, new)
+    repo.commit("bug, and a configuration that hides it")
+    assert_red(repo.review(), CAUGHT, "oracle edit: pyproject.toml (owner: gate controls)", "mixed_edit")
+
+
+@pytest.mark.parametrize("control", ["pants", "pants.toml", ".pants.rc", ".ci/run"])
+def test_a_launcher_or_build_setting_in_the_same_patch_is_an_oracle_edit(repo: Repo, control):
+    buggy(repo)
+    (repo.root / control).parent.mkdir(parents=True, exist_ok=True)
+    (repo.root / control).write_text("[witness-gate]\nenabled = false\n")
+    repo.commit("bug, and the gate switched off")
+    assert_red(repo.review(), CAUGHT, f"oracle edit: {control} (owner: gate controls)", "mixed_edit")
+
+
+def test_the_callers_environment_does_not_change_the_verdict(repo: Repo):
+    buggy(repo)
+    repo.commit("bug")
+    noise = {"PYTHONHASHSEED": "1", "HYPOTHESIS_PROFILE": "ci", "PEX_SCRIPT": "/bin/true", "PANTS_WITNESS_GATE_ENABLED": "false",
+             "GIT_DIR": "/nonexistent", "PYTHONSAFEPATH": "1"}
+    assert_red(repo.review(env=noise), "orders: regression")
+
+
+# --- B and E. the gated suite or its implementation disappears --------------------------
+
+
+def test_removing_the_suite_from_the_head_does_not_remove_it_from_the_review(repo: Repo):
+    buggy(repo)
+    text = (repo.root / "pyproject.toml").read_text()
+    (repo.root / "pyproject.toml").write_text(text[: text.index("# What `witness-gate review` gates")])
+    repo.commit("bug, and no suite any more")
+    assert_red(repo.review(), CAUGHT, "oracle edit: pyproject.toml")
+
+
+# --- C. the oracle vanishes from the diff -----------------------------------------------
+
+
+def test_deleting_the_property_module_does_not_hide_the_bug(repo: Repo):
+    buggy(repo)
+    (repo.root / ORACLE).unlink()
+    repo.commit("bug, and the property deleted")
+    assert_red(repo.review(), CAUGHT, f"oracle edit: {ORACLE}", "mixed_edit")
+
+
+@pytest.mark.parametrize("new_name", ["örders_props.py", "orders props.py", "orders\nprops.py"])
+def test_renaming_and_weakening_the_property_is_both_sides_of_a_rename(repo: Repo, new_name):
+    buggy(repo)
+    repo.edit(ORACLE, *WEAKEN)
+    repo.git("mv", ORACLE, f"tests/properties/{new_name}")
+    repo.commit("bug, and the property renamed and weakened")
+    result = repo.review()
+    assert_red(result, CAUGHT, f"oracle edit: {ORACLE}", "mixed_edit")
+
+
+def test_a_file_an_oracle_symlink_points_to_is_oracle(repo: Repo):
+    (repo.root / "checks").mkdir()
+    (repo.root / "checks/limits.json").write_text('{"lowest_total": 0}\n')
+    os.symlink("../../checks/limits.json", repo.root / "tests/properties/limits.json")
+    repo.commit("base: shared limits reached through a symlink in the properties")
+    repo.git("branch", "-f", "main", "HEAD")
+    buggy(repo)
+    (repo.root / "checks/limits.json").write_text('{"lowest_total": -1000}\n')
+    repo.commit("bug, and the shared limits loosened")
+    assert_red(repo.review(), "oracle edit: checks/limits.json (owner: tests/properties/limits.json (through a symlink))", "mixed_edit")
+
+
+# --- D. the agent's own git state ------------------------------------------------------
+
+
+def test_head_is_refused_as_a_base(repo: Repo):
+    for base in ("HEAD", "HEAD~1", "@", "ORIG_HEAD"):
+        result = repo.review(base=base)
+        assert result.returncode == 2 and "moves with the checkout" in result.stderr, (base, result.stderr)
+
+
+def test_uncommitted_and_excluded_files_play_no_part(repo: Repo):
+    buggy(repo)
+    repo.commit("bug")
+    repo.edit(IMPL, *reversed(BUG))  # fixed in the working tree only
+    repo.git("update-index", "--skip-worktree", IMPL)
+    (repo.root / ".git/info/exclude").write_text("tests/properties/extra.py\n")
+    (repo.root / "tests/properties/extra.py").write_text("raise SystemExit(0)\n")
+    assert_red(repo.review(), "orders: regression")
+
+
+# --- F. a freeze rides with the change it silences ---------------------------------------
+
+
+def test_a_freeze_in_the_same_patch_as_the_implementation_change_blocks(repo: Repo):
+    buggy(repo)
+    (repo.root / ".witness-gate/freezes").mkdir(parents=True)
+    (repo.root / ".witness-gate/freezes/f.json").write_text("{}\n")
+    repo.commit("bug, and a freeze")
+    assert_red(repo.review(), CAUGHT, "oracle edit: .witness-gate/freezes/f.json (owner: freezes)", "mixed_edit")
+
+
+# --- I. two reviews ---------------------------------------------------------------------
+
+
+def test_weakening_first_and_breaking_later_never_passes_quietly(repo: Repo):
+    repo.edit(ORACLE, *WEAKEN)
+    repo.commit("PR 1: weaken the property")
+    first = repo.review()
+    assert first.returncode == 3, first.stdout + first.stderr  # owners must approve it; it is no silent pass
+    assert f"oracle edit: {ORACLE}" in first.stdout
+
+
+# --- the two-step flow: a reviewed freeze, then the implementation ------------------------
+
+
+def test_a_freeze_merged_first_lets_the_flake_pass_until_it_expires(repo: Repo):
+    (repo.root / "tests/properties/flaky_props.py").write_text(flaky_property_source())
+    repo.commit("base: a flaky property")
+    repo.git("branch", "-f", "main", "HEAD")
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""Order totals."""')
+    repo.commit("PR 2: an implementation change")
+    red = repo.review()
+    assert red.returncode == 1 and "flake: prop_sometimes" in red.stdout, red.stdout + red.stderr
+    out = repo.root.parent / "out/orders"
+    [row] = json.loads((out / "gate.json").read_text())["witnesses"]
+    repo.branch("freeze", "main")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
+    frozen = subprocess.run([sys.executable, "-m", "witness_gate", "freeze", "--assertion", row["assertion_id"], "--lock", str(out / "fixture.lock"),
+                             "--witness", str(out / row["file"]), "--report", str(out / "classification.json"), "--failures", str(row["failures"]),
+                             "--runs", str(row["runs"]), "--expires-in-hours", "24", "--out", ".witness-gate/freezes/flake.json", "--root", str(repo.root)],
+                            cwd=repo.root, env=env, capture_output=True, text=True)
+    assert frozen.returncode == 0, frozen.stderr
+    repo.commit("PR 1: freeze the flake")
+    assert repo.review(head="freeze").returncode == 3  # the freeze itself is reviewed by the owners
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--ff-only", "freeze")
+    repo.git("checkout", "-q", "patch")
+    repo.git("rebase", "-q", "main")
+    green = repo.review()
+    assert green.returncode == 0, green.stdout + green.stderr
+    assert "frozen by .witness-gate/freezes/flake.json" in green.stdout
+    record = json.loads((repo.root / ".witness-gate/freezes/flake.json").read_text())
+    record["created_at"], record["expires_at"] = "2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z"
+    repo.git("checkout", "-q", "main")
+    (repo.root / ".witness-gate/freezes/flake.json").write_text(json.dumps(record))
+    repo.commit("the freeze as it stands after it expired")
+    repo.git("checkout", "-q", "patch")
+    repo.git("rebase", "-q", "main")
+    assert_red(repo.review(), "expired at")
