@@ -341,6 +341,34 @@ def review(
 
 
 @app.command()
+def codeowners(
+    owner: Annotated[Optional[list[str]], typer.Option("--owner", help="Owner of the oracle paths, e.g. @org/spec-owners (repeatable).")] = None,
+    check: Annotated[Optional[Path], typer.Option("--check", help="An existing CODEOWNERS file: exit 1 when it leaves an oracle path without an owner.")] = None,
+    root: Root = Path("."),
+) -> None:
+    """Print CODEOWNERS lines for every oracle path `review` judges, or check a CODEOWNERS file."""
+
+    def action() -> int:
+        from witness_gate import codeowners as owners
+        from witness_gate import store
+
+        config = _config(root)
+        if check is not None:
+            missing = owners.uncovered(config, store.read_regular_file(check, "CODEOWNERS").decode("utf-8", "replace"))
+            for pattern in missing:
+                typer.echo(f"uncovered: {pattern} has no owner in {check}")
+            typer.echo(f"codeowners: {len(owners.required(config)) - len(missing)} of {len(owners.required(config))} oracle paths owned")
+            return 1 if missing else 0
+        if not owner:
+            raise WitnessGateError("--owner is required to print CODEOWNERS lines (or give --check FILE)")
+        for line in owners.lines(config, owner):
+            typer.echo(line)
+        return 0
+
+    _run(action)
+
+
+@app.command()
 def schema(name: Annotated[str, typer.Argument(help="lock, witness, freeze, report, gate or review.")]) -> None:
     """Print one of the JSON Schemas the artifacts follow."""
 

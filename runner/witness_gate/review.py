@@ -52,7 +52,7 @@ class ReviewResult:
     record: dict[str, Any]
 
 
-def _oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
+def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
     """(prefix or path, owner) of every oracle entry the base declares; the most specific
     owner is named, and a suite before a prefix of the same path."""
     entries = []
@@ -68,7 +68,7 @@ def _oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
 def own(paths: list[str], config: GateConfig, symlinked: dict[str, str]) -> Ownership:
     """Splits the changed paths: implementation by the base's prefixes, oracle by every
     entry above; a file an oracle symlink points to is oracle too (pure)."""
-    entries = _oracle_entries(config)
+    entries = oracle_entries(config)
     impl, oracle = [], {}
     for path in paths:
         found = [(entry, who) for entry, who in entries if path == entry.rstrip("/") or path.startswith(entry.rstrip("/") + "/")]
@@ -85,7 +85,7 @@ def own(paths: list[str], config: GateConfig, symlinked: dict[str, str]) -> Owne
 def _symlinked_oracle(tree: Path, config: GateConfig) -> dict[str, str]:
     """Files that oracle paths of the base tree reach through a symlink, with the link."""
     found = {}
-    for entry, _ in _oracle_entries(config):
+    for entry, _ in oracle_entries(config):
         start = tree / entry.rstrip("/")
         candidates = [start] if start.is_symlink() else list(start.rglob("*")) if start.is_dir() else []
         for path in candidates:
@@ -98,7 +98,7 @@ def _symlinked_oracle(tree: Path, config: GateConfig) -> dict[str, str]:
 
 def _gate_config(config: GateConfig) -> GateConfig:
     # The gate judges with every oracle entry of the base, controls and freezes included.
-    extra = tuple(entry for entry, _ in _oracle_entries(config) if entry not in config.oracle_prefixes)
+    extra = tuple(entry for entry, _ in oracle_entries(config) if entry not in config.oracle_prefixes)
     return replace(config, oracle_prefixes=(*config.oracle_prefixes, *extra))
 
 

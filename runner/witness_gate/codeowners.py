@@ -1,0 +1,92 @@
+"""CODEOWNERS for the oracle (spec: "Do not add a freeze command those owners cannot see").
+
+Every path `review` treats as oracle (the suites' properties and fixtures, the oracle
+prefixes, the freezes directory and the gate's controls) gets a CODEOWNERS line, and
+`uncovered` tells which of them an existing CODEOWNERS file leaves without an owner.
+Pure functions of the configuration and the file's text.
+
+Matching follows the CODEOWNERS rules for the patterns that name paths (the last
+matching line wins; a line with no owner un-owns): a leading "/" anchors at the root, a
+pattern with a "/" elsewhere is anchored too, a trailing "/" or "/**" owns a directory's
+contents, "*" and "?" match within a name, and a pattern without "/" matches a name at
+any depth.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+
+from witness_gate.config import GateConfig
+from witness_gate.review import oracle_entries
+
+
+_PROBES = ("module.py", "freeze.json", "data", "nested/module.py")
+
+
+def required(config: GateConfig) -> list[tuple[str, str]]:
+    """(CODEOWNERS pattern, what it owns) for every oracle entry, in a stable order."""
+    seen, found = set(), []
+    for entry, who in oracle_entries(config):
+        name = entry.rstrip("/")
+        directory = entry.endswith("/") or (who.endswith("(properties)") and not name.endswith(".py"))
+        pattern = f"/{name}/" if directory else f"/{name}"
+        if pattern not in seen:
+            seen.add(pattern)
+            found.append((pattern, who))
+    return found
+
+
+def lines(config: GateConfig, owners: Sequence[str]) -> list[str]:
+    width = max(len(pattern) for pattern, _ in required(config))
+    return [f"{pattern.ljust(width)} {' '.join(owners)}  # witness-gate oracle: {who}" for pattern, who in required(config)]
+
+
+def _rules(text: str) -> list[tuple[str, list[str]]]:
+    rules = []
+    for line in text.splitlines():
+        line = line.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        pattern, *owners = line.split()
+        rules.append((pattern, owners))
+    return rules
+
+
+def _matches(pattern: str, path: str) -> bool:
+    """Whether a CODEOWNERS `pattern` owns the repository `path`."""
+    anchored = pattern.startswith("/") or "/" in pattern.rstrip("/").removesuffix("/**")
+    body = pattern.lstrip("/")
+    directory = body.endswith("/") or body.endswith("/**")
+    body = body.removesuffix("/**").rstrip("/")
+    if body in ("", "*", "**"):
+        return True
+    candidates = [path] if anchored else [path.split("/", i)[-1] for i in range(path.count("/") + 1)]
+    for candidate in candidates:
+        parts = candidate.split("/")
+        for end in range(1, len(parts) + 1):
+            # A directory pattern owns what is inside; any other owns the path or a directory above it.
+            if fnmatch.fnmatchcase("/".join(parts[:end]), body) and (end < len(parts) or not directory):
+                return True
+    return False
+
+
+def uncovered(config: GateConfig, codeowners: str) -> list[str]:
+    """The oracle patterns a CODEOWNERS text leaves without an owner; a directory counts as
+    owned only when files of every kind the gate reads there are."""
+    rules = _rules(codeowners)
+
+    def owned(path: str) -> bool:
+        owners: list[str] = []
+        for rule, rule_owners in rules:
+            if _matches(rule, path):
+                owners = rule_owners
+        return bool(owners)
+
+    missing = []
+    for pattern, _ in required(config):
+        name = pattern.strip("/")
+        probes = [f"{name}/{probe}" for probe in _PROBES] if pattern.endswith("/") else [name]
+        if not all(owned(probe) for probe in probes):
+            missing.append(pattern)
+    return missing
