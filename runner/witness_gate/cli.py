@@ -225,7 +225,10 @@ def freeze(
     out: Annotated[Path, typer.Option("--out", help="Where to write the freeze.")] = Path(".artifacts/freeze.json"),
     root: Root = Path("."),
 ) -> None:
-    """Write a freeze for one flake witness, bound to assertion, fixture digest and witness hash."""
+    """Write a freeze for one flake witness, bound to assertion, fixture digest and witness hash.
+
+    The witness is replayed first: the freeze is written only when the replays confirm the
+    report (the same counts wherever the runner controls the cause, and a flake)."""
 
     def action() -> int:
         from witness_gate import freeze as freezes
@@ -234,12 +237,21 @@ def freeze(
         from witness_gate import store
         from witness_gate import witness as witnesses
 
+        from witness_gate import verify as verifier
+
         lock_record = locks.load(lock)
         locks.verify_fixture(lock_record, root)
+        witness_record, report_record, config = witnesses.load(witness), reports.load_report(report, lock_record), _config(root)
         record = freezes.build(
-            assertion, lock_record, witnesses.load(witness), reports.load_report(report, lock_record),
-            failures, runs, expires_in_hours, _config(root).max_freeze_hours, datetime.now(timezone.utc), str(witness),
+            assertion, lock_record, witness_record, report_record,
+            failures, runs, expires_in_hours, config.max_freeze_hours, datetime.now(timezone.utc), str(witness),
         )
+        # The report's word is not enough: replay the witness and require the same verdict.
+        [entry] = [e for e in report_record["witnesses"] if e["witness_hash"] == witness_record["witness_hash"]]
+        replayed = verifier.replay_witness(witness_record, witness.name, lock_record, root, config)
+        agreed = verifier.replay_check(witness.name, entry, replayed, report_record["diff"])
+        if not agreed.ok:
+            raise WitnessGateError(f"{witness}: replaying the witness does not confirm the report: {agreed.detail}; no freeze")
         store.save_artifact(out, "freeze", record)
         typer.echo(f"freeze: {assertion} witness {record['witness_hash'][:12]} until {record['expires_at']} -> {out}")
         return 0

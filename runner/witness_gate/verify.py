@@ -63,7 +63,7 @@ def run(
     for module, group in sorted(replayable.items()):
         results = replay_module(module, group, plan)
         for name, _ in group:
-            checks.append(_replay_check(name, entries[name], results[name], report["diff"]))
+            checks.append(replay_check(name, entries[name], results[name], report["diff"]))
     for freeze_path in freeze_paths:
         record = freezes.load(freeze_path)
         found = freezes.problems(record, lock, report, now, config.max_freeze_hours)
@@ -71,7 +71,7 @@ def run(
     return checks
 
 
-def _replay_check(name: str, entry: dict, result: WitnessReplays, diff: dict) -> Check:
+def replay_check(name: str, entry: dict, result: WitnessReplays, diff: dict) -> Check:
     """Replays again and compares: the same counts wherever the runner controls the cause,
     the same label where it cannot (time, threads, entropy)."""
     if result.missing:
@@ -87,3 +87,9 @@ def _replay_check(name: str, entry: dict, result: WitnessReplays, diff: dict) ->
     else:
         same = label == entry["label"]
     return Check(f"replay {name}", same, f"{recorded}, {got}")
+
+
+def replay_witness(record: dict, name: str, lock: dict, root: Path, config: GateConfig) -> WitnessReplays:
+    """Replays one witness as `classify` does, under the lock's plan."""
+    plan = ReplayPlan(root, config.import_paths, locks.fixture_path(lock, root), lock, config.replay_timeout_seconds)
+    return replay_module(record["property"]["path"], [(name, record)], plan)[name]

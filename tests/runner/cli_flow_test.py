@@ -197,3 +197,19 @@ def test_property_change_missing_from_the_diff_is_unclassified(repo):
     assert result.code == 4
     assert repo.labels() == ["unclassified"]
     assert "incomplete" in repo.report_json()["witnesses"][0]["reason"]
+
+
+def test_freeze_replays_the_witness_and_refuses_a_report_edited_by_hand(repo):
+    repo.edit(IMPL, *BUG)
+    pinned_and_checked(repo, 1)
+    [path] = repo.witness_files()
+    repo.classify(IMPL)
+    report = repo.report_json()
+    report["witnesses"][0].update(label="flake", failures=23, runs=30, cause="random_seed")
+    report.update(verdict="pass", exit_code=0)
+    repo.report.write_text(json.dumps(report))
+    result = repo.cli("freeze", "--assertion", "prop_order_total_non_negative", "--lock", repo.lock, "--witness", str(path),
+                      "--failures", "23", "--runs", "30", "--expires-in-hours", "24")
+    assert result.code == 2, result.stdout + result.stderr
+    assert "replaying the witness does not confirm the report" in result.stderr and "regression 60/60" in result.stderr
+    assert not (repo.root / ".artifacts/freeze.json").exists()
