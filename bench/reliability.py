@@ -67,7 +67,7 @@ def base_state(directory: Path) -> SampleRepo:
     repo = copy_example(directory)
     repo.edit(IMPL, *BUG)
     add_flaky_property(repo)
-    repo.write("pyproject.toml", (repo.root / "pyproject.toml").read_text() + "replay-timeout-seconds = 3\n")
+    repo.configure("replay-timeout-seconds = 3")
     assert repo.pin(*PLAN).code == 0
     repo.check()
     classified = repo.classify(IMPL)
@@ -280,7 +280,7 @@ def catalogue() -> list[Case]:
         Case("properties: module is a symlink", lambda r: (r.root / "tests/properties/zz_link.py").symlink_to(r.root / IMPL), ("check",), "refused", "plain files"),
         Case("properties: calls sys.exit", property_module(HEADER + "import sys\n@witness_gate.property(payloads=st.integers(0, 9))\ndef prop_exits(n):\n    sys.exit(0)\n"), ("check",), "red", "witness:"),
         Case("properties: prints 100 MB and fails", property_module(LOUD_FAIL), ("check",), "red", "witness:"),
-        Case("config: unknown key", lambda r: r.write("pyproject.toml", (r.root / "pyproject.toml").read_text() + "force = true\n"), ("classify", "gate"), "refused", "unknown key"),
+        Case("config: unknown key", lambda r: r.configure("force = true"), ("classify", "gate"), "refused", "unknown key"),
     ]
     return cases
 

@@ -35,6 +35,7 @@ from witness_gate.properties import module_files
 # The gate's own controls, owned like oracle paths: whoever edits them edits the check.
 CONTROL_PATHS = ("pyproject.toml", "pants.toml", ".pants.rc", "pants", "BUILD", "WORKSPACE", ".bazelrc", ".ci/", ".github/")
 _WORK = ".witness-gate-review"
+SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,7 @@ def _verdict(base: str, head: str, fork_point: str, paths: list[str], ownership:
             lines.append("oracle_review: the patch changes oracle paths - Open a separate oracle review; the owners of each path above must approve it.")
     exit_code = most_severe(codes)
     record = {
+        "schema_version": SCHEMA_VERSION,
         "base": base, "head": head, "merge_base": fork_point, "changed_paths": len(paths),
         "implementation_paths": list(ownership.impl), "oracle_paths": dict(sorted(ownership.oracle.items())),
         "suites": {name: record["verdict"] for name, record in suites.items()},

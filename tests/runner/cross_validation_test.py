@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import SampleRepo, add_flaky_property
+from conftest import EXAMPLE, SampleRepo, add_flaky_property
 from gate_test import BUG, IMPL, freeze_flake
 
 from witness_gate import schemas
@@ -39,10 +39,31 @@ def produce_artifacts(repo: SampleRepo) -> list[tuple[str, Path]]:
     freeze_flake(repo, out="collected/freeze.json")
     repo.gate(IMPL)
     shutil.copytree(repo.root / ".artifacts/gate", repo.root / "collected/flake")
-    kinds = {"fixture.lock": "lock", "classification.json": "report", "gate.json": "gate", "freeze.json": "freeze"}
+    produce_review(repo.root / "review-repo", repo.root / "collected/review")
+    kinds = {"fixture.lock": "lock", "classification.json": "report", "gate.json": "gate", "freeze.json": "freeze", "review.json": "review"}
     for path in sorted((repo.root / "collected").rglob("*.json")) + sorted((repo.root / "collected").rglob("*.lock")):
         produced.append(("witness" if path.parent.name == "witnesses" else kinds[path.name], path))
     return produced
+
+
+def produce_review(root: Path, out: Path) -> None:
+    """A pull request with the bug, reviewed: review.json and its suite's gate directory."""
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD"))
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.email=x@witness-gate", "-c", "user.name=x", *args], cwd=root, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-q", "-m", "base")
+    git("checkout", "-q", "-b", "patch")
+    pricing = root / IMPL
+    pricing.write_text(pricing.read_text().replace(*BUG))
+    git("commit", "-q", "-am", "bug")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
+    done = subprocess.run([sys.executable, "-m", "witness_gate", "review", "--base", "main", "--head", "patch", "--out", str(out)],
+                          cwd=root, env=env, capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
 
 
 def broken_copies(schema: str, path: Path, out_dir: Path) -> list[tuple[str, Path]]:

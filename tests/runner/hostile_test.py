@@ -19,8 +19,7 @@ TIME_LIMIT = 2
 def inject(repo: SampleRepo, code: str) -> None:
     body = "".join(f"        {line}\n" for line in code.splitlines())
     repo.edit(IMPL, ORIGINAL, f'import os, signal, sys, time\n    if line["qty"] > 3:\n{body}    {ORIGINAL}')
-    with open(repo.root / "pyproject.toml", "a") as handle:
-        handle.write(f"replay-timeout-seconds = {TIME_LIMIT}\n")
+    repo.configure(f"replay-timeout-seconds = {TIME_LIMIT}")
 
 
 HOSTILE = {

@@ -80,8 +80,7 @@ def test_a_property_that_exits_fails_closed(repo: SampleRepo):
 
 def test_unknown_configuration_key_is_refused(repo: SampleRepo):
     assert repo.pin().code == 0
-    with open(repo.root / "pyproject.toml", "a") as handle:
-        handle.write('impl-prefix = ["src/"]\n')
+    repo.configure('impl-prefix = ["src/"]')
     assert_refused(repo.check(), "unknown key 'impl-prefix'")
 
 

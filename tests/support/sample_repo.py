@@ -59,6 +59,10 @@ class SampleRepo:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
 
+    def configure(self, line: str) -> None:
+        """Adds a `key = value` line to `[tool.witness-gate]` (not to the suite tables after it)."""
+        self.edit("pyproject.toml", "[tool.witness-gate]\n", f"[tool.witness-gate]\n{line}\n")
+
     def edit(self, relative: str, old: str, new: str) -> None:
         path = self.root / relative
         text = path.read_text()
