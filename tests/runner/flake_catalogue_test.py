@@ -1,0 +1,100 @@
+"""Real flaky bugs, one per root-cause class, through the real CLI: the label is the product.
+
+Each case of `flake_cases/` (see its catalogue.py) is a small piece of business code
+with a real bug and a property that catches it. Every case runs pin, check and classify
+in a repository of its own, with the implementation in the changed-file list:
+
+- a nondeterministic class must be labelled `flake`, naming the cause when the runner
+  controls it (the hash secret, the `random` seed);
+- a state-dependent class must be a `regression` that rests on its history;
+- a deterministic control must be a `regression` whatever is varied;
+- for every class the runner controls, a second run under another caller environment
+  (PYTHONHASHSEED, HYPOTHESIS_* and PYTHON* noise) writes the same witness bytes and the
+  same counts.
+
+Two cases lean on this machine, and say so: `listdir_order` needs a temporary directory
+on a filesystem that lists entries by a hash of their names (ext4 here; tmpfs lists them
+in reverse creation order, so there the bug is deterministic and is rightly a
+regression), and `thread_race` was tuned to this 2-core VM's thread start-up time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "flake_cases"))
+from catalogue import CASES, Case  # noqa: E402  # pants: no-infer-dep
+
+CASES_DIR = Path(__file__).resolve().parent / "flake_cases"
+LOCK = ".artifacts/fixture.lock"
+CONTROLLED_CAUSE = {"random": "random_seed", "hash": "hash_secret", "history": "history"}
+
+
+def build_repository(case: Case, root: Path) -> str:
+    """The case as a repository of its own; returns the implementation path to list as changed."""
+    shutil.copytree(CASES_DIR / case.name / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(CASES_DIR / case.name / "properties", root / "tests" / "properties", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "tests" / "fixtures").mkdir(parents=True)
+    (root / "tests" / "fixtures" / "fixture.json").write_text("[]\n")
+    (root / "pyproject.toml").write_text('[tool.witness-gate]\nimport-paths = ["src"]\nreplay-timeout-seconds = 20\n')
+    [implementation] = sorted((root / "src").glob("*.py"))
+    return implementation.relative_to(root).as_posix()
+
+
+def run_cli(root: Path, caller_env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, **caller_env, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
+    return subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+
+
+def classify_case(case: Case, root: Path, caller_env: dict[str, str]) -> tuple[dict, dict[str, bytes]]:
+    """(the report's entry for the case's assertion, the witness files' bytes by name)."""
+    changed = build_repository(case, root)
+    (root / "changed.txt").write_text(f"{changed}\n")
+    pinned = run_cli(root, caller_env, "pin", "--fixture", "tests/fixtures/fixture.json", "--generator-version", "1", "--out", LOCK)
+    assert pinned.returncode == 0, pinned.stderr
+    checked = run_cli(root, caller_env, "check", "--lock", LOCK, "--properties", "tests/properties", "--out", ".artifacts/witnesses")
+    assert checked.returncode == 1, f"{case.name}: check found no failure\n{checked.stdout}{checked.stderr}"
+    classified = run_cli(root, caller_env, "classify", "--lock", LOCK, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
+    assert classified.returncode in (0, 1), classified.stdout + classified.stderr
+    report = json.loads((root / ".artifacts/classification.json").read_text())
+    entries = [e for e in report["witnesses"] if e["assertion_id"] == case.assertion]
+    assert entries, f"{case.name}: no witness for {case.assertion}: {classified.stdout}"
+    witnesses = {p.name: p.read_bytes() for p in sorted((root / ".artifacts/witnesses").glob("*.json"))}
+    # One witness per property; several only if explicit payloads failed too.
+    return entries[-1], witnesses
+
+
+def counts_of(entry: dict) -> tuple:
+    return (entry["label"], entry["failures"], entry["runs"], entry["replayed"], entry["cause"], json.dumps(entry["variants"]))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_each_root_cause_class_gets_its_label(case: Case, tmp_path: Path):
+    entry, witnesses = classify_case(case, tmp_path / "first", {"PYTHONHASHSEED": "0"})
+    summary = f"{case.name}: {entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}): {entry['reason']}"
+    if case.kind == "nondeterministic":
+        assert entry["label"] == "flake", summary
+        if case.controlled_by in CONTROLLED_CAUSE:
+            assert entry["cause"] == CONTROLLED_CAUSE[case.controlled_by], summary
+        else:
+            assert entry["cause"] in ("time", "none_found"), summary
+    elif case.kind == "state":
+        assert (entry["label"], entry["cause"]) == ("regression", "history"), summary
+        assert entry["replayed"] in ("shrunk_history", "unshrunk_history", "in_process"), summary
+        record = json.loads(witnesses[entry["file"]])
+        assert record["history"] or record["unshrunk"]["history"], "the witness carries the history it is replayed after"
+    else:
+        assert (entry["label"], entry["cause"]) == ("regression", "deterministic"), summary
+
+    if case.controlled_by in CONTROLLED_CAUSE or case.kind == "control":
+        noisy = {"PYTHONHASHSEED": "271828", "HYPOTHESIS_PROFILE": "ci", "CI": "true", "PYTHONOPTIMIZE": "1", "PEX_VERBOSE": "9"}
+        again, witnesses_again = classify_case(case, tmp_path / "second", noisy)
+        assert witnesses_again == witnesses, f"{case.name}: witness bytes differ across caller environments"
+        assert counts_of(again) == counts_of(entry), f"{case.name}: counts differ across runs"
