@@ -17,6 +17,7 @@ caller's environment play no part.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass, replace
@@ -29,7 +30,8 @@ from witness_gate import git, store
 from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
-from witness_gate.paths import owner
+from witness_gate.canonical import sha256_hex
+from witness_gate.paths import owner, repo_path_problem
 from witness_gate.properties import module_files
 
 # The gate's own controls, owned like oracle paths: whoever edits them edits the check.
@@ -67,8 +69,9 @@ def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
 
 
 def own(paths: list[str], config: GateConfig, symlinked: dict[str, str]) -> Ownership:
-    """Splits the changed paths: implementation by the base's prefixes, oracle by every
-    entry above; a file an oracle symlink points to is oracle too (pure)."""
+    """Splits the changed paths: oracle by every entry above (a file an oracle symlink
+    points to too), everything else implementation: a data file or a module outside the
+    implementation prefixes is still something the head's code may read (pure)."""
     entries = oracle_entries(config)
     impl, oracle = [], {}
     for path in paths:
@@ -78,7 +81,7 @@ def own(paths: list[str], config: GateConfig, symlinked: dict[str, str]) -> Owne
             oracle[path] = f"{symlinked[path]} (through a symlink)"
         elif side == "oracle":
             oracle[path] = max(found, key=lambda pair: len(pair[0].rstrip("/")))[1]
-        elif side == "impl":
+        else:  # implementation, or declared by no one: the code under test may read it, so it comes from the head
             impl.append(path)
     return Ownership(tuple(impl), oracle)
 
@@ -112,6 +115,42 @@ def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out:
     return gates.run(request, now).record
 
 
+def _snapshot(tree: Path) -> dict[str, str]:
+    """sha256 of every file (a symlink by its target) of a tree, the review's work excluded."""
+    found = {}
+    for path in sorted(tree.rglob("*")):
+        relative = path.relative_to(tree).as_posix()
+        if relative == _WORK or relative.startswith(_WORK + "/"):
+            continue
+        if path.is_symlink():
+            found[relative] = "link:" + os.readlink(path)
+        elif path.is_file():
+            found[relative] = sha256_hex(path.read_bytes())
+    return found
+
+
+def _assemble(repo: Path, base: str, head: str, tree: Path, ownership: Ownership, changes: dict[str, git.Change]) -> list[str]:
+    """The base's tree with the head's implementation; returns what could not be applied."""
+    git.export(repo, base, tree)
+    problems = []
+    for path in ownership.impl:
+        change = changes[path]
+        if "160000" in (change.base_mode, change.head_mode):
+            problems.append(f"{path}: a submodule change cannot be reviewed here; blocked")
+            continue
+        target = tree / path
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.is_symlink() or target.exists():
+            target.unlink()
+        if change.head_mode is not None:
+            try:
+                git.write_blob(repo, head, path, tree)
+            except (WitnessGateError, OSError) as error:
+                problems.append(f"{path}: {error}")
+    return problems
+
+
 def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetime) -> ReviewResult:
     base, head = git.commit(repo, base_ref, "base"), git.commit(repo, head_ref, "head")
     fork_point = git.merge_base(repo, base, head)
@@ -123,46 +162,68 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
         raise WitnessGateError(f"{base_ref}:pyproject.toml: [[tool.witness-gate.suites]] declares no suite: nothing to gate")
     changes = git.changes(repo, fork_point, head)
     paths = [change.path for change in changes]
+    by_path = {change.path: change for change in changes}
     shutil.rmtree(out_dir, ignore_errors=True)
+    problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="witness-gate-review-") as scratch:
-        patched = Path(scratch) / "patched"
-        git.export(repo, base, patched)
-        ownership = own(paths, config, _symlinked_oracle(patched, config))
-        by_path = {change.path: change for change in changes}
-        for path in ownership.impl:  # the head's implementation, and only that
-            if by_path[path].head_mode is None:
-                (patched / path).unlink(missing_ok=True)
-            else:
-                git.write_blob(repo, head, path, patched)
-        changed_list = patched / _WORK / "changed.txt"
-        changed_list.parent.mkdir(parents=True)
-        # The changed-file list itself: one path a line, so a name with a line break cannot be listed.
-        listable = [p for p in paths if "\n" not in p and "\r" not in p]
-        changed_list.write_text("".join(f"{p}\n" for p in listable), "utf-8", errors="surrogateescape")
-        suites = {}
-        for suite in config.suites:
-            out = patched / _WORK / suite.name
-            suites[suite.name] = _run_suite(suite, patched, config, changed_list, out, now)
-            shutil.copytree(out, out_dir / suite.name)
-        head_oracle = {}
+        work = Path(scratch)
+        probe = work / "base"
+        git.export(repo, base, probe)
+        ownership = own(paths, config, _symlinked_oracle(probe, config))
+        # The gate's changed-file list lives outside every tree the code under test runs in.
+        # A name it cannot carry (a line break, a backslash, not UTF-8) still counts above.
+        listable = [p for p in paths if repo_path_problem(p) is None and p.isprintable() and _utf8(p)]
+        problems += [f"{p!r}: a changed path the gate's list cannot carry; judged by its owner only" for p in paths if p not in listable]
+        changed_list = work / "changed.txt"
+        changed_list.write_text("".join(f"{p}\n" for p in listable), "utf-8")
+        suites, head_oracle, tampered = {}, {}, []
+        for index, suite in enumerate(config.suites):
+            # A fresh tree per suite: one suite's code under test cannot prepare the next one's.
+            tree = work / f"suite-{index}"
+            unapplied = _assemble(repo, base, head, tree, ownership, by_path)
+            if index == 0:  # the same for every suite: say it once
+                problems += unapplied
+            before = _snapshot(tree)
+            out = tree / _WORK / suite.name
+            try:
+                suites[suite.name] = _run_suite(suite, tree, config, changed_list, out, now)
+            except WitnessGateError as error:
+                if _snapshot(tree) == before:
+                    raise
+                suites[suite.name] = {"exit_code": EXIT_BLOCKED, "verdict": "blocked", "witnesses": [], "freezes": [],
+                                      "reasons": [str(error)], "mode": "gate"}
+            after = _snapshot(tree)
+            if after != before:
+                moved = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+                tampered.append(f"suite {suite.name}: the code under test changed the review's tree while it ran: {', '.join(moved[:5])}")
+            if out.is_dir():
+                shutil.copytree(out, out_dir / suite.name)
         if ownership.oracle and not ownership.impl:
-            head_tree = Path(scratch) / "head"
+            head_tree = work / "head"
             git.export(repo, head, head_tree)
-            (head_tree / _WORK).mkdir()
-            shutil.copy(changed_list, head_tree / _WORK / "changed.txt")
             for suite in config.suites:
                 try:
-                    head_oracle[suite.name] = _run_suite(suite, head_tree, config, head_tree / _WORK / "changed.txt",
-                                                         head_tree / _WORK / suite.name, now)
+                    head_oracle[suite.name] = _run_suite(suite, head_tree, config, changed_list, head_tree / _WORK / suite.name, now)
                     shutil.copytree(head_tree / _WORK / suite.name, out_dir / "head-oracle" / suite.name)
                 except WitnessGateError as error:
                     head_oracle[suite.name] = {"error": str(error)}
-    return _verdict(base, head, fork_point, paths, ownership, suites, head_oracle, out_dir)
+    return _verdict(base, head, fork_point, paths, ownership, suites, head_oracle, problems + tampered, out_dir)
+
+
+def _utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _verdict(base: str, head: str, fork_point: str, paths: list[str], ownership: Ownership, suites: dict, head_oracle: dict,
-             out_dir: Path) -> ReviewResult:
+             problems: list[str], out_dir: Path) -> ReviewResult:
     lines, codes = [], []
+    for problem in problems:  # each is the patch's doing: a verdict, never a refusal it could choose
+        lines.append(f"blocked: {problem}")
+        codes.append(EXIT_BLOCKED)
     for name, record in suites.items():
         codes.append(record["exit_code"])
         for line in gates.summary_lines(record)[:-1]:

@@ -13,6 +13,7 @@ its conversation with an `Ended`, which callers count as a failure, never as a p
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import itertools
 import json
 import os
@@ -31,6 +32,48 @@ _EXIT_GRACE_SECONDS = 1.0
 # A fixed, documented environment: the same on every machine and under every caller.
 _BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC", "PYTHONDONTWRITEBYTECODE": "1"}
 _requests = itertools.count()
+_PR_SET_CHILD_SUBREAPER = 36
+_live_workers: set[int] = set()
+_subreaper = False
+
+
+def _adopt_orphans() -> None:
+    """Makes this process the reaper of its descendants: a worker's child that double-forks
+    and calls setsid() is reparented here, not to init, and `_kill_orphans` can end it."""
+    global _subreaper
+    if not _subreaper:
+        _subreaper = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+
+def _kill_orphans() -> None:
+    """SIGKILLs every child of this process that is not a live worker (escaped descendants)."""
+    me = str(os.getpid())
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in _live_workers:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1].decode() == me and fields[0] != b"Z":
+            with contextlib.suppress(OSError):
+                os.kill(int(entry), signal.SIGKILL)
+                os.waitpid(int(entry), 0)
+
+
+def worker_path(root: Path) -> list[str]:
+    """The runner's own import path for a worker, without the current directory or anything
+    inside the tree under review: the patch must not shadow the runner or Hypothesis."""
+    here, tree = Path.cwd().resolve(), root.resolve()
+    runner = Path(__file__).resolve().parents[1]  # where this package is imported from, always kept
+    kept = []
+    for entry in sys.path:
+        resolved = Path(entry or ".").resolve()
+        if resolved != runner and (entry in ("", ".") or resolved == here or resolved.is_relative_to(tree)):
+            continue
+        kept.append(str(resolved))
+    return kept
 
 
 @dataclass(frozen=True)
@@ -66,9 +109,10 @@ class Worker:
         read_end, write_end = os.pipe()
         request_path = scratch / f"request-{os.getpid()}-{next(_requests)}.json"
         request_path.write_text(json.dumps({**request, "protocol_fd": write_end}), "utf-8")
+        _adopt_orphans()
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-S", "-s", "-B", "-c", _BOOT, json.dumps([os.path.abspath(p) for p in sys.path]), str(request_path)],
+                [sys.executable, "-S", "-s", "-B", "-c", _BOOT, json.dumps(worker_path(root)), str(request_path)],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -80,6 +124,7 @@ class Worker:
         finally:
             os.close(write_end)
         self._fd = read_end
+        _live_workers.add(self._process.pid)
         self._exited = os.pidfd_open(self._process.pid)
         self._buffer = b""
         self._closed = False
@@ -145,6 +190,8 @@ class Worker:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self._process.pid, signal.SIGKILL)
         self._process.wait()
+        _live_workers.discard(self._process.pid)
+        _kill_orphans()
         os.close(self._fd)
         os.close(self._exited)
 

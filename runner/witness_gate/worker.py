@@ -56,6 +56,10 @@ def main(request_path: str) -> None:
     channel = _Channel(request["protocol_fd"])
     try:
         root = Path(request["root"])
+        # Hypothesis is the runner's, loaded before the patch's import paths exist: a
+        # `hypothesis` package in the implementation cannot stand in for it.
+        import hypothesis.strategies  # noqa: F401
+
         add_import_paths(root, request["import_paths"])
         module, digest = import_module(root / request["module"], request["module"])
         props = properties_of(module, request["module"], digest)

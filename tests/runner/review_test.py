@@ -273,3 +273,71 @@ def test_a_freeze_merged_first_lets_the_flake_pass_until_it_expires(repo: Repo):
     repo.git("checkout", "-q", "patch")
     repo.git("rebase", "-q", "main")
     assert_red(repo.review(), "expired at")
+
+
+# --- found by an adversarial review of the review itself ---------------------------------
+
+
+def test_code_under_test_that_rewrites_the_oracle_on_disk_is_caught_tampering(repo: Repo):
+    buggy(repo)
+    with open(repo.root / IMPL, "a") as handle:  # at import, from the worker's directory
+        handle.write(f"\nimport pathlib\npathlib.Path({ORACLE!r}).write_text('# emptied by the code under test\\n')\n")
+    repo.commit("bug, and an implementation that empties the property at import")
+    assert_red(repo.review(), "the code under test changed the review's tree while it ran: tests/properties/orders_props.py")
+
+
+def test_a_data_file_outside_the_implementation_prefixes_comes_from_the_head(repo: Repo):
+    (repo.root / "config").mkdir()
+    (repo.root / "config/pricing.json").write_text('{"bulk_discount": 0}\n')
+    repo.edit(IMPL, 'return line["qty"] * line["price"]',
+              'import json, pathlib\n    discount = json.loads((pathlib.Path(__file__).parents[2] / "config/pricing.json").read_text())["bulk_discount"]\n'
+              '    return line["qty"] * line["price"] - (discount if line["qty"] > 3 else 0)')
+    repo.commit("base: pricing reads a data file")
+    repo.git("branch", "-f", "main", "HEAD")
+    (repo.root / "config/pricing.json").write_text('{"bulk_discount": 1}\n')
+    repo.commit("the bug lives in a data file nobody declared")
+    assert_red(repo.review(), "regression: prop_order_total_non_negative")
+    assert "config/pricing.json" in repo.review_json()["implementation_paths"]
+
+
+def test_a_hypothesis_package_in_the_implementation_cannot_stand_in_for_the_real_one(repo: Repo):
+    buggy(repo)
+    (repo.root / "src/hypothesis").mkdir()
+    (repo.root / "src/hypothesis/__init__.py").write_text("def given(*a, **k):\n    return lambda f: (lambda: None)\n")
+    repo.commit("bug, and a hypothesis that finds nothing")
+    assert_red(repo.review(), CAUGHT)
+
+
+def test_a_daemon_that_escapes_the_worker_is_killed_before_it_can_touch_the_witnesses(repo: Repo):
+    buggy(repo)
+    with open(repo.root / IMPL, "a") as handle:
+        handle.write(
+            "\nimport os, time, glob\n"
+            "if os.fork() == 0:\n"
+            "    os.setsid()\n"
+            "    if os.fork() == 0:\n"
+            "        for _ in range(600):\n"
+            "            [os.remove(p) for p in glob.glob('**/witnesses/*.json', recursive=True)]\n"
+            "            time.sleep(0.05)\n"
+            "    os._exit(0)\n"
+        )
+    repo.commit("bug, and a daemon that deletes witnesses")
+    assert_red(repo.review(), CAUGHT)
+
+
+@pytest.mark.parametrize("kind", ["backslash name", "symlink out of the tree", "directory becomes a file", "submodule"])
+def test_unusual_changes_are_verdicts_not_refusals(repo: Repo, kind: str):
+    buggy(repo)
+    if kind == "backslash name":
+        (repo.root / "docs\\notes.txt").write_text("notes\n")
+    elif kind == "symlink out of the tree":
+        os.symlink("/etc/hostname", repo.root / "src/orders_app/host")
+    elif kind == "directory becomes a file":
+        shutil.rmtree(repo.root / "src/orders_app")
+        (repo.root / "src/orders_app").write_text("not a package any more\n")
+    else:
+        repo.git("update-index", "--add", "--cacheinfo", f"160000,{repo.git('rev-parse', 'HEAD')},src/vendored")
+    repo.commit(f"bug, and a {kind}")
+    result = repo.review()
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
