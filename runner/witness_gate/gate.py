@@ -29,7 +29,7 @@ from witness_gate import report as reports
 from witness_gate import store, witness
 from witness_gate.classify import VERDICTS, gate_exit_code
 from witness_gate.config import GateConfig
-from witness_gate.errors import WitnessGateError
+from witness_gate.errors import FixtureChanged, WitnessGateError
 from witness_gate.paths import parse_changed_paths
 
 SCHEMA_VERSION = 2
@@ -125,12 +125,19 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
     if request.check_only:
         record = _check_only_record(lock, witness.load_directory(witness_dir, lock), checked.problems)
     else:
-        report = reports.build(
-            lock_path, witness_dir, request.diff_path, root, config, request.progress,
-            published_lock_path=request.out_dir / LOCK_NAME, fixture_just_verified=True,
-        )
-        store.save_artifact(stage / REPORT_NAME, "report", report)
-        record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, checked.problems)
+        try:
+            report = reports.build(
+                lock_path, witness_dir, request.diff_path, root, config, request.progress,
+                published_lock_path=request.out_dir / LOCK_NAME, fixture_just_verified=True,
+            )
+        except FixtureChanged as error:
+            # Checked after the replays: the fixture moved while code under test ran, its doing.
+            reasons = [f"blocked: {problem}" for problem in checked.problems]
+            reasons.append(f"blocked: {error}; the code under test may have written it, so nothing replayed can be trusted")
+            record = _record("gate", lock, [], [], reasons, 1)
+        else:
+            store.save_artifact(stage / REPORT_NAME, "report", report)
+            record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, checked.problems)
     store.save_artifact(stage / GATE_NAME, "gate", record)
     return GateResult(record, summary_lines(record))
 

@@ -54,3 +54,12 @@ def test_hostile_code_under_test_ends_red_with_a_clear_line(repo: SampleRepo, na
     assert [row["label"] for row in record["witnesses"]] == ["regression"], result.stdout
     assert evidence is None or evidence in result.stdout, result.stdout
     assert "gate: blocked (exit 1" in result.stdout.splitlines()[-1]
+
+
+def test_code_under_test_that_rewrites_the_fixture_blocks_rather_than_refuses(repo: SampleRepo):
+    # Appends to the pinned fixture whenever it runs: during check and during the replays.
+    inject(repo, "open('tests/fixtures/orders.json', 'a').write(' ')\nreturn -1")
+    result = repo.gate(IMPL, extra=("--replays", "2", "--replay-interpreters", "3"))
+    assert result.code == 1, result.stdout + result.stderr
+    assert "the code under test may have written it" in result.stdout
+    assert repo.gate_json()["verdict"] == "blocked"
