@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import sys
 from pathlib import Path
 from typing import Callable
@@ -15,5 +16,7 @@ def write_or_check(page: Path, text: str, check: bool, script: str, normalise: C
     current = page.read_text() if page.is_file() else ""
     if normalise(current) != normalise(text):
         print(f"{script}: docs/{page.name} is stale; run it without --check", file=sys.stderr)
+        diff = difflib.unified_diff(normalise(current).splitlines(), normalise(text).splitlines(), "committed", "fresh", lineterm="")
+        print("\n".join(list(diff)[:80]), file=sys.stderr)
         return 1
     return 0

@@ -21,6 +21,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,9 @@ _BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL"
 _requests = itertools.count()
 _PR_SET_CHILD_SUBREAPER = 36
 _live_workers: set[int] = set()
+# Held while a worker starts and while orphans are killed: a worker another thread has just
+# started must be known as live before anyone looks for children to kill.
+_children_lock = threading.Lock()
 _subreaper = False
 
 
@@ -47,7 +51,14 @@ def _adopt_orphans() -> None:
 
 def _kill_orphans() -> None:
     """SIGKILLs every child of this process that is not a live worker (escaped descendants)."""
-    me = str(os.getpid())
+    with _children_lock:
+        _kill_orphans_locked()
+
+
+def _kill_orphans_locked() -> None:
+    # Workers start sessions of their own, and so does anything escaping one with setsid():
+    # a child outside this process's session is a worker's descendant, never the caller's.
+    me, session = str(os.getpid()), str(os.getsid(0))
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) in _live_workers:
             continue
@@ -56,7 +67,7 @@ def _kill_orphans() -> None:
                 fields = handle.read().rsplit(b")", 1)[1].split()
         except OSError:
             continue
-        if fields[1].decode() == me and fields[0] != b"Z":
+        if fields[1].decode() == me and fields[3].decode() != session and fields[0] != b"Z":
             with contextlib.suppress(OSError):
                 os.kill(int(entry), signal.SIGKILL)
                 os.waitpid(int(entry), 0)
@@ -111,6 +122,7 @@ class Worker:
         request_path.write_text(json.dumps({**request, "protocol_fd": write_end}), "utf-8")
         _adopt_orphans()
         try:
+            _children_lock.acquire()
             self._process = subprocess.Popen(
                 [sys.executable, "-S", "-s", "-B", "-c", _BOOT, json.dumps(worker_path(root)), str(request_path)],
                 stdin=subprocess.DEVNULL,
@@ -121,10 +133,11 @@ class Worker:
                 pass_fds=(write_end,),
                 start_new_session=True,
             )
+            _live_workers.add(self._process.pid)
         finally:
+            _children_lock.release()
             os.close(write_end)
         self._fd = read_end
-        _live_workers.add(self._process.pid)
         self._exited = os.pidfd_open(self._process.pid)
         self._buffer = b""
         self._closed = False
