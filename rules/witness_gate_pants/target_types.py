@@ -105,7 +105,10 @@ class ReplaysField(_BoundedIntField):
     alias = "replays"
     default = 5
     maximum = 1000
-    help = "How many times each retained witness payload is replayed under the pin. A review constant, not an optimum."
+    help = (
+        "How many times each retained witness payload is replayed in each of the fresh replay interpreters "
+        "(six a round) under the pin. A review constant, not an optimum."
+    )
 
 
 class MaxExamplesField(_BoundedIntField):

@@ -54,7 +54,6 @@ def _field(message: dict[str, Any], name: str, kind: type | tuple[type, ...]) ->
 class _Session:
     """What one worker did: the runner's own record of its calls and their outcomes."""
 
-    module: str
     lock: dict[str, Any]
     hash_secret: int
     properties: dict[str, int] = field(default_factory=dict)  # assertion id -> line
@@ -189,7 +188,7 @@ def search_module(
             "fixture_path": str(locks.fixture_path(lock, root).absolute()), "fixture_sha256": lock["fixture"]["sha256"],
             "seeds": lock["seed_schedule"], "max_examples": lock["max_examples"], "skip": sorted(finished),
         }
-        session = _Session(module, lock, hash_secret)
+        session = _Session(lock, hash_secret)
         with Worker(request, hash_secret, root, scratch) as worker:
             ended = session.follow(worker, timeout)
         properties.update(session.properties)

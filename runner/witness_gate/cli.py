@@ -310,14 +310,14 @@ def gate(
     def action() -> int:
         from witness_gate import gate as gates
         from witness_gate.config import load_config
-        from witness_gate.properties import module_files
+        from witness_gate.properties import property_files
 
         _check_format(output_format)
         config = load_config(root, max_freeze_hours=max_freeze_hours, replay_timeout_seconds=replay_timeout_seconds)
         if (impl_paths is None) != (oracle_paths is None):
             raise WitnessGateError("--impl-paths and --oracle-paths go together")
         ownership_lists = (impl_paths, oracle_paths) if impl_paths is not None and oracle_paths is not None else None
-        files = tuple(file for entry in properties for file in (module_files(entry) if entry.is_dir() else [entry]))
+        files = property_files(properties)
         request = gates.GateRequest(
             root, fixture, generator_version, replays, max_examples, files, out, check_only, diff_paths, freezes, config,
             ownership_lists, _progress(), replay_interpreters,

@@ -38,8 +38,9 @@ def required(config: GateConfig) -> list[tuple[str, str]]:
 
 
 def lines(config: GateConfig, owners: Sequence[str]) -> list[str]:
-    width = max(len(pattern) for pattern, _ in required(config))
-    return [f"{pattern.ljust(width)} {' '.join(owners)}  # witness-gate oracle: {who}" for pattern, who in required(config)]
+    patterns = required(config)
+    width = max(len(pattern) for pattern, _ in patterns)
+    return [f"{pattern.ljust(width)} {' '.join(owners)}  # witness-gate oracle: {who}" for pattern, who in patterns]
 
 
 def _rules(text: str) -> list[tuple[str, list[str]]]:

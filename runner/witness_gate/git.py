@@ -72,15 +72,21 @@ def changes(repo: Path, old: str, new: str) -> list[Change]:
     return found
 
 
-def read_file(repo: Path, revision: str, path: str) -> bytes | None:
-    """A committed file's bytes, or None when the revision has no such file."""
+def _entry(repo: Path, revision: str, path: str) -> tuple[bytes, bytes, str] | None:
+    """(mode, kind, object id) of `path` in `revision`, or None when it has no such path."""
     listing = _git(repo, "ls-tree", "-z", revision, "--", path)
     if not listing:
         return None
     mode, kind, obj = listing.split(b"\t", 1)[0].split(b" ")
-    if kind != b"blob":
+    return mode, kind, obj.decode()
+
+
+def read_file(repo: Path, revision: str, path: str) -> bytes | None:
+    """A committed file's bytes, or None when the revision has no such file."""
+    entry = _entry(repo, revision, path)
+    if entry is None or entry[1] != b"blob":
         return None
-    return _git(repo, "cat-file", "blob", obj.decode())
+    return _git(repo, "cat-file", "blob", entry[2])
 
 
 def export(repo: Path, revision: str, target: Path) -> None:
@@ -97,9 +103,11 @@ def export(repo: Path, revision: str, target: Path) -> None:
 def write_blob(repo: Path, revision: str, path: str, tree: Path) -> None:
     """Puts `path` as committed in `revision` into `tree` (a symlink stays a symlink, and
     one that leaves the tree is refused)."""
-    listing = _git(repo, "ls-tree", "-z", revision, "--", path)
-    mode, _, obj = listing.split(b"\t", 1)[0].split(b" ")
-    data = _git(repo, "cat-file", "blob", obj.decode())
+    entry = _entry(repo, revision, path)
+    if entry is None or entry[1] != b"blob":
+        raise WitnessGateError(f"{path}: not a file in {revision[:12]}")
+    mode, _, obj = entry
+    data = _git(repo, "cat-file", "blob", obj)
     target = tree / path
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.is_symlink() or target.exists():

@@ -158,6 +158,11 @@ def add_import_paths(root: Path, import_paths: Sequence[str]) -> None:
             sys.path.insert(0, path)
 
 
+def property_files(entries: Sequence[Path]) -> tuple[Path, ...]:
+    """The property modules named by `entries`: each a module, or a directory of them."""
+    return tuple(file for entry in entries for file in (module_files(entry) if entry.is_dir() else [entry]))
+
+
 def module_files(directory: Path) -> list[Path]:
     """The `*.py` property modules under `directory`, sorted; each a plain file inside it."""
     if directory.is_symlink() or not directory.is_dir():

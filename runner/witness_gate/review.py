@@ -32,7 +32,7 @@ from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
 from witness_gate.canonical import sha256_hex
 from witness_gate.paths import owner, repo_path_problem
-from witness_gate.properties import module_files
+from witness_gate.properties import property_files
 
 # The gate's own controls, owned like oracle paths: whoever edits them edits the check.
 CONTROL_PATHS = ("pyproject.toml", "pants.toml", ".pants.rc", "pants", "BUILD", "WORKSPACE", ".bazelrc", ".ci/", ".github/")
@@ -74,12 +74,12 @@ def own(paths: list[str], config: GateConfig, symlinked: dict[str, str]) -> Owne
     implementation prefixes is still something the head's code may read (pure)."""
     entries = oracle_entries(config)
     impl, oracle = [], {}
+    prefixes = [entry for entry, _ in entries]
     for path in paths:
-        found = [(entry, who) for entry, who in entries if path == entry.rstrip("/") or path.startswith(entry.rstrip("/") + "/")]
-        side = owner(path, config.impl_prefixes, [entry for entry, _ in entries])
         if path in symlinked:
             oracle[path] = f"{symlinked[path]} (through a symlink)"
-        elif side == "oracle":
+        elif owner(path, config.impl_prefixes, prefixes) == "oracle":
+            found = [(entry, who) for entry, who in entries if path == entry.rstrip("/") or path.startswith(entry.rstrip("/") + "/")]
             oracle[path] = max(found, key=lambda pair: len(pair[0].rstrip("/")))[1]
         else:  # implementation, or declared by no one: the code under test may read it, so it comes from the head
             impl.append(path)
@@ -107,7 +107,7 @@ def _gate_config(config: GateConfig) -> GateConfig:
 
 
 def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out: Path, now: datetime) -> dict[str, Any]:
-    files = tuple(file for entry in suite.properties for file in (module_files(tree / entry) if (tree / entry).is_dir() else [tree / entry]))
+    files = property_files([tree / entry for entry in suite.properties])
     request = gates.GateRequest(
         tree, tree / suite.fixture, suite.generator_version, suite.replays, suite.max_examples, files, out, False, changed,
         tree / config.freezes_dir, _gate_config(config),
@@ -129,9 +129,8 @@ def _snapshot(tree: Path) -> dict[str, str]:
     return found
 
 
-def _assemble(repo: Path, base: str, head: str, tree: Path, ownership: Ownership, changes: dict[str, git.Change]) -> list[str]:
-    """The base's tree with the head's implementation; returns what could not be applied."""
-    git.export(repo, base, tree)
+def _apply_head(repo: Path, head: str, tree: Path, ownership: Ownership, changes: dict[str, git.Change]) -> list[str]:
+    """Puts the head's implementation into a copy of the base's tree; returns what could not be applied."""
     problems = []
     for path in ownership.impl:
         change = changes[path]
@@ -146,8 +145,10 @@ def _assemble(repo: Path, base: str, head: str, tree: Path, ownership: Ownership
         if change.head_mode is not None:
             try:
                 git.write_blob(repo, head, path, tree)
-            except (WitnessGateError, OSError) as error:
-                problems.append(f"{path}: {error}")
+            except WitnessGateError as error:  # it names the path already
+                problems.append(str(error))
+            except OSError as error:
+                problems.append(f"{path}: {error.strerror}")
     return problems
 
 
@@ -167,9 +168,11 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="witness-gate-review-") as scratch:
         work = Path(scratch)
-        probe = work / "base"
-        git.export(repo, base, probe)
-        ownership = own(paths, config, _symlinked_oracle(probe, config))
+        base_tree, patched = work / "base", work / "patched"
+        git.export(repo, base, base_tree)
+        ownership = own(paths, config, _symlinked_oracle(base_tree, config))
+        shutil.copytree(base_tree, patched, symlinks=True)
+        problems += _apply_head(repo, head, patched, ownership, by_path)
         # The gate's changed-file list lives outside every tree the code under test runs in.
         # A name it cannot carry (a line break, a backslash, not UTF-8) still counts above.
         listable = [p for p in paths if repo_path_problem(p) is None and p.isprintable() and _utf8(p)]
@@ -180,9 +183,7 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
         for index, suite in enumerate(config.suites):
             # A fresh tree per suite: one suite's code under test cannot prepare the next one's.
             tree = work / f"suite-{index}"
-            unapplied = _assemble(repo, base, head, tree, ownership, by_path)
-            if index == 0:  # the same for every suite: say it once
-                problems += unapplied
+            shutil.copytree(patched, tree, symlinks=True)
             before = _snapshot(tree)
             out = tree / _WORK / suite.name
             try:

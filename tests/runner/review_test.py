@@ -335,9 +335,28 @@ def test_unusual_changes_are_verdicts_not_refusals(repo: Repo, kind: str):
     elif kind == "directory becomes a file":
         shutil.rmtree(repo.root / "src/orders_app")
         (repo.root / "src/orders_app").write_text("not a package any more\n")
-    else:
+    else:  # staged after `git add -A`, which would drop a gitlink with nothing on disk
+        repo.git("add", "-A")
         repo.git("update-index", "--add", "--cacheinfo", f"160000,{repo.git('rev-parse', 'HEAD')},src/vendored")
-    repo.commit(f"bug, and a {kind}")
+        repo.git("commit", "-q", "-m", "bug, and a submodule")
+    if kind != "submodule":
+        repo.commit(f"bug, and a {kind}")
     result = repo.review()
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
+    reason = {
+        "backslash name": "'docs\\\\notes.txt': a changed path the gate's list cannot carry",
+        "symlink out of the tree": "blocked: src/orders_app/host: a committed symlink that leaves the tree is refused",
+        "directory becomes a file": "importing the property module raised",
+        "submodule": "blocked: src/vendored: a submodule change cannot be reviewed here",
+    }[kind]
+    assert reason in result.stdout, result.stdout
+
+
+def test_a_package_at_the_root_of_the_patch_cannot_stand_in_for_the_runners_hypothesis(repo: Repo):
+    # The review runs from the checkout (cwd = repository root): the worker must not import from there.
+    buggy(repo)
+    (repo.root / "hypothesis").mkdir()
+    (repo.root / "hypothesis/__init__.py").write_text("def given(*a, **k):\n    return lambda f: (lambda: None)\n")
+    repo.commit("bug, and a hypothesis at the root that finds nothing")
+    assert_red(repo.review(), CAUGHT)
