@@ -300,14 +300,6 @@ def test_a_data_file_outside_the_implementation_prefixes_comes_from_the_head(rep
     assert "config/pricing.json" in repo.review_json()["implementation_paths"]
 
 
-def test_a_hypothesis_package_in_the_implementation_cannot_stand_in_for_the_real_one(repo: Repo):
-    buggy(repo)
-    (repo.root / "src/hypothesis").mkdir()
-    (repo.root / "src/hypothesis/__init__.py").write_text("def given(*a, **k):\n    return lambda f: (lambda: None)\n")
-    repo.commit("bug, and a hypothesis that finds nothing")
-    assert_red(repo.review(), CAUGHT)
-
-
 def test_a_daemon_that_escapes_the_worker_is_killed_before_it_can_touch_the_witnesses(repo: Repo):
     buggy(repo)
     with open(repo.root / IMPL, "a") as handle:
@@ -353,10 +345,10 @@ def test_unusual_changes_are_verdicts_not_refusals(repo: Repo, kind: str):
     assert reason in result.stdout, result.stdout
 
 
-def test_a_package_at_the_root_of_the_patch_cannot_stand_in_for_the_runners_hypothesis(repo: Repo):
-    # The review runs from the checkout (cwd = repository root): the worker must not import from there.
+@pytest.mark.parametrize("where", ["src", "."], ids=["on the import path", "at the root, the review's working directory"])
+def test_a_hypothesis_package_in_the_patch_cannot_stand_in_for_the_runners(repo: Repo, where: str):
     buggy(repo)
-    (repo.root / "hypothesis").mkdir()
-    (repo.root / "hypothesis/__init__.py").write_text("def given(*a, **k):\n    return lambda f: (lambda: None)\n")
-    repo.commit("bug, and a hypothesis at the root that finds nothing")
+    (repo.root / where / "hypothesis").mkdir()
+    (repo.root / where / "hypothesis/__init__.py").write_text("def given(*a, **k):\n    return lambda f: (lambda: None)\n")
+    repo.commit("bug, and a hypothesis that finds nothing")
     assert_red(repo.review(), CAUGHT)
