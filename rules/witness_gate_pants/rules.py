@@ -10,6 +10,7 @@ process uncacheable instead.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -17,8 +18,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from pants.backend.python.target_types import EntryPoint
-from pants.backend.python.util_rules.pex import VenvPex, VenvPexProcess
-from pants.backend.python.util_rules.pex_from_targets import PexFromTargetsRequest
+from pants.backend.python.util_rules.pex import Pex, PexRequest, VenvPex, VenvPexProcess
+from pants.backend.python.util_rules.pex_from_targets import PexFromTargetsRequest, RequirementsPexRequest
+from pants.backend.python.util_rules.python_sources import PythonSourceFiles, PythonSourceFilesRequest
 from pants.base.build_environment import get_buildroot
 from pants.base.glob_match_error_behavior import GlobMatchErrorBehavior
 from pants.build_graph.address import BuildFileAddress, BuildFileAddressRequest
@@ -29,7 +31,15 @@ from pants.engine.addresses import Address, Addresses, UnparsedAddressInputs
 from pants.engine.fs import CreateDigest, Digest, DigestContents, DigestSubset, Directory, FileContent, FileDigest, MergeDigests, PathGlobs, Paths, RemovePrefix, Snapshot
 from pants.engine.process import FallibleProcessResult, Process, ProcessCacheScope
 from pants.engine.rules import Get, MultiGet, collect_rules, rule
-from pants.engine.target import SourcesField, TransitiveTargets, TransitiveTargetsRequest, WrappedTarget, WrappedTargetRequest
+from pants.engine.target import (
+    SourcesField,
+    Target,
+    Targets,
+    TransitiveTargets,
+    TransitiveTargetsRequest,
+    WrappedTarget,
+    WrappedTargetRequest,
+)
 from pants.util.logging import LogLevel
 from pants.vcs.git import GitWorktreeRequest, MaybeGitWorktree
 
@@ -39,6 +49,7 @@ from witness_gate_pants.target_types import (
     GeneratorVersionField,
     ImplPathsField,
     MaxExamplesField,
+    OracleDependenciesField,
     OraclePathsField,
     ReplaysField,
     WitnessFixtureSourceField,
@@ -66,6 +77,7 @@ class WitnessPropertiesFieldSet(TestFieldSet):
     sources: WitnessPropertiesSourcesField
     fixture: WitnessPropertiesFixtureField
     dependencies: WitnessPropertiesDependenciesField
+    oracle_dependencies: OracleDependenciesField
     replays: ReplaysField
     max_examples: MaxExamplesField
     impl_paths: ImplPathsField
@@ -118,6 +130,24 @@ class OwnershipRequest:
 
 
 @dataclass(frozen=True)
+class GatedClosureRequest:
+    field_set: WitnessPropertiesFieldSet
+
+
+@dataclass(frozen=True)
+class GatedClosure:
+    """The targets one gated target runs with: its oracle helpers, and the transitive
+    closure of the properties and the helpers (the code under test among them)."""
+
+    helpers: Targets
+    closure: tuple[Target, ...]
+
+    @property
+    def addresses(self) -> tuple[Address, ...]:
+        return tuple(target.address for target in self.closure)
+
+
+@dataclass(frozen=True)
 class ChangedPaths:
     paths: tuple[str, ...]
 
@@ -129,12 +159,17 @@ class ChangedPathsRequest:
 
 @dataclass(frozen=True)
 class RunnerPexRequest:
-    properties_address: Address
+    """The one runner of the session (its inputs are options, not targets)."""
 
 
 @dataclass(frozen=True)
 class RunnerPex:
-    pex: VenvPex
+    request: PexRequest
+
+
+@dataclass(frozen=True)
+class TargetRunnerRequest:
+    addresses: tuple[Address, ...]
 
 
 # --- pure helpers -------------------------------------------------------------------
@@ -245,20 +280,29 @@ async def resolve_fixture(request: PinnedFixtureRequest) -> PinnedFixture:
     return PinnedFixture(path, target[GeneratorVersionField].value, sources.snapshot.digest)
 
 
+@rule(desc="Gather a gated target's closure", level=LogLevel.DEBUG)
+async def gated_closure(request: GatedClosureRequest) -> GatedClosure:
+    field_set = request.field_set
+    helpers = await Get(Targets, UnparsedAddressInputs, field_set.oracle_dependencies.to_unparsed_address_inputs())
+    transitive = await Get(TransitiveTargets, TransitiveTargetsRequest([field_set.address, *(t.address for t in helpers)]))
+    return GatedClosure(helpers, tuple(transitive.closure))
+
+
 @rule(desc="Derive implementation and oracle paths", level=LogLevel.DEBUG)
 async def derive_ownership(request: OwnershipRequest) -> Ownership:
     field_set = request.field_set
     address = field_set.address
-    fixture, properties, transitive, build_file = await MultiGet(
+    fixture, properties, gated, build_file = await MultiGet(
         Get(PinnedFixture, PinnedFixtureRequest(address, field_set.fixture.value)),
         Get(SourceFiles, SourceFilesRequest([field_set.sources])),
-        Get(TransitiveTargets, TransitiveTargetsRequest([address])),
+        Get(GatedClosure, GatedClosureRequest(field_set)),
         Get(BuildFileAddress, BuildFileAddressRequest(address, description_of_origin="witness-gate ownership")),
     )
-    dependency_sources = [t[SourcesField] for t in transitive.dependencies if t.has_field(SourcesField)]
+    dependency_sources = [t[SourcesField] for t in gated.closure if t.address != address and t.has_field(SourcesField)]
     origin = f"the path fields of {address}"
-    implementation, extra_impl, extra_oracle, generated = await MultiGet(
+    implementation, helpers, extra_impl, extra_oracle, generated = await MultiGet(
         Get(SourceFiles, SourceFilesRequest(dependency_sources)),
+        Get(SourceFiles, SourceFilesRequest([t[SourcesField] for t in gated.helpers if t.has_field(SourcesField)])),
         Get(Paths, PathGlobs(_in_build_dir(address, field_set.impl_paths.value or ()), GlobMatchErrorBehavior.error, description_of_origin=origin)),
         Get(Paths, PathGlobs(_in_build_dir(address, field_set.oracle_paths.value or ()), GlobMatchErrorBehavior.error, description_of_origin=origin)),
         Get(Paths, PathGlobs(_in_build_dir(address, field_set.generated_oracle_paths.value or ()))),
@@ -267,8 +311,10 @@ async def derive_ownership(request: OwnershipRequest) -> Ownership:
     literal_generated = [p for p in _in_build_dir(address, field_set.generated_oracle_paths.value or ()) if not has_glob(p)]
     # The BUILD file declares the sources, the fixture, the replay count and the extra paths:
     # editing it edits the oracle.
-    oracle = {*properties.snapshot.files, fixture.path, build_file.rel_path, *extra_oracle.files, *generated.files, *literal_generated}
-    impl = {*implementation.snapshot.files, *extra_impl.files}
+    oracle = {*properties.snapshot.files, fixture.path, build_file.rel_path, *helpers.snapshot.files, *extra_oracle.files, *generated.files,
+              *literal_generated}
+    # A helper reached through `dependencies` as well is still the oracle's.
+    impl = {*implementation.snapshot.files, *extra_impl.files} - set(helpers.snapshot.files)
     clash = derived_overlap(impl, oracle)
     if clash:
         raise WitnessGateError(
@@ -308,22 +354,33 @@ async def read_changed_paths(_: ChangedPathsRequest, gate: WitnessGate) -> Chang
     return ChangedPaths(tuple(sorted(changed)))
 
 
-@rule(desc="Build the witness-gate runner", level=LogLevel.DEBUG)
-async def build_runner(request: RunnerPexRequest, gate: WitnessGate) -> RunnerPex:
+@rule(desc="Plan the witness-gate runner", level=LogLevel.DEBUG)
+async def plan_runner(_: RunnerPexRequest, gate: WitnessGate) -> RunnerPex:
+    """The runner and its requirements, from options only: no target's sources are in it, so
+    an edit to the code under test never rebuilds it."""
     runner = await Get(
         Addresses, UnparsedAddressInputs([gate.runner], owning_address=None, description_of_origin="the option `[witness-gate].runner`")
     )
-    pex = await Get(
-        VenvPex,
+    request = await Get(
+        PexRequest,
         PexFromTargetsRequest(
-            [*runner, request.properties_address],
+            runner,
             output_filename="witness_gate_runner.pex",
             internal_only=True,
             main=EntryPoint.parse("witness_gate.cli:main"),
-            description=f"Building the witness-gate runner for {request.properties_address}",
+            description="Building the witness-gate runner",
         ),
     )
-    return RunnerPex(pex)
+    return RunnerPex(request)
+
+
+@rule(desc="Build the witness-gate runner with a target's requirements", level=LogLevel.DEBUG)
+async def runner_for_target(request: TargetRunnerRequest) -> VenvPex:
+    """The runner plus the third-party requirements of one target's closure, the way Pants'
+    pytest rule composes its runner: one build per resolve and requirement set, shared by
+    every target that has the same."""
+    runner, requirements = await MultiGet(Get(RunnerPex, RunnerPexRequest()), Get(Pex, RequirementsPexRequest(request.addresses)))
+    return await Get(VenvPex, PexRequest, dataclasses.replace(runner.request, pex_path=(requirements,)))
 
 
 @dataclass(frozen=True)
@@ -347,10 +404,16 @@ async def run_witness_gate(
     test_extra_env: TestExtraEnv,
 ) -> TestResult:
     field_set = batch.single_element
-    ownership, runner, freezes = await MultiGet(
+    ownership, gated, freezes = await MultiGet(
         Get(Ownership, OwnershipRequest(field_set)),
-        Get(RunnerPex, RunnerPexRequest(field_set.address)),
+        Get(GatedClosure, GatedClosureRequest(field_set)),
         Get(Snapshot, PathGlobs([os.path.join(gate.freezes_dir, "*.json")])),
+    )
+    # The code under test reaches the sandbox as files under its source roots, like Pants'
+    # pytest rule does it, so editing it changes the input digest and never the runner.
+    runner, code = await MultiGet(
+        Get(VenvPex, TargetRunnerRequest(gated.addresses)),
+        Get(PythonSourceFiles, PythonSourceFilesRequest(gated.closure, include_files=True)),
     )
     argv = [
         "gate",
@@ -366,8 +429,9 @@ async def run_witness_gate(
         # JUnit XML for `pants test --test-report` (and CI test reporters).
         "--junit-xml", f"{XML_DIR}/{field_set.address.path_safe_spec}.xml",
         "--suite", field_set.address.spec,
+        *(arg for root in code.source_roots for arg in ("--import-path", root)),
     ]
-    inputs = [ownership.oracle_digest, await Get(Digest, CreateDigest([Directory(OUT_DIR), Directory(XML_DIR)]))]
+    inputs = [ownership.oracle_digest, code.source_files.snapshot.digest, await Get(Digest, CreateDigest([Directory(OUT_DIR), Directory(XML_DIR)]))]
     if gate.enabled:
         changed = await Get(ChangedPaths, ChangedPathsRequest())
         lists = {
@@ -390,7 +454,7 @@ async def run_witness_gate(
     process = await Get(
         Process,
         VenvPexProcess(
-            runner.pex,
+            runner,
             argv=argv,
             input_digest=await Get(Digest, MergeDigests(inputs)),
             output_directories=(OUT_DIR, XML_DIR),

@@ -20,6 +20,7 @@ from pants.engine.target import (
     InvalidFieldException,
     MultipleSourcesField,
     SingleSourceField,
+    SpecialCasedDependencies,
     StringField,
     StringSequenceField,
     Target,
@@ -83,8 +84,21 @@ class WitnessPropertiesDependenciesField(Dependencies):
         """
         The code under test: ordinary `python_sources` (and their requirements) that the property
         modules import. Their first-party files, transitively, are the implementation paths of
-        this target, and they are built into the runner that executes the properties. Property
-        modules are not inferred: list what they import here.
+        this target; they reach the sandbox under their source roots, and their requirements are
+        added to the runner. Property modules are not inferred: list what they import here (or in
+        `oracle_dependencies`, for the oracle's own helpers).
+        """
+    )
+
+
+class OracleDependenciesField(SpecialCasedDependencies):
+    alias = "oracle_dependencies"
+    help = help_text(
+        """
+        Helper code of the oracle that the property modules import, e.g. a `python_sources` target
+        of shared Hypothesis strategies. Their own sources are oracle paths (reviewed with the
+        properties, never implementation, even when `dependencies` reaches them too); they and
+        what they depend on are importable in the sandbox.
         """
     )
 
@@ -147,7 +161,8 @@ class OraclePathsField(_PathListField):
     help = help_text(
         """
         Extra oracle paths (files or globs, relative to this BUILD file) beyond the property
-        sources and the fixture, e.g. helper modules of the properties. May not overlap the
+        sources and the fixture, e.g. data files the properties read (helper modules go in
+        `oracle_dependencies`, which also brings them into the sandbox). May not overlap the
         implementation side.
         """
     )
@@ -170,6 +185,7 @@ class WitnessPropertiesTarget(Target):
         WitnessPropertiesSourcesField,
         WitnessPropertiesFixtureField,
         WitnessPropertiesDependenciesField,
+        OracleDependenciesField,
         ReplaysField,
         MaxExamplesField,
         ImplPathsField,

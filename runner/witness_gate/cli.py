@@ -300,6 +300,7 @@ def gate(
     output_format: FormatOption = "text",
     junit_xml: JunitOption = None,
     suite: Annotated[str, typer.Option("--suite", help="Test suite name in JUnit XML (e.g. the build target).")] = "witness-gate",
+    import_path: Annotated[Optional[list[str]], typer.Option("--import-path", help="Directory (relative to --root) the property modules import the code under test from (repeatable); overrides pyproject.toml's import-paths.")] = None,
     root: Root = Path("."),
 ) -> None:
     """Pin, check, classify and honour freezes in one run: the verdict a CI job acts on.
@@ -313,7 +314,8 @@ def gate(
         from witness_gate.properties import property_files
 
         _check_format(output_format)
-        config = load_config(root, max_freeze_hours=max_freeze_hours, replay_timeout_seconds=replay_timeout_seconds)
+        config = load_config(root, max_freeze_hours=max_freeze_hours, replay_timeout_seconds=replay_timeout_seconds,
+                             import_paths=tuple(import_path or ()))
         if (impl_paths is None) != (oracle_paths is None):
             raise WitnessGateError("--impl-paths and --oracle-paths go together")
         ownership_lists = (impl_paths, oracle_paths) if impl_paths is not None and oracle_paths is not None else None

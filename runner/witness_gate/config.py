@@ -21,6 +21,9 @@ class Suite:
     properties: tuple[str, ...]  # property modules or directories of them
     replays: int = 5
     max_examples: int = 100
+    # Modules (or directories) the properties import that are oracle too, e.g. strategies:
+    # reviewed with the oracle, taken from the base, never from the patch.
+    oracle_dependencies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,10 @@ _LIST_KEYS = {
     "import-paths": "import_paths",
 }
 _NUMBER_KEYS = {"max-freeze-hours": ("max_freeze_hours", int), "replay-timeout-seconds": ("replay_timeout_seconds", float)}
-_SUITE_KEYS = {"name": str, "fixture": str, "generator-version": int, "properties": list, "replays": int, "max-examples": int}
+_SUITE_KEYS = {
+    "name": str, "fixture": str, "generator-version": int, "properties": list, "replays": int, "max-examples": int,
+    "oracle-dependencies": list,
+}
 
 
 def load_config(root: Path, **overrides: Any) -> GateConfig:
@@ -108,10 +114,13 @@ def _suites(value: Any, source: str) -> tuple[Suite, ...]:
                 raise WitnessGateError(f"{where}: {key} must be a {kind.__name__}")
         if not all(isinstance(item, str) for item in entry["properties"]) or not entry["properties"]:
             raise WitnessGateError(f"{where}: properties must be a non-empty list of paths")
+        if not all(isinstance(item, str) for item in entry.get("oracle-dependencies", [])):
+            raise WitnessGateError(f"{where}: oracle-dependencies must be a list of paths")
         suite = Suite(
             entry["name"], check_repo_path(entry["fixture"], where), entry["generator-version"],
             tuple(check_repo_path(item.rstrip("/"), where) for item in entry["properties"]),
             entry.get("replays", 5), entry.get("max-examples", 100),
+            tuple(check_repo_path(item.rstrip("/"), where) for item in entry.get("oracle-dependencies", [])),
         )
         suites.append(suite)
     if len({suite.name for suite in suites}) != len(suites):
@@ -126,7 +135,10 @@ def _check(config: GateConfig, source: str) -> None:
     for entry in config.import_paths:
         if entry != ".":
             check_repo_path(entry, source)
-    clash = set(config.impl_prefixes) & (set(config.oracle_prefixes) | set(config.generated_oracle_paths))
+    suite_oracle = {path for suite in config.suites for path in (suite.fixture, *suite.properties, *suite.oracle_dependencies)}
+    clash = {prefix.rstrip("/") for prefix in config.impl_prefixes} & (
+        {entry.rstrip("/") for entry in (*config.oracle_prefixes, *config.generated_oracle_paths)} | suite_oracle
+    )
     if clash:
         raise WitnessGateError(f"{source}: {sorted(clash)[0]!r} is declared both implementation and oracle")
     if not config.impl_prefixes or not config.oracle_prefixes:

@@ -36,6 +36,10 @@ from witness_gate.properties import property_files
 
 # The gate's own controls, owned like oracle paths: whoever edits them edits the check.
 CONTROL_PATHS = ("pyproject.toml", "pants.toml", ".pants.rc", "pants", "BUILD", "WORKSPACE", ".bazelrc", ".ci/", ".github/")
+# A build file anywhere that declares (or declared) a gated target is a control too: it says
+# what `pants test` / `bazel test` gate. Other build files are the implementation's business.
+_BUILD_FILE_NAMES = ("BUILD", "BUILD.pants", "BUILD.bazel")
+_GATED_TARGET_TYPES = (b"witness_properties", b"witness_fixture")
 _WORK = ".witness-gate-review"
 SCHEMA_VERSION = 1
 
@@ -62,22 +66,26 @@ def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
     for suite in config.suites:
         entries.append((suite.fixture, f"suite {suite.name} (fixture)"))
         entries += [(path, f"suite {suite.name} (properties)") for path in suite.properties]
+        entries += [(path, f"suite {suite.name} (oracle dependencies)") for path in suite.oracle_dependencies]
     entries += [(prefix, "oracle prefix") for prefix in (*config.oracle_prefixes, *config.generated_oracle_paths)]
     entries.append((config.freezes_dir.rstrip("/") + "/", "freezes"))
     entries += [(path, "gate controls") for path in CONTROL_PATHS]
     return entries
 
 
-def own(paths: list[str], config: GateConfig, symlinked: dict[str, str]) -> Ownership:
+def own(paths: list[str], config: GateConfig, symlinked: dict[str, str], gated_build_files: frozenset[str] = frozenset()) -> Ownership:
     """Splits the changed paths: oracle by every entry above (a file an oracle symlink
-    points to too), everything else implementation: a data file or a module outside the
-    implementation prefixes is still something the head's code may read (pure)."""
+    points to too, a build file that declares gated targets), everything else
+    implementation: a data file or a module outside the implementation prefixes is still
+    something the head's code may read (pure)."""
     entries = oracle_entries(config)
     impl, oracle = [], {}
     prefixes = [entry for entry, _ in entries]
     for path in paths:
         if path in symlinked:
             oracle[path] = f"{symlinked[path]} (through a symlink)"
+        elif path in gated_build_files:
+            oracle[path] = "gate controls (declares gated targets)"
         elif owner(path, config.impl_prefixes, prefixes) == "oracle":
             found = [(entry, who) for entry, who in entries if path == entry.rstrip("/") or path.startswith(entry.rstrip("/") + "/")]
             oracle[path] = max(found, key=lambda pair: len(pair[0].rstrip("/")))[1]
@@ -98,6 +106,17 @@ def _symlinked_oracle(tree: Path, config: GateConfig) -> dict[str, str]:
                 if resolved.is_relative_to(tree.resolve()):
                     found[resolved.relative_to(tree.resolve()).as_posix()] = path.relative_to(tree).as_posix()
     return found
+
+
+def _gated_build_files(repo: Path, revisions: tuple[str, ...], paths: list[str]) -> frozenset[str]:
+    """The changed build files that declare a gated target in any of the revisions."""
+    found = set()
+    for path in paths:
+        if path.rsplit("/", 1)[-1] in _BUILD_FILE_NAMES:
+            texts = [git.read_file(repo, revision, path) or b"" for revision in revisions]
+            if any(kind in text for text in texts for kind in _GATED_TARGET_TYPES):
+                found.add(path)
+    return frozenset(found)
 
 
 def _gate_config(config: GateConfig) -> GateConfig:
@@ -170,7 +189,8 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
         work = Path(scratch)
         base_tree, patched = work / "base", work / "patched"
         git.export(repo, base, base_tree)
-        ownership = own(paths, config, _symlinked_oracle(base_tree, config))
+        gated_build_files = _gated_build_files(repo, (fork_point, base, head), paths)
+        ownership = own(paths, config, _symlinked_oracle(base_tree, config), gated_build_files)
         shutil.copytree(base_tree, patched, symlinks=True)
         problems += _apply_head(repo, head, patched, ownership, by_path)
         # The gate's changed-file list lives outside every tree the code under test runs in.

@@ -46,6 +46,7 @@ def rule_runner() -> RuleRunner:
         rules=[
             gate_rules.resolve_fixture,
             gate_rules.derive_ownership,
+            gate_rules.gated_closure,
             gate_rules.read_changed_paths,
             *WitnessGate.rules(),
             *source_files.rules(),
@@ -98,6 +99,14 @@ def test_ownership_follows_the_target_graph_not_path_prefixes(rule_runner):
     )
     assert owned.property_files == ("src/app/props/orders_props.py",)
     assert owned.fixture.path == "src/app/props/fixture.json" and owned.fixture.generator_version == 1
+
+
+def test_oracle_dependencies_are_oracle_even_when_dependencies_reach_them(rule_runner):
+    owned = ownership(rule_runner, FIXTURE + 'python_sources(name="helpers", sources=["props_test_helpers.py"])\n'
+                                             'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", '
+                                             'dependencies=["src/app", ":helpers"], oracle_dependencies=[":helpers"])')
+    assert "src/app/props/props_test_helpers.py" in owned.oracle
+    assert owned.impl == ("src/app/core.py", "src/util/helpers.py")
 
 
 def test_impl_paths_and_file_dependencies_add_implementation(rule_runner):

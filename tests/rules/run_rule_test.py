@@ -135,6 +135,28 @@ def test_the_test_rule_passes_a_sound_target_and_fails_a_regression(rule_runner)
     assert json.loads(contents["gate.json"])["witnesses"][0]["label"] == "regression"
 
 
+def test_oracle_dependencies_reach_the_sandbox_and_are_judged_as_oracle(rule_runner):
+    rule_runner.write_files({
+        "props/numbers.py": "from hypothesis import strategies as st\n\nnumbers = st.fixed_dictionaries({'n': st.integers(0, 1000)})\n",
+        "props/calc_props.py": SAMPLE["props/calc_props.py"].replace(
+            "st.fixed_dictionaries({'n': st.integers(0, 1000)})", "numbers").replace("import witness_gate\n", "import witness_gate\nfrom props.numbers import numbers\n"),
+        "props/BUILD": SAMPLE["props/BUILD"].replace('dependencies=["app"]', 'dependencies=["app", ":numbers"], oracle_dependencies=[":numbers"]')
+        + 'python_sources(name="numbers", sources=["numbers.py"])\n',
+    })
+    passed = run(rule_runner)
+    assert passed.exit_code == 0, passed.stdout + passed.stderr
+
+    # The bug, with the strategies narrowed in the same change: a mixed edit, never a pass.
+    rule_runner.write_files({
+        "app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n",
+        "props/numbers.py": "from hypothesis import strategies as st\n\nnumbers = st.fixed_dictionaries({'n': st.integers(0, 1000)})\n# reworded\n",
+        "changed.txt": "app/calc.py\nprops/numbers.py\n",
+    })
+    failed = run(rule_runner)
+    assert failed.exit_code == 1, failed.stdout + failed.stderr
+    assert "mixed_edit: prop_double_is_even" in failed.stdout
+
+
 def test_skip_is_refused_rather_than_reporting_green(rule_runner):
     target = rule_runner.get_target(Address("props", target_name="props"))
     request = WitnessGateTestRequest.PartitionRequest((WitnessPropertiesFieldSet.create(target),))

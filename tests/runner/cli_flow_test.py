@@ -213,3 +213,16 @@ def test_freeze_replays_the_witness_and_refuses_a_report_edited_by_hand(repo):
     assert result.code == 2, result.stdout + result.stderr
     assert "replaying the witness does not confirm the report" in result.stderr and "regression 60/60" in result.stderr
     assert not (repo.root / ".artifacts/freeze.json").exists()
+
+
+def test_verify_replays_the_witness_and_fails_a_report_edited_by_hand(repo):
+    repo.edit(IMPL, *BUG)
+    pinned_and_checked(repo, 1)
+    repo.classify(IMPL)
+    report = repo.report_json()
+    report["witnesses"][0].update(label="flake", failures=23, runs=30, cause="random_seed")
+    repo.report.write_text(json.dumps(report))
+    result = repo.cli("verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
+    assert result.code == 1, result.stdout + result.stderr
+    # The label table alone would accept 23/30 as a flake; the replay does not.
+    assert "FAIL: replay" in result.stdout and "replay gave regression 60/60" in result.stdout, result.stdout

@@ -214,6 +214,37 @@ def test_uncommitted_and_excluded_files_play_no_part(repo: Repo):
     assert_red(repo.review(), "orders: regression")
 
 
+# --- E. the implementation set swapped through a build file ------------------------------
+
+GATED_BUILD = (
+    'witness_fixture(name="fx", source="fixtures/orders.json", generator_version=3)\n'
+    'witness_properties(name="properties", sources=["properties/*.py"], fixture=":fx", dependencies=["src/orders_app"])\n'
+)
+
+
+def test_a_build_file_that_declares_gated_targets_is_a_control(repo: Repo):
+    (repo.root / "tests/BUILD").write_text(GATED_BUILD)
+    (repo.root / "src/orders_app/BUILD").write_text("python_sources()\n")
+    repo.commit("base: the gated targets declared for pants test")
+    repo.git("branch", "-f", "main", "HEAD")
+    shutil.copytree(repo.root / "src/orders_app", repo.root / "decoy/orders_app")  # unbroken
+    buggy(repo)
+    repo.edit("tests/BUILD", 'dependencies=["src/orders_app"]', 'dependencies=["decoy/orders_app"]')
+    repo.commit("bug, and the properties pointed at an unbroken copy")
+    assert_red(repo.review(), CAUGHT, "oracle edit: tests/BUILD (owner: gate controls (declares gated targets))", "mixed_edit")
+
+
+def test_a_build_file_of_the_implementation_alone_is_implementation(repo: Repo):
+    (repo.root / "src/orders_app/BUILD").write_text("python_sources()\n")
+    repo.commit("base: the implementation's own build file")
+    repo.git("branch", "-f", "main", "HEAD")
+    (repo.root / "src/orders_app/BUILD").write_text("python_sources(sources=['*.py'])\n")
+    repo.commit("an implementation change that touches its build file")
+    result = repo.review()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert repo.review_json()["implementation_paths"] == ["src/orders_app/BUILD"]
+
+
 # --- F. a freeze rides with the change it silences ---------------------------------------
 
 
@@ -223,6 +254,33 @@ def test_a_freeze_in_the_same_patch_as_the_implementation_change_blocks(repo: Re
     (repo.root / ".witness-gate/freezes/f.json").write_text("{}\n")
     repo.commit("bug, and a freeze")
     assert_red(repo.review(), CAUGHT, "oracle edit: .witness-gate/freezes/f.json (owner: freezes)", "mixed_edit")
+
+
+# --- G. oracle helpers ---------------------------------------------------------------------
+
+HELPER = "tests/strategies/order_strategies.py"
+STRATEGIES = """lines = st.lists(
+    st.fixed_dictionaries({"qty": st.integers(min_value=0, max_value=50), "price": st.integers(min_value=0, max_value=10_000)}),
+    max_size=5,
+)
+orders = lines.map(lambda ls: {"lines": ls, "claimed_total": sum(line["qty"] * line["price"] for line in ls)})
+"""
+
+
+def test_a_declared_oracle_helper_comes_from_the_base(repo: Repo):
+    # The base draws its orders from a strategies module beside the properties, declared as
+    # the suite's oracle dependency and importable through the base's import paths.
+    (repo.root / HELPER).parent.mkdir(parents=True)
+    (repo.root / HELPER).write_text("from hypothesis import strategies as st\n\n" + STRATEGIES)
+    repo.edit(ORACLE, STRATEGIES, "from order_strategies import orders\n")
+    repo.edit("pyproject.toml", 'import-paths = ["src"]', 'import-paths = ["src", "tests/strategies"]')
+    repo.edit("pyproject.toml", 'properties = ["tests/properties"]', 'properties = ["tests/properties"]\noracle-dependencies = ["tests/strategies"]')
+    repo.commit("base: the strategies as a declared oracle helper")
+    repo.git("branch", "-f", "main", "HEAD")
+    buggy(repo)
+    repo.edit(HELPER, "max_value=50", "max_value=3")  # orders too small to reach the bug
+    repo.commit("bug, and strategies that no longer reach it")
+    assert_red(repo.review(), CAUGHT, f"oracle edit: {HELPER} (owner: suite orders (oracle dependencies))", "mixed_edit")
 
 
 # --- I. two reviews ---------------------------------------------------------------------

@@ -1,0 +1,31 @@
+"""`[tool.witness-gate]` as the review reads it from the base: suites and their oracle."""
+
+from __future__ import annotations
+
+import pytest
+
+from witness_gate.config import parse_config
+from witness_gate.errors import WitnessGateError
+
+SUITE = b'[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nproperties = ["tests/properties"]\n'
+
+
+def test_a_suite_declares_its_oracle_dependencies():
+    config = parse_config(SUITE + b'oracle-dependencies = ["tests/strategies/", "tests/checks.py"]\n', "pyproject.toml")
+    assert config.suites[0].oracle_dependencies == ("tests/strategies", "tests/checks.py")
+    assert parse_config(SUITE, "pyproject.toml").suites[0].oracle_dependencies == ()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (b'oracle-dependencies = "tests/strategies"\n', "oracle-dependencies must be a list"),
+        (b'oracle-dependencies = [3]\n', "oracle-dependencies must be a list of paths"),
+        (b'oracle-dependencies = ["../outside"]\n', "not normalized"),
+        (b'oracle-dependencies = ["src"]\n', "'src' is declared both implementation and oracle"),
+    ],
+    ids=["a string", "a number", "outside the repository", "the implementation itself"],
+)
+def test_bad_oracle_dependencies_are_refused(extra, message):
+    with pytest.raises(WitnessGateError, match=message):
+        parse_config(b'[tool.witness-gate]\nimpl-prefixes = ["src/"]\n' + SUITE + extra, "pyproject.toml")
