@@ -25,6 +25,22 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from witness_gate import __version__
+        from witness_gate.lock import hypothesis_version
+
+        typer.echo(f"witness-gate {__version__} (Hypothesis {hypothesis_version()})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version (and Hypothesis') and exit.")] = False,
+) -> None:
+    pass  # the app's help is Typer's own (above); this callback only carries --version
+
+
 Root = Annotated[Path, typer.Option("--root", help="Repository root; recorded paths are relative to it.")]
 LockOption = Annotated[Path, typer.Option("--lock", help="The fixture lock written by `pin`.")]
 DiffOption = Annotated[Path, typer.Option("--diff-paths", help="Changed-file list: one repository path per line, from the diff.")]

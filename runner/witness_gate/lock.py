@@ -108,7 +108,11 @@ def hash_fixture(fixture: Path) -> tuple[str, int]:
 
 
 def load(lock_path: Path) -> dict[str, Any]:
-    return store.load_artifact(lock_path, "lock")
+    """The lock, to search or replay under (check, classify, verify, freeze): refused when
+    this runner's Hypothesis is not the one it was pinned with."""
+    lock = store.load_artifact(lock_path, "lock")
+    verify_hypothesis_version(lock, lock_path)
+    return lock
 
 
 def fixture_path(lock: dict[str, Any], root: Path) -> Path:

@@ -25,15 +25,18 @@ class Run:
 class SampleRepo:
     """A copy of examples/orders with the spec's section 6 commands as methods."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, python: str = sys.executable, python_path: str | None = None) -> None:
         self.root = root
+        # The interpreter and import path the CLI runs with: this one's by default.
+        self.python = python
+        self.python_path = python_path or os.pathsep.join(os.path.abspath(entry) for entry in sys.path)
         self.lock = ".artifacts/fixture.lock"
         self.witnesses = root / ".artifacts" / "witnesses"
         self.report = root / ".artifacts" / "classification.json"
 
     def cli(self, *args: str) -> Run:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(entry) for entry in sys.path), "HYPOTHESIS_STORAGE_DIRECTORY": str(self.root / ".hypothesis")}
-        done = subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=self.root, env=env, capture_output=True, text=True, timeout=300)
+        env = {**os.environ, "PYTHONPATH": self.python_path, "HYPOTHESIS_STORAGE_DIRECTORY": str(self.root / ".hypothesis")}
+        done = subprocess.run([self.python, "-m", "witness_gate", *args], cwd=self.root, env=env, capture_output=True, text=True, timeout=300)
         return Run(done.returncode, done.stdout, done.stderr)
 
     def pin(self, *extra: str) -> Run:
@@ -79,9 +82,9 @@ class SampleRepo:
         return [entry["label"] for entry in self.report_json()["witnesses"]]
 
 
-def copy_example(target: Path) -> SampleRepo:
+def copy_example(target: Path, **interpreter: str) -> SampleRepo:
     shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD"))
-    return SampleRepo(target)
+    return SampleRepo(target, **interpreter)
 
 
 def add_flaky_property(repo: SampleRepo) -> None:
