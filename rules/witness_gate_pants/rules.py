@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from pants.backend.python.target_types import EntryPoint
+from pants.backend.python.util_rules.interpreter_constraints import InterpreterConstraints
 from pants.backend.python.util_rules.pex import Pex, PexRequest, VenvPex, VenvPexProcess
 from pants.backend.python.util_rules.pex_from_targets import PexFromTargetsRequest, RequirementsPexRequest
+from pants.backend.python.util_rules.pex_requirements import PexRequirements, Resolve
 from pants.backend.python.util_rules.python_sources import PythonSourceFiles, PythonSourceFilesRequest
 from pants.base.build_environment import get_buildroot
 from pants.base.glob_match_error_behavior import GlobMatchErrorBehavior
@@ -354,21 +356,47 @@ async def read_changed_paths(_: ChangedPathsRequest, gate: WitnessGate) -> Chang
     return ChangedPaths(tuple(sorted(changed)))
 
 
+RUNNER_MAIN = EntryPoint.parse("witness_gate.cli:main")
+
+
+def runner_source_problem(runner: str | None, install_from_resolve: str | None) -> str | None:
+    """Why the options do not say where the runner comes from, or None."""
+    if runner and install_from_resolve:
+        return "[witness-gate] sets both `runner` and `install_from_resolve`: the runner comes from one place; unset one"
+    if not runner and not install_from_resolve:
+        return (
+            "[witness-gate] does not say where the runner comes from: add `witness-gate==<version>` to a resolve "
+            "(e.g. 3rdparty/python/requirements.txt, then `pants generate-lockfiles`) and set "
+            "`install_from_resolve = \"<that resolve>\"`, or set `runner` to the address of the runner's sources"
+        )
+    return None
+
+
 @rule(desc="Plan the witness-gate runner", level=LogLevel.DEBUG)
 async def plan_runner(_: RunnerPexRequest, gate: WitnessGate) -> RunnerPex:
     """The runner and its requirements, from options only: no target's sources are in it, so
     an edit to the code under test never rebuilds it."""
+    problem = runner_source_problem(gate.runner, gate.install_from_resolve)
+    if problem:
+        raise WitnessGateError(problem)
+    if gate.install_from_resolve:
+        # Like Pants' own tools: the resolve's interpreter constraints, its pinned versions.
+        requirements = PexRequirements(
+            gate.requirements,
+            from_superset=Resolve(gate.install_from_resolve, use_entire_lockfile=False),
+            description_of_origin="the option `[witness-gate].requirements`",
+        )
+        return RunnerPex(
+            PexRequest(output_filename="witness_gate_runner.pex", internal_only=True, requirements=requirements,
+                       interpreter_constraints=InterpreterConstraints(), main=RUNNER_MAIN, description="Building the witness-gate runner")
+        )
     runner = await Get(
         Addresses, UnparsedAddressInputs([gate.runner], owning_address=None, description_of_origin="the option `[witness-gate].runner`")
     )
     request = await Get(
         PexRequest,
         PexFromTargetsRequest(
-            runner,
-            output_filename="witness_gate_runner.pex",
-            internal_only=True,
-            main=EntryPoint.parse("witness_gate.cli:main"),
-            description="Building the witness-gate runner",
+            runner, output_filename="witness_gate_runner.pex", internal_only=True, main=RUNNER_MAIN, description="Building the witness-gate runner"
         ),
     )
     return RunnerPex(request)

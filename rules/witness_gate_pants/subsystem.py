@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pants.option.option_types import BoolOption, IntOption, SkipOption, StrOption
+from pants.option.option_types import BoolOption, IntOption, SkipOption, StrListOption, StrOption
 from pants.option.subsystem import Subsystem
 from pants.util.strutil import help_text
 
@@ -52,9 +52,29 @@ class WitnessGate(Subsystem):
             """
         ),
     )
+    install_from_resolve = StrOption(
+        default=None,
+        help=help_text(
+            """
+            The resolve (a name from `[python].resolves`) the runner is installed from, the way
+            Pants installs its own tools: it must provide `requirements`, e.g. `witness-gate==0.2.0`,
+            next to the team's own Hypothesis. The runner is built once per resolve and shared by
+            every `witness_properties` target.
+            """
+        ),
+    )
+    requirements = StrListOption(
+        default=["witness-gate"],
+        help="With `install_from_resolve`: the requirements of the runner, at the versions the resolve's lockfile pins.",
+    )
     runner = StrOption(
-        default="//runner:lib",
-        help="Address of the `python_sources` target of the witness-gate runner library, built into the sandboxed runner PEX.",
+        default=None,
+        help=help_text(
+            """
+            Instead of `install_from_resolve`: the address of a `python_sources` target of the
+            runner library in this repository (witness-gate's own development uses `//runner:lib`).
+            """
+        ),
     )
     max_freeze_hours = IntOption(default=168, help="The longest freeze (created to expiry) the gate honours.")
     replay_timeout = IntOption(default=60, help="Seconds one replay may take before it counts as a failure.")

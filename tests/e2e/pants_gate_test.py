@@ -212,7 +212,7 @@ def test_freeze_for_another_witness_or_fixture_leaves_the_flake_red(project, fie
 def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(project):
     flake_with_freeze(project)
     now = datetime.now(timezone.utc)
-    expiry = now + timedelta(seconds=90)
+    expiry = now + timedelta(seconds=45)
     project.rewrite_freeze(created_at=(now - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"), expires_at=expiry.strftime("%Y-%m-%dT%H:%M:%SZ"))
     green = project.pants_test()
     assert datetime.now(timezone.utc) < expiry, "the machine was too slow to see the freeze before it expired"

@@ -26,6 +26,7 @@ from witness_gate_pants.rules import (
     WitnessPropertiesFieldSet,
     parse_changed_list,
     relevant_changes,
+    runner_source_problem,
 )
 from witness_gate_pants.subsystem import WitnessGate
 from witness_gate_pants.target_types import WitnessFixtureTarget, WitnessPropertiesTarget
@@ -231,3 +232,17 @@ def test_a_target_passes_only_on_a_passing_gate_json_and_exit_zero(process_exit,
     exit_code, message = gate_rules.target_exit_code(process_exit, gate_json)
     assert exit_code == expected_exit
     assert (message is None) if says is None else (says in message)
+
+
+@pytest.mark.parametrize(
+    "runner, resolve, problem",
+    [
+        ("//runner:lib", None, None),
+        (None, "python-default", None),
+        (None, None, "does not say where the runner comes from: add `witness-gate==<version>` to a resolve"),
+        ("//runner:lib", "python-default", "sets both `runner` and `install_from_resolve`"),
+    ],
+)
+def test_the_runner_comes_from_exactly_one_place(runner, resolve, problem):
+    found = runner_source_problem(runner, resolve)
+    assert found is None if problem is None else problem in found

@@ -103,6 +103,7 @@ def rule_runner() -> RuleRunner:
             "--pex-cli-version=v2.1.137",
             f"--pex-cli-known-versions=['{known_version}']",
             f"--pex-cli-url-template=file://{pex_path}",
+            "--witness-gate-runner=//runner:lib",
             "--witness-gate-enabled",
             "--witness-gate-changed-files=changed.txt",
         ],
