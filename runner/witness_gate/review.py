@@ -4,7 +4,9 @@ The base supplies everything that decides: the gate's configuration (`[tool.witn
 of its pyproject.toml, suites included), the property modules, the fixtures, the oracle
 paths and the freezes. The head supplies implementation and nothing else: the review
 assembles a tree from the base commit with the head's versions of the implementation
-paths (deleted ones deleted) and runs the gate there. Everything else the patch changes
+paths (deleted ones deleted) and runs the gate there. "The head's" means the head as it
+would land: merged into the base (a head forked before the base moved is reviewed as the
+merge, and one that does not merge cleanly is blocked). Everything else the patch changes
 is judged, never executed as policy: a change to the gate's controls, an oracle path or a
 freeze is an oracle edit, which gets a review of its own (exit 3, naming each path and its
 owner), and together with an implementation change is a mixed edit (blocked). When the
@@ -39,9 +41,12 @@ CONTROL_PATHS = ("pyproject.toml", "pants.toml", ".pants.rc", "pants", "BUILD", 
 # A build file anywhere that declares (or declared) a gated target is a control too: it says
 # what `pants test` / `bazel test` gate. Other build files are the implementation's business.
 _BUILD_FILE_NAMES = ("BUILD", "BUILD.pants", "BUILD.bazel")
+# Attributes decide how a checkout materializes files (filters, encodings, export-ignore):
+# the review writes raw blobs, but every other consumer of the tree obeys them.
+_ATTRIBUTE_FILES = (".gitattributes",)
 _GATED_TARGET_TYPES = (b"witness_properties", b"witness_fixture")
 _WORK = ".witness-gate-review"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -74,18 +79,22 @@ def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
 
 
 def own(paths: list[str], config: GateConfig, symlinked: dict[str, str], gated_build_files: frozenset[str] = frozenset()) -> Ownership:
-    """Splits the changed paths: oracle by every entry above (a file an oracle symlink
-    points to too, a build file that declares gated targets), everything else
-    implementation: a data file or a module outside the implementation prefixes is still
-    something the head's code may read (pure)."""
+    """Splits the changed paths: oracle by every entry above (anything an oracle path
+    reaches through a symlink too, a build file that declares gated targets, an attributes
+    file), everything else implementation: a data file or a module outside the
+    implementation prefixes is still something the head's code may read (pure)."""
     entries = oracle_entries(config)
     impl, oracle = [], {}
     prefixes = [entry for entry, _ in entries]
     for path in paths:
-        if path in symlinked:
-            oracle[path] = f"{symlinked[path]} (through a symlink)"
+        linked = [(real, link) for real, link in symlinked.items() if path == real or path.startswith(real + "/")]
+        name = path.rsplit("/", 1)[-1]
+        if linked:
+            oracle[path] = f"{max(linked)[1]} (through a symlink)"
         elif path in gated_build_files:
             oracle[path] = "gate controls (declares gated targets)"
+        elif name in _ATTRIBUTE_FILES:
+            oracle[path] = "gate controls (git attributes)"
         elif owner(path, config.impl_prefixes, prefixes) == "oracle":
             found = [(entry, who) for entry, who in entries if path == entry.rstrip("/") or path.startswith(entry.rstrip("/") + "/")]
             oracle[path] = max(found, key=lambda pair: len(pair[0].rstrip("/")))[1]
@@ -95,16 +104,21 @@ def own(paths: list[str], config: GateConfig, symlinked: dict[str, str], gated_b
 
 
 def _symlinked_oracle(tree: Path, config: GateConfig) -> dict[str, str]:
-    """Files that oracle paths of the base tree reach through a symlink, with the link."""
+    """Where oracle paths of the base tree really live when a symlink leads there (the
+    entry itself, a directory above it, or a link inside an oracle directory): each real
+    location (a file or a whole directory) with the oracle path that reaches it."""
     found = {}
+    root = tree.resolve()
     for entry, _ in oracle_entries(config):
         start = tree / entry.rstrip("/")
-        candidates = [start] if start.is_symlink() else list(start.rglob("*")) if start.is_dir() else []
+        candidates = [start, *(start.rglob("*") if start.is_dir() else ())]
         for path in candidates:
-            if path.is_symlink():
-                resolved = path.resolve()
-                if resolved.is_relative_to(tree.resolve()):
-                    found[resolved.relative_to(tree.resolve()).as_posix()] = path.relative_to(tree).as_posix()
+            if not (path.is_symlink() or path.exists()):
+                continue
+            real = path.resolve()
+            literal = root / path.relative_to(tree)
+            if real != literal and real.is_relative_to(root):
+                found[real.relative_to(root).as_posix()] = path.relative_to(tree).as_posix()
     return found
 
 
@@ -148,26 +162,26 @@ def _snapshot(tree: Path) -> dict[str, str]:
     return found
 
 
-def _apply_head(repo: Path, head: str, tree: Path, ownership: Ownership, changes: dict[str, git.Change]) -> list[str]:
-    """Puts the head's implementation into a copy of the base's tree; returns what could not be applied."""
+def _apply_head(repo: Path, landed: str, tree: Path, ownership: Ownership, changes: dict[str, git.Change]) -> list[str]:
+    """Puts the landed implementation into a copy of the base's tree; returns what could not be applied."""
     problems = []
     for path in ownership.impl:
         change = changes[path]
         if "160000" in (change.base_mode, change.head_mode):
             problems.append(f"{path}: a submodule change cannot be reviewed here; blocked")
             continue
-        target = tree / path
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        elif target.is_symlink() or target.exists():
-            target.unlink()
-        if change.head_mode is not None:
-            try:
-                git.write_blob(repo, head, path, tree)
-            except WitnessGateError as error:  # it names the path already
-                problems.append(str(error))
-            except OSError as error:
-                problems.append(f"{path}: {error.strerror}")
+        try:
+            target = tree / path
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            elif target.is_symlink() or target.exists():
+                target.unlink()
+            if change.head_mode is not None:
+                git.write_blob(repo, landed, path, tree)
+        except WitnessGateError as error:  # it names the path already
+            problems.append(str(error))
+        except OSError as error:
+            problems.append(f"{path[:200]!r}: {error.strerror}")
     return problems
 
 
@@ -180,23 +194,30 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
     config = parse_config(policy, f"{base_ref}:pyproject.toml")
     if not config.suites:
         raise WitnessGateError(f"{base_ref}:pyproject.toml: [[tool.witness-gate.suites]] declares no suite: nothing to gate")
-    changes = git.changes(repo, fork_point, head)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    landed = git.merge(repo, base, head)
+    if landed.tree is None:
+        conflicts = ", ".join(landed.conflicts[:5]) or "(no path named)"
+        problem = f"the head does not merge cleanly into the base ({conflicts}): rebase it onto the base, then review again"
+        return _verdict(base, head, fork_point, None, [], Ownership((), {}), {}, {}, [problem], out_dir)
+    changes = git.changes(repo, base, landed.tree)
     paths = [change.path for change in changes]
     by_path = {change.path: change for change in changes}
-    shutil.rmtree(out_dir, ignore_errors=True)
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="witness-gate-review-") as scratch:
         work = Path(scratch)
         base_tree, patched = work / "base", work / "patched"
         git.export(repo, base, base_tree)
-        gated_build_files = _gated_build_files(repo, (fork_point, base, head), paths)
+        gated_build_files = _gated_build_files(repo, (base, landed.tree), paths)
         ownership = own(paths, config, _symlinked_oracle(base_tree, config), gated_build_files)
         shutil.copytree(base_tree, patched, symlinks=True)
-        problems += _apply_head(repo, head, patched, ownership, by_path)
+        problems += _apply_head(repo, landed.tree, patched, ownership, by_path)
+        if (patched / _WORK).exists() or (patched / _WORK).is_symlink():
+            problems.append(f"{_WORK}/ is committed: it is the review's own work directory; remove it")
         # The gate's changed-file list lives outside every tree the code under test runs in.
         # A name it cannot carry (a line break, a backslash, not UTF-8) still counts above.
         listable = [p for p in paths if repo_path_problem(p) is None and p.isprintable() and _utf8(p)]
-        problems += [f"{p!r}: a changed path the gate's list cannot carry; judged by its owner only" for p in paths if p not in listable]
+        problems += [f"{p[:200]!r}: a changed path the gate's list cannot carry; judged by its owner only" for p in paths if p not in listable]
         changed_list = work / "changed.txt"
         changed_list.write_text("".join(f"{p}\n" for p in listable), "utf-8")
         suites, head_oracle, tampered = {}, {}, []
@@ -204,31 +225,40 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
             # A fresh tree per suite: one suite's code under test cannot prepare the next one's.
             tree = work / f"suite-{index}"
             shutil.copytree(patched, tree, symlinks=True)
+            _remove(tree / _WORK)
             before = _snapshot(tree)
             out = tree / _WORK / suite.name
             try:
                 suites[suite.name] = _run_suite(suite, tree, config, changed_list, out, now)
             except WitnessGateError as error:
-                if _snapshot(tree) == before:
-                    raise
+                # The base's configuration was checked above: what goes wrong now is the
+                # doing of the code under test, so it is a verdict, never a refusal.
                 suites[suite.name] = {"exit_code": EXIT_BLOCKED, "verdict": "blocked", "witnesses": [], "freezes": [],
-                                      "reasons": [str(error)], "mode": "gate"}
+                                      "reasons": [f"blocked: {error}"], "mode": "gate"}
             after = _snapshot(tree)
             if after != before:
                 moved = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
                 tampered.append(f"suite {suite.name}: the code under test changed the review's tree while it ran: {', '.join(moved[:5])}")
-            if out.is_dir():
-                shutil.copytree(out, out_dir / suite.name)
+            if out.is_dir() and not out.is_symlink():
+                shutil.copytree(out, out_dir / suite.name, symlinks=True)
         if ownership.oracle and not ownership.impl:
             head_tree = work / "head"
-            git.export(repo, head, head_tree)
+            git.export(repo, landed.tree, head_tree)
+            _remove(head_tree / _WORK)
             for suite in config.suites:
                 try:
                     head_oracle[suite.name] = _run_suite(suite, head_tree, config, changed_list, head_tree / _WORK / suite.name, now)
-                    shutil.copytree(head_tree / _WORK / suite.name, out_dir / "head-oracle" / suite.name)
+                    shutil.copytree(head_tree / _WORK / suite.name, out_dir / "head-oracle" / suite.name, symlinks=True)
                 except WitnessGateError as error:
                     head_oracle[suite.name] = {"error": str(error)}
-    return _verdict(base, head, fork_point, paths, ownership, suites, head_oracle, problems + tampered, out_dir)
+    return _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems + tampered, out_dir)
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
 
 
 def _utf8(path: str) -> bool:
@@ -239,7 +269,7 @@ def _utf8(path: str) -> bool:
     return True
 
 
-def _verdict(base: str, head: str, fork_point: str, paths: list[str], ownership: Ownership, suites: dict, head_oracle: dict,
+def _verdict(base: str, head: str, fork_point: str, merged_tree: str | None, paths: list[str], ownership: Ownership, suites: dict, head_oracle: dict,
              problems: list[str], out_dir: Path) -> ReviewResult:
     lines, codes = [], []
     for problem in problems:  # each is the patch's doing: a verdict, never a refusal it could choose
@@ -268,7 +298,7 @@ def _verdict(base: str, head: str, fork_point: str, paths: list[str], ownership:
     exit_code = most_severe(codes)
     record = {
         "schema_version": SCHEMA_VERSION,
-        "base": base, "head": head, "merge_base": fork_point, "changed_paths": len(paths),
+        "base": base, "head": head, "merge_base": fork_point, "merged_tree": merged_tree, "changed_paths": len(paths),
         "implementation_paths": list(ownership.impl), "oracle_paths": dict(sorted(ownership.oracle.items())),
         "suites": {name: record["verdict"] for name, record in suites.items()},
         "verdict": VERDICTS[exit_code], "exit_code": exit_code,

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from support.flaky import flaky_property_source
+from witness_gate import schemas
 
 SOURCE = Path(__file__).resolve().parents[2]
 GUIDE = SOURCE / "docs/adopt.md"
@@ -51,9 +52,10 @@ class Run:
 class Adopter:
     def __init__(self, root: Path, caches: Path) -> None:
         self.root = root
-        # Pants caches a resolved plugin by its requirement string, not the wheel's bytes:
-        # caches of this run's own keep a rebuilt 0.2.0 wheel from meeting a stale one.
-        self.env = {**os.environ, "PANTS_NAMED_CACHES_DIR": str(caches / "named"), "PANTS_LOCAL_STORE_DIR": str(caches / "store")}
+        # Pants caches the plugin-resolving process by its requirement string, not the
+        # wheel's bytes: a store of this run's own keeps a rebuilt 0.2.0 wheel from meeting
+        # a stale resolve (downloads, keyed by content, are shared).
+        self.env = {**os.environ, "PANTS_LOCAL_STORE_DIR": str(caches / "store")}
 
     def sh(self, command: str, timeout: int = 900) -> Run:
         done = subprocess.run(["bash", "-c", command], cwd=self.root, env=self.env, capture_output=True, text=True, timeout=timeout)
@@ -123,6 +125,12 @@ def test_pants_test_blocks_a_regression_and_a_mixed_edit(adopter):
     adopter.edit(IMPL, *BUG)
     red = adopter.pants_test()
     assert red.code == 1 and "regression: prop_balance_is_credits_minus_debits" in red.output, red.output
+    assert "Block the patch" in red.output
+    artifacts = adopter.root / ARTIFACTS
+    for name, schema in [("fixture.lock", "lock"), ("classification.json", "report"), ("gate.json", "gate")]:
+        schemas.validate(schema, json.loads((artifacts / name).read_text()), name)
+    [row] = json.loads((artifacts / "gate.json").read_text())["witnesses"]
+    schemas.validate("witness", json.loads((artifacts / row["file"]).read_text()), row["file"])
 
     adopter.edit(ORACLE, '"""The oracle:', '"""The oracle (reworded):')
     mixed = adopter.pants_test()

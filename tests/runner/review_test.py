@@ -28,8 +28,9 @@ IMPL = "src/orders_app/pricing.py"
 ORACLE = "tests/properties/orders_props.py"
 BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
 WEAKEN = ('    return total == order["claimed_total"]', "    return True")
-# The base's property, run on the head's implementation, still fails on every replay.
-CAUGHT = "prop_order_total_non_negative failed 60/60 replays"
+# The base's property, run on the head's implementation, still fails on every replay
+# (two per interpreter, six interpreters, two rounds: the suite sets `replays = 2`).
+CAUGHT = "prop_order_total_non_negative failed 24/24 replays"
 
 
 class Repo:
@@ -70,6 +71,8 @@ def repo(tmp_path: Path) -> Repo:
     root = tmp_path / "repo"
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD"))
     repo = Repo(root)
+    # Fewer replays than the default keep this suite quick; every verdict is the same.
+    repo.edit("pyproject.toml", "generator-version = 3\n", "generator-version = 3\nreplays = 2\n")
     repo.git("init", "-q", "-b", "main")
     repo.commit("base: the orders example with its suite declared")
     repo.branch("patch")
@@ -410,3 +413,115 @@ def test_a_hypothesis_package_in_the_patch_cannot_stand_in_for_the_runners(repo:
     (repo.root / where / "hypothesis/__init__.py").write_text("def given(*a, **k):\n    return lambda f: (lambda: None)\n")
     repo.commit("bug, and a hypothesis that finds nothing")
     assert_red(repo.review(), CAUGHT)
+
+
+# --- the landed change: a head forked before the base moved -------------------------------
+
+HOOK = ('"""The implementation under test: order totals."""\n',
+        '"""The implementation under test: order totals."""\n\n\ndef _bulk_adjustment(line: dict) -> int:\n    return 0\n')
+HOOKED = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - _bulk_adjustment(line)')
+
+
+def test_a_stale_head_is_reviewed_as_the_merge_it_would_land_as(repo: Repo):
+    # The patch forked before an honest change landed on main; alone, its file is right,
+    # but the clean merge of both (what lands) has the bug.
+    repo.branch("honest", "main")
+    repo.edit(IMPL, *HOOK)
+    repo.edit(IMPL, *HOOKED)
+    repo.commit("a bulk-adjustment hook, 0 for now")
+    repo.git("branch", "-f", "main", "honest")
+    repo.git("checkout", "-q", "patch")
+    (repo.root / IMPL).write_text((repo.root / IMPL).read_text() + "\n\ndef _bulk_adjustment(line: dict) -> int:\n    return 1 if line[\"qty\"] > 3 else 0\n")
+    repo.commit("a bulk credit, on a branch from before the hook")
+    assert_red(repo.review(), "orders: regression: prop_order_total_non_negative")
+
+
+def test_a_head_that_does_not_merge_cleanly_is_blocked(repo: Repo):
+    repo.branch("honest", "main")
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""Order totals, reworded on main."""')
+    repo.commit("main moves")
+    repo.git("branch", "-f", "main", "honest")
+    repo.git("checkout", "-q", "patch")
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""Order totals, reworded on the branch."""')
+    repo.commit("the branch moves the same line")
+    assert_red(repo.review(), f"blocked: the head does not merge cleanly into the base ({IMPL})")
+    assert repo.review_json()["merged_tree"] is None
+
+
+# --- symlinks above the oracle, refs and local git state ----------------------------------
+
+
+@pytest.mark.parametrize("declared", ["properties", "oracle dependency"])
+def test_an_oracle_reached_through_a_directory_symlink_is_oracle(repo: Repo, declared: str):
+    if declared == "properties":
+        repo.git("mv", "tests", "qa")
+        os.symlink("qa", repo.root / "tests")
+        real = "qa/properties/orders_props.py"
+        repo.commit("base: the tests live in qa/, reached through tests/")
+        repo.git("branch", "-f", "main", "HEAD")
+        buggy(repo)
+        repo.edit(real, *WEAKEN)
+    else:
+        (repo.root / "lib/strategies").mkdir(parents=True)
+        (repo.root / "lib/strategies/order_strategies.py").write_text("from hypothesis import strategies as st\n\n" + STRATEGIES)
+        os.symlink("../lib/strategies", repo.root / "tests/strategies")
+        repo.edit(ORACLE, STRATEGIES, "from order_strategies import orders\n")
+        repo.edit("pyproject.toml", 'import-paths = ["src"]', 'import-paths = ["src", "tests/strategies"]')
+        repo.edit("pyproject.toml", 'properties = ["tests/properties"]', 'properties = ["tests/properties"]\noracle-dependencies = ["tests/strategies"]')
+        real = "lib/strategies/order_strategies.py"
+        repo.commit("base: the strategies, declared through a symlinked directory")
+        repo.git("branch", "-f", "main", "HEAD")
+        buggy(repo)
+        repo.edit(real, "max_value=50", "max_value=3")
+    repo.commit("bug, and the oracle weakened where it really lives")
+    assert_red(repo.review(), CAUGHT, f"oracle edit: {real} (owner: ", "(through a symlink))", "mixed_edit")
+
+
+def test_a_tag_named_like_the_base_branch_is_refused_not_followed(repo: Repo):
+    repo.edit(ORACLE, *WEAKEN)
+    repo.commit("a weakened oracle")
+    repo.git("tag", "main")  # `main` now names the branch and this tag
+    repo.git("checkout", "-q", "-b", "attack", "refs/heads/main")
+    buggy(repo)
+    repo.commit("bug")
+    result = repo.review(head="attack")
+    assert result.returncode == 2 and "names refs/heads/main and refs/tags/main" in result.stderr, result.stdout + result.stderr
+    assert_red(repo.review(base="refs/heads/main", head="attack"), CAUGHT)
+
+
+def test_local_git_state_cannot_rewrite_what_is_reviewed(repo: Repo):
+    buggy(repo)
+    repo.commit("bug")
+    git_dir = repo.root / ".git"
+    # A smudge filter that empties the property on export, export-ignore, a graft that
+    # makes the head a root, and a file in .git/ that `git rev-parse main` would read first.
+    (git_dir / "info/attributes").write_text("tests/properties/*.py filter=blank export-ignore\n")
+    repo.git("config", "filter.blank.smudge", "true")
+    (git_dir / "info/grafts").write_text(repo.git("rev-parse", "patch") + "\n")
+    (git_dir / "main").write_text(repo.git("rev-parse", "patch") + "\n")
+    assert_red(repo.review(), CAUGHT)
+
+
+def test_a_committed_gitattributes_is_a_control(repo: Repo):
+    (repo.root / ".gitattributes").write_text("tests/properties/orders_props.py export-ignore\n")
+    repo.commit("attributes that would drop the oracle from an archive")
+    result = repo.review()
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "oracle edit: .gitattributes (owner: gate controls (git attributes))" in result.stdout
+
+
+# --- the process that decides, and its work directory ------------------------------------
+
+
+def test_a_committed_stdlib_module_does_not_run_in_the_runner(repo: Repo):
+    buggy(repo)
+    (repo.root / "tomllib.py").write_text("import os\nos._exit(0)\n")  # the review runs with this checkout as its cwd
+    repo.commit("bug, and a tomllib that ends the runner green")
+    assert_red(repo.review(), CAUGHT)
+
+
+def test_a_committed_review_work_directory_blocks(repo: Repo):
+    (repo.root / ".witness-gate-review/orders/witnesses").mkdir(parents=True)
+    (repo.root / ".witness-gate-review/orders/witnesses/junk.json").write_text("{}\n")
+    repo.commit("a stray witness where the review works")
+    assert_red(repo.review(), "blocked: .witness-gate-review/ is committed: it is the review's own work directory")
