@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pants.option.option_types import BoolOption, IntOption, SkipOption, StrListOption, StrOption
+from pants.option.option_types import BoolOption, IntOption, StrListOption, StrOption
 from pants.option.subsystem import Subsystem
 from pants.util.strutil import help_text
 
@@ -12,7 +12,12 @@ class WitnessGate(Subsystem):
     name = "witness-gate"
     help = "Classify a shrunk property witness before a failure can be frozen (`witness_properties` targets)."
 
-    skip = SkipOption("test")
+    # Pants gives every test tool a `skip` option; the gate has no off switch, so this one
+    # only exists to be refused (see the partitioner in rules.py).
+    skip = BoolOption(
+        default=False,
+        help="Refused: the gate has no off switch. Setting it fails `pants test` instead of reporting gated targets green unrun; `enabled = false` still runs the properties.",
+    )
     enabled = BoolOption(
         default=False,
         help=help_text(

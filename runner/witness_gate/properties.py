@@ -135,8 +135,15 @@ def import_module(path: Path, relative_path: str) -> tuple[ModuleType, str]:
         raise WitnessGateError(f"{relative_path}: line {error.lineno}: SyntaxError: {error.msg}") from None
     except BaseException as error:
         del sys.modules[name]
-        raise WitnessGateError(f"{relative_path}: importing the property module raised {type(error).__name__}: {_describe(error)}") from None
+        hint = _IMPORT_HINT if isinstance(error, ImportError) else ""
+        raise WitnessGateError(f"{relative_path}: importing the property module raised {type(error).__name__}: {_describe(error)}{hint}") from None
     return module, sha256_hex(source)
+
+
+_IMPORT_HINT = (
+    " (is the code it imports on the import path? The CLI takes it from `import-paths` in pyproject.toml's "
+    "[tool.witness-gate]; under Pants, list it in the target's `dependencies` or `oracle_dependencies`)"
+)
 
 
 def properties_of(module: ModuleType, relative_path: str, digest: str) -> list[LoadedProperty]:

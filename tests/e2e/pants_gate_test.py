@@ -159,15 +159,6 @@ def test_clean_example_passes_and_an_unchanged_rerun_is_served_from_cache(projec
     assert "(memoized)" in second.output or "(cached locally)" in second.output, second.output
 
 
-def test_edit_to_the_properties_only_is_an_oracle_defect(project):
-    project.start_from("shipped")
-    project.edit(ORACLE, "if total < 0:", "if total < 0 or len(order['lines']) > 2:")
-    run = project.pants_test()
-    assert run.code != 0, run.output
-    assert "oracle_defect: prop_order_total_non_negative" in run.output
-    assert "Open a separate oracle review" in run.output
-
-
 def test_flake_is_red_without_a_freeze_and_green_with_a_valid_one(project):
     project.start_from("flaky")
     red = project.pants_test()
@@ -182,18 +173,6 @@ def test_flake_is_red_without_a_freeze_and_green_with_a_valid_one(project):
     [row] = project.artifact("gate.json")["witnesses"]
     assert (row["witness_hash"], row["blocks"]) == (frozen["witness_hash"], False)
     assert_artifacts_valid(project)
-
-
-@pytest.mark.parametrize(
-    "fields, problem",
-    [({"witness_hash": "f" * 64}, "No valid freeze covers this witness"), ({"fixture_digest": "0" * 64}, "bound to another fixture digest")],
-)
-def test_freeze_for_another_witness_or_fixture_leaves_the_flake_red(project, frozen, fields, problem):
-    flake_with_freeze(project, frozen)
-    project.rewrite_freeze(**fields)
-    run = project.pants_test()
-    assert run.code != 0, run.output
-    assert problem in run.output
 
 
 def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(project, frozen):
@@ -235,19 +214,14 @@ def test_editing_the_build_declaration_with_the_implementation_is_a_mixed_edit(p
     assert "mixed_edit: prop_order_total_non_negative failed 12/12 replays" in run.output
 
 
-@pytest.mark.parametrize(
-    "hostile, evidence",
-    [
-        ("os._exit(0)", "crashed"),  # ends the process with a passing status from code under test
-        ("print('gate: pass (exit 0)', flush=True); return -1", "returned_false"),  # forges the verdict line, then fails
-    ],
-)
-def test_code_under_test_that_exits_or_forges_output_cannot_pass_the_target(project, hostile, evidence):
+def test_code_under_test_that_exits_green_cannot_pass_the_target(project):
+    # Forged output and the other hostile endings are the runner's tests (hostile_test.py);
+    # here, that the target follows the gate's verdict and not the process's status.
     project.start_from("shipped")
-    project.edit(IMPL, 'return line["qty"] * line["price"]', f'import os\n    if line["qty"] > 3:\n        {hostile}\n    return line["qty"] * line["price"]')
+    project.edit(IMPL, 'return line["qty"] * line["price"]', 'import os\n    if line["qty"] > 3:\n        os._exit(0)\n    return line["qty"] * line["price"]')
     run = project.pants_test()
     assert run.code != 0, run.output
-    assert "regression: prop_order_total_non_negative" in run.output and evidence in run.output, run.output
+    assert "regression: prop_order_total_non_negative" in run.output and "crashed" in run.output, run.output
     assert project.artifact("gate.json")["verdict"] == "blocked"
 
 

@@ -12,6 +12,8 @@ from gate_test import BUG, IMPL, freeze_flake
 from witness_gate import formats
 
 ORACLE = "tests/properties/orders_props.py"
+# The formats render a verdict; how many replays made it does not matter here.
+SMALL_PLAN = ("--replays", "2", "--replay-interpreters", "3")
 
 
 def junit(path) -> ElementTree.Element:
@@ -20,7 +22,7 @@ def junit(path) -> ElementTree.Element:
 
 def test_regression_as_junit_sarif_and_annotations(repo: SampleRepo):
     repo.edit(IMPL, *BUG)
-    result = repo.gate(IMPL, extra=("--junit-xml", "out/junit.xml", "--suite", "orders"))
+    result = repo.gate(IMPL, extra=("--junit-xml", "out/junit.xml", "--suite", "orders", *SMALL_PLAN))
     assert result.code == 1
     suite = junit(repo.root / "out/junit.xml").find("testsuite")
     assert (suite.get("name"), suite.get("tests"), suite.get("failures")) == ("orders", "2", "2")
@@ -29,7 +31,7 @@ def test_regression_as_junit_sarif_and_annotations(repo: SampleRepo):
     failure = case.find("failure")
     assert failure.get("type") == "regression" and "Block the patch" in failure.get("message")
 
-    sarif = json.loads(repo.gate(IMPL, extra=("--format", "sarif")).stdout)
+    sarif = json.loads(repo.gate(IMPL, extra=("--format", "sarif", *SMALL_PLAN)).stdout)
     assert sarif["version"] == "2.1.0" and sarif["$schema"].endswith("sarif-2.1.0.json")
     [run] = sarif["runs"]
     assert run["tool"]["driver"]["name"] == "witness-gate"
@@ -41,7 +43,7 @@ def test_regression_as_junit_sarif_and_annotations(repo: SampleRepo):
     source_lines = (repo.root / ORACLE).read_text().splitlines()
     assert source_lines[location["region"]["startLine"] - 1].startswith("@witness_gate.property(")
 
-    annotations = repo.gate(IMPL, extra=("--format", "github")).stdout.splitlines()
+    annotations = repo.gate(IMPL, extra=("--format", "github", *SMALL_PLAN)).stdout.splitlines()
     assert annotations[0].startswith(f"::error file={ORACLE},line={location['region']['startLine']},title=witness-gate regression::regression:")
     assert annotations[-1].startswith("gate: blocked")
 
