@@ -1,11 +1,14 @@
-"""Adopting witness-gate from another repository, following docs/adopt.md to the letter.
+"""Adopting witness-gate from another repository, following docs/adopt.md to the letter,
+and `pants test` with the gate, for real.
 
 The two wheels are this test's runtime packages (`./pants package runner:dist rules:dist`);
 they go into `wheels/` of a separate git repository, a small ledger library whose files
-are the guide's file blocks. Its own `./pants` installs the plugin by version, the runner
-from its resolve, and runs its `pants test` through a pass, a regression, a mixed edit
-and a flake frozen with the guide's command; then the guide's CLI path (the runner wheel
-in a fresh venv) gates the same repository and reviews a pull request.
+are the guide's file blocks. Its own `./pants` installs the plugin by version and the
+runner from its resolve; one pantsd serves the module. Its `pants test` goes through a
+pass (then served from cache), a regression, a mixed edit, a flake frozen with the
+guide's command (and that freeze expiring with nothing else changed), and the refusals;
+then the guide's CLI path (the runner wheel in a fresh venv) gates the same repository
+and reviews a pull request.
 """
 
 from __future__ import annotations
@@ -14,14 +17,16 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
+import time
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from support.flaky import flaky_property_source
+from support.git_repo import GitRepo
 from witness_gate import schemas
 
 SOURCE = Path(__file__).resolve().parents[2]
@@ -29,6 +34,8 @@ GUIDE = SOURCE / "docs/adopt.md"
 IMPL = "src/ledger/balance.py"
 ORACLE = "tests/properties/ledger_props.py"
 ARTIFACTS = Path("dist/test/tests.properties")
+FIXTURE = "tests/fixtures/accounts.json"
+FREEZE = ".witness-gate/freezes/prop_sometimes.json"
 BUG = ('return sum(entry["amount"]', 'return sum(entry["amount"] - (1 if entry["amount"] > 5000 else 0)')
 
 
@@ -49,9 +56,9 @@ class Run:
     output: str
 
 
-class Adopter:
+class Adopter(GitRepo):
     def __init__(self, root: Path, caches: Path) -> None:
-        self.root = root
+        super().__init__(root)
         # Pants caches the plugin-resolving process by its requirement string, not the
         # wheel's bytes: a store of this run's own keeps a rebuilt 0.2.0 wheel from meeting
         # a stale resolve (downloads, keyed by content, are shared).
@@ -61,27 +68,20 @@ class Adopter:
         done = subprocess.run(["bash", "-c", command], cwd=self.root, env=self.env, capture_output=True, text=True, timeout=timeout)
         return Run(done.returncode, done.stdout + done.stderr)
 
-    def git(self, *args: str) -> str:
-        done = subprocess.run(["git", "-c", "user.email=adopt@example", "-c", "user.name=adopter", *args],
-                              cwd=self.root, capture_output=True, text=True, check=True)
-        return done.stdout.strip()
-
-    def commit(self, message: str) -> None:
-        self.git("add", "-A")
-        self.git("commit", "-q", "-m", message)
-
-    def edit(self, relative: str, old: str, new: str) -> None:
-        path = self.root / relative
-        assert old in path.read_text(), (relative, old)
-        path.write_text(path.read_text().replace(old, new, 1))
-
     def reset(self, ref: str = "main") -> None:
         self.git("checkout", "-q", "-f", ref)
         self.git("clean", "-fdq", "-e", ".venv")
         shutil.rmtree(self.root / "dist", ignore_errors=True)
 
-    def pants_test(self) -> Run:
-        return self.sh("./pants --no-dynamic-ui test --test-output=all ::")
+    def pants_test(self, *options: str) -> Run:
+        return self.sh(" ".join(["./pants --no-dynamic-ui test --test-output=all", *options, "::"]))
+
+    def artifact(self, name: str) -> dict:
+        return json.loads((self.root / ARTIFACTS / name).read_text())
+
+    def rewrite_freeze(self, **fields) -> None:
+        path = self.root / FREEZE
+        path.write_text(json.dumps({**json.loads(path.read_text()), **fields}))
 
 
 @pytest.fixture(scope="module")
@@ -105,53 +105,125 @@ def adopter(tmp_path_factory) -> Adopter:
     assert locked.code == 0, locked.output
     adopter.commit("the ledger, gated")
     yield adopter
-    for pid_file in (root / ".pids").glob("*/pantsd/pid"):
-        try:
-            os.kill(int(pid_file.read_text()), signal.SIGTERM)
-        except (ValueError, ProcessLookupError):
-            pass
+    adopter.stop_pantsd()
 
 
-def test_pants_test_passes_a_sound_library(adopter):
+def assert_artifacts_valid(adopter: Adopter) -> None:
+    for name, schema in [("fixture.lock", "lock"), ("classification.json", "report"), ("gate.json", "gate")]:
+        schemas.validate(schema, adopter.artifact(name), name)
+    for row in adopter.artifact("gate.json")["witnesses"]:
+        schemas.validate("witness", json.loads((adopter.root / ARTIFACTS / row["file"]).read_text()), row["file"])
+
+
+def test_pants_test_passes_a_sound_library_and_serves_an_unchanged_rerun_from_cache(adopter):
     adopter.reset()
     [_, test] = commands("pants")
     result = adopter.sh(test)
     assert result.code == 0, result.output
-    assert json.loads((adopter.root / ARTIFACTS / "gate.json").read_text())["verdict"] == "pass"
+    assert adopter.artifact("gate.json")["verdict"] == "pass"
+    assert_artifacts_valid(adopter)
+    again = adopter.pants_test()
+    assert again.code == 0 and ("(memoized)" in again.output or "(cached locally)" in again.output), again.output
 
 
 def test_pants_test_blocks_a_regression_and_a_mixed_edit(adopter):
     adopter.reset()
     adopter.edit(IMPL, *BUG)
     red = adopter.pants_test()
-    assert red.code == 1 and "regression: prop_balance_is_credits_minus_debits" in red.output, red.output
+    assert red.code == 1 and "regression: prop_balance_is_credits_minus_debits failed 60/60 replays" in red.output, red.output
     assert "Block the patch" in red.output
-    artifacts = adopter.root / ARTIFACTS
-    for name, schema in [("fixture.lock", "lock"), ("classification.json", "report"), ("gate.json", "gate")]:
-        schemas.validate(schema, json.loads((artifacts / name).read_text()), name)
-    [row] = json.loads((artifacts / "gate.json").read_text())["witnesses"]
-    schemas.validate("witness", json.loads((artifacts / row["file"]).read_text()), row["file"])
+    assert_artifacts_valid(adopter)
 
     adopter.edit(ORACLE, '"""The oracle:', '"""The oracle (reworded):')
     mixed = adopter.pants_test()
     assert mixed.code == 1 and "mixed_edit: prop_balance_is_credits_minus_debits" in mixed.output, mixed.output
 
 
-def test_a_flake_is_red_until_the_guides_freeze_command_freezes_it(adopter):
+@pytest.fixture(scope="module")
+def flaky(adopter) -> tuple[Run, str]:
+    """A branch with a property that fails on some replays: its red run, and the freeze the
+    guide's command writes from that run's artifacts (its text)."""
     adopter.reset()
     adopter.git("checkout", "-q", "-B", "flaky")
     (adopter.root / "tests/properties/flaky_props.py").write_text(flaky_property_source())
     adopter.commit("a property that fails on some replays")
     red = adopter.pants_test()
-    assert red.code == 1 and "flake: prop_sometimes" in red.output, red.output
-    [row] = json.loads((adopter.root / ARTIFACTS / "gate.json").read_text())["witnesses"]
+    [row] = adopter.artifact("gate.json")["witnesses"]
     [freeze] = commands("freeze")
     freeze = (freeze.replace("<file from the output>", Path(row["file"]).name)
               .replace("<failures>", str(row["failures"])).replace("<runs>", str(row["runs"])))
     written = adopter.sh(freeze)
     assert written.code == 0, written.output
+    return red, (adopter.root / FREEZE).read_text()
+
+
+def start_frozen(adopter: Adopter, flaky: tuple[Run, str]) -> None:
+    adopter.reset("flaky")
+    (adopter.root / FREEZE).parent.mkdir(parents=True, exist_ok=True)
+    (adopter.root / FREEZE).write_text(flaky[1])
+
+
+def test_a_flake_is_red_until_the_guides_freeze_command_freezes_it(adopter, flaky):
+    red, _ = flaky
+    assert red.code == 1, red.output
+    assert re.search(r"flake: prop_sometimes failed ([1-9]|[12][0-9])/30 replays", red.output), red.output
+    assert "it follows the global random state" in red.output and "No valid freeze covers this witness" in red.output
+    start_frozen(adopter, flaky)
     green = adopter.pants_test()
-    assert green.code == 0 and "frozen by" in green.output, green.output
+    assert green.code == 0 and f"frozen by {FREEZE}" in green.output, green.output
+    assert_artifacts_valid(adopter)
+
+
+def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(adopter, flaky):
+    start_frozen(adopter, flaky)
+    now = datetime.now(timezone.utc)
+    expiry = now + timedelta(seconds=45)
+    adopter.rewrite_freeze(created_at=(now - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"), expires_at=expiry.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    green = adopter.pants_test()
+    assert datetime.now(timezone.utc) < expiry, "the machine was too slow to see the freeze before it expired"
+    assert green.code == 0, green.output
+    time.sleep(max(0.0, (expiry - datetime.now(timezone.utc)).total_seconds()) + 2)
+    red = adopter.pants_test()
+    assert red.code != 0 and "expired at" in red.output, red.output
+
+
+def test_a_fixture_changed_in_the_same_diff_as_a_freeze_is_red(adopter, flaky):
+    start_frozen(adopter, flaky)
+    adopter.edit(FIXTURE, '{"kind": "debit", "amount": 40}', '{"kind": "debit", "amount": 40}, {"kind": "credit", "amount": 1}')
+    run = adopter.pants_test()
+    assert run.code != 0 and "one patch may not refresh the pin and the silence together" in run.output, run.output
+
+
+def test_with_the_gate_disabled_any_failure_is_red_and_no_freeze_applies(adopter, flaky):
+    start_frozen(adopter, flaky)
+    run = adopter.pants_test("--no-witness-gate-enabled")
+    assert run.code != 0 and "mode check_only" in run.output, run.output
+    assert adopter.artifact("gate.json")["mode"] == "check_only"
+
+
+def test_editing_the_build_declaration_with_the_implementation_is_a_mixed_edit(adopter):
+    adopter.reset()
+    adopter.edit(IMPL, *BUG)
+    adopter.edit("tests/BUILD", 'fixture=":accounts",', 'fixture=":accounts",\n    replays=1,')
+    run = adopter.pants_test()
+    assert run.code != 0 and "mixed_edit: prop_balance_is_credits_minus_debits failed 12/12 replays" in run.output, run.output
+
+
+def test_code_under_test_that_exits_green_cannot_pass_the_target(adopter):
+    # Forged output and the other hostile endings are the runner's tests (hostile_test.py);
+    # here, that the target follows the gate's verdict and not the process's status.
+    adopter.reset()
+    adopter.edit(IMPL, "    return sum(", '    import os\n    if any(e["amount"] > 5000 for e in entries):\n        os._exit(0)\n    return sum(')
+    run = adopter.pants_test()
+    assert run.code != 0 and "regression: prop_balance_is_credits_minus_debits" in run.output and "crashed" in run.output, run.output
+    assert adopter.artifact("gate.json")["verdict"] == "blocked"
+
+
+def test_skipping_the_gate_is_refused_not_reported_green(adopter):
+    adopter.reset()
+    adopter.edit(IMPL, *BUG)
+    run = adopter.pants_test("--witness-gate-skip")
+    assert run.code != 0 and "the gate has no off switch" in run.output, run.output
 
 
 def test_the_cli_path_gates_and_reviews_the_same_repository(adopter):
@@ -161,7 +233,7 @@ def test_the_cli_path_gates_and_reviews_the_same_repository(adopter):
         assert done.code == 0, (command, done.output)
     assert adopter.sh(".venv/bin/witness-gate --version").output.startswith("witness-gate 0.2.0")
 
-    adopter.git("checkout", "-q", "-b", "patch")
+    adopter.git("checkout", "-q", "-B", "patch")
     adopter.edit(IMPL, *BUG)
     adopter.commit("a bug")
     gate = [adopter.sh(command) for command in commands("cli-gate")][-1]
