@@ -349,8 +349,8 @@ def gate(
 
 @app.command()
 def review(
-    base: Annotated[str, typer.Option("--base", help="The reviewed base: a branch or commit (not HEAD). Its configuration, suites, oracle and freezes decide.")],
-    head: Annotated[str, typer.Option("--head", help="The patch's head commit: only its implementation paths are used.")],
+    base: Annotated[str, typer.Option("--base", help="The reviewed base: a commit id, a full ref (refs/remotes/origin/main), or a branch or tag name only one of refs/heads, refs/remotes and refs/tags holds; never HEAD. Its configuration, suites, oracle and freezes decide.")],
+    head: Annotated[str, typer.Option("--head", help="The patch's head (any revision): reviewed as merged into the base; only its implementation paths are used.")],
     out: Annotated[Path, typer.Option("--out", help="Output directory: review.json and one gate directory per suite.")] = Path(".artifacts/review"),
     repo: Annotated[Path, typer.Option("--repo", help="The git repository (read as objects; its working tree plays no part).")] = Path("."),
 ) -> None:

@@ -61,16 +61,17 @@ _REF_NAMESPACES = ("refs/heads/", "refs/remotes/", "refs/tags/")
 
 
 def commit(repo: Path, ref: str, role: str) -> str:
-    """The commit `ref` names: a full object id, a full ref (`refs/...`), or a short name
-    that exactly one of `refs/heads/`, `refs/remotes/` and `refs/tags/` holds. A moving ref
-    (HEAD and the like) is refused as a base, and so is an ambiguous name: a pushed tag
-    called `origin/main` must not stand in for the branch."""
-    if role == "base" and _MOVING.search(ref):
-        raise WitnessGateError(f"--base {ref!r} moves with the checkout under review; name the branch or commit it was reviewed against")
+    """The commit `ref` names. The head is the patch, whatever names it. The base decides,
+    so it must be a full object id, a full ref (`refs/...`), or a short name that exactly
+    one of `refs/heads/`, `refs/remotes/` and `refs/tags/` holds: a moving ref (HEAD and
+    the like) is refused, and so is an ambiguous name (a pushed tag called `origin/main`
+    must not stand in for the branch, nor a file in `.git/` for a ref)."""
     if ref.startswith("-") or not ref:
         raise WitnessGateError(f"--{role} {ref!r} is not a ref")
-    if _OBJECT_ID.match(ref) or ref.startswith("refs/"):
+    if role != "base" or _OBJECT_ID.match(ref) or ref.startswith("refs/"):
         full = ref
+    elif _MOVING.search(ref):
+        raise WitnessGateError(f"--base {ref!r} moves with the checkout under review; name the branch or commit it was reviewed against")
     else:
         found = [namespace + ref for namespace in _REF_NAMESPACES if _run(repo, "show-ref", "--verify", "--quiet", namespace + ref).returncode == 0]
         if len(found) != 1:

@@ -91,3 +91,18 @@ def test_classify_refuses_a_witness_of_another_fixture(repo: SampleRepo):
     (repo.root / "tests/fixtures/orders.json").write_text("[]\n")
     assert repo.pin().code == 0
     assert_refused(repo.classify(), "witness of another fixture")
+
+
+@pytest.mark.parametrize("entry, message", [("../outside", "not normalized"), ("/abs", "absolute path")])
+def test_gate_refuses_an_import_path_that_leaves_the_root(repo: SampleRepo, entry: str, message: str):
+    result = repo.gate(extra=("--import-path", entry))
+    assert_refused(result, message)
+    assert not (repo.root / ".artifacts/gate").exists()
+
+
+def test_an_import_path_flag_replaces_the_configured_one(repo: SampleRepo):
+    # The example imports orders_app from src/; a flag that names another directory wins,
+    # so the property module cannot import its code and the run is blocked, not passed.
+    result = repo.gate(extra=("--import-path", "tests"))
+    assert result.code == 1 and "No module named 'orders_app'" in result.stdout, result.stdout + result.stderr
+    assert "import-paths" in result.stdout  # the hint names where import paths come from

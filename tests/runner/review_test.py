@@ -207,6 +207,12 @@ def test_head_is_refused_as_a_base(repo: Repo):
         assert result.returncode == 2 and "moves with the checkout" in result.stderr, (base, result.stderr)
 
 
+def test_head_may_be_any_revision_of_the_patch(repo: Repo):
+    buggy(repo)
+    repo.commit("bug")
+    assert_red(repo.review(head="HEAD"), CAUGHT)  # the checkout is on the patch branch
+
+
 def test_uncommitted_and_excluded_files_play_no_part(repo: Repo):
     buggy(repo)
     repo.commit("bug")
@@ -489,16 +495,28 @@ def test_a_tag_named_like_the_base_branch_is_refused_not_followed(repo: Repo):
     assert_red(repo.review(base="refs/heads/main", head="attack"), CAUGHT)
 
 
-def test_local_git_state_cannot_rewrite_what_is_reviewed(repo: Repo):
+def _smudge_filter(repo: Repo, git_dir: Path) -> None:
+    (git_dir / "info/attributes").write_text("tests/properties/*.py filter=blank\n")
+    repo.git("config", "filter.blank.smudge", "true")  # empties the property on checkout or archive
+
+
+def _export_ignore(repo: Repo, git_dir: Path) -> None:
+    (git_dir / "info/attributes").write_text("tests/properties/*.py export-ignore\n")
+
+
+def _graft(repo: Repo, git_dir: Path) -> None:
+    (git_dir / "info/grafts").write_text(repo.git("rev-parse", "patch") + "\n")  # the head as a root: no change to review
+
+
+def _ref_file(repo: Repo, git_dir: Path) -> None:
+    (git_dir / "main").write_text(repo.git("rev-parse", "patch") + "\n")  # what `git rev-parse main` reads first
+
+
+@pytest.mark.parametrize("trick", [_smudge_filter, _export_ignore, _graft, _ref_file], ids=lambda trick: trick.__name__.strip("_"))
+def test_local_git_state_cannot_rewrite_what_is_reviewed(repo: Repo, trick):
     buggy(repo)
     repo.commit("bug")
-    git_dir = repo.root / ".git"
-    # A smudge filter that empties the property on export, export-ignore, a graft that
-    # makes the head a root, and a file in .git/ that `git rev-parse main` would read first.
-    (git_dir / "info/attributes").write_text("tests/properties/*.py filter=blank export-ignore\n")
-    repo.git("config", "filter.blank.smudge", "true")
-    (git_dir / "info/grafts").write_text(repo.git("rev-parse", "patch") + "\n")
-    (git_dir / "main").write_text(repo.git("rev-parse", "patch") + "\n")
+    trick(repo, repo.root / ".git")
     assert_red(repo.review(), CAUGHT)
 
 
