@@ -357,12 +357,16 @@ def review(
     """The pull-request gate: the base's policy, oracle and freezes applied to the head's implementation.
 
     Exit 0 pass, 1 blocked (regression, mixed edit, unfrozen flake), 3 oracle review
-    (the patch edits the oracle, the gate's controls or a freeze), 4 incomplete, 2 bad input."""
+    (the patch edits the oracle, the gate's controls or a freeze), 4 incomplete, 2 bad input
+    or a job set to write the shared remote cache (PANTS_REMOTE_CACHE_WRITE, or the base's
+    pants.toml or .pants.rc): pull-request jobs only read it."""
 
     def action() -> int:
+        import os
+
         from witness_gate import review as reviews
 
-        result = reviews.review(repo, base, head, out, datetime.now(timezone.utc))
+        result = reviews.review(repo, base, head, out, datetime.now(timezone.utc), os.environ)
         for line in result.lines:
             typer.echo(_coloured(line))
         return result.exit_code

@@ -22,13 +22,14 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from witness_gate import gate as gates
-from witness_gate import git, store
+from witness_gate import cache_trust, git, store
 from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
@@ -185,8 +186,12 @@ def _apply_head(repo: Path, landed: str, tree: Path, ownership: Ownership, chang
     return problems
 
 
-def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetime) -> ReviewResult:
+def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetime, environ: Mapping[str, str]) -> ReviewResult:
     base, head = git.commit(repo, base_ref, "base"), git.commit(repo, head_ref, "head")
+    # The job's environment and the base's Pants configuration: the head's is an oracle edit.
+    writes = cache_trust.cache_write_settings(environ, {f"{base_ref}:{name}": git.read_file(repo, base, name) for name in cache_trust.CONFIG_FILES})
+    if writes:
+        raise WitnessGateError(f"{'; '.join(writes)}: a pull-request job must not write the shared remote cache; {cache_trust.FIX} (docs/scale-out.md)")
     fork_point = git.merge_base(repo, base, head)
     policy = git.read_file(repo, base, "pyproject.toml")
     if policy is None:

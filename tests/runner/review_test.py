@@ -543,3 +543,75 @@ def test_a_committed_review_work_directory_blocks(repo: Repo):
     (repo.root / ".witness-gate-review/orders/witnesses/junk.json").write_text("{}\n")
     repo.commit("a stray witness where the review works")
     assert_red(repo.review(), "blocked: .witness-gate-review/ is committed: it is the review's own work directory")
+
+
+# --- G. a pull-request job set to write the shared remote cache (docs/scale-out.md) ------
+# The control is the cache server's read-only endpoint for pull requests; this tripwire
+# refuses a job whose environment or base configuration would write anyway.
+
+NO_CACHE_WRITE = "pass --remote-cache-write only on protected-branch jobs"
+
+
+def assert_refused(result, *reasons: str) -> None:
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.count("\n") == 1 and NO_CACHE_WRITE in result.stderr, result.stderr
+    for reason in reasons:
+        assert reason in result.stderr, (reason, result.stderr)
+    assert not result.stdout, result.stdout  # refused before any suite ran
+
+
+def commit_base(repo: Repo, path: str, text: str) -> None:
+    """Commits `text` at `path` as the new base (main); the patch branch starts from it."""
+    (repo.root / path).write_text(text)
+    repo.commit(f"base: {path}")
+    repo.git("branch", "-f", "main", "HEAD")
+
+
+@pytest.mark.parametrize("variable", ["PANTS_REMOTE_CACHE_WRITE", "PANTS_GLOBAL_REMOTE_CACHE_WRITE"])
+@pytest.mark.parametrize("value", ["true", "True", "1", "yes", " TRUE ", "%(env.WRITE)s"])
+def test_an_environment_that_writes_the_remote_cache_is_refused(repo: Repo, variable, value):
+    repo.commit("an empty patch")
+    assert_refused(repo.review(env={variable: value}), f"{variable}={value!r} in the environment")
+
+
+@pytest.mark.parametrize(
+    "path, text, reason",
+    [
+        ("pants.toml", "[GLOBAL]\nremote_cache_write = true\n", "main:pants.toml sets [GLOBAL].remote_cache_write = True"),
+        ("pants.toml", '[GLOBAL]\nremote_cache_write = "True"\n', "main:pants.toml sets [GLOBAL].remote_cache_write = 'True'"),
+        ("pants.toml", "[DEFAULT]\nremote_cache_write = true\n", "main:pants.toml sets [DEFAULT].remote_cache_write = True"),
+        (".pants.rc", "[GLOBAL]\nremote_cache_write = true\n", "main:.pants.rc sets [GLOBAL].remote_cache_write = True"),
+        ("pants.toml", "[GLOBAL\nremote_cache_write = true\n", "main:pants.toml is not TOML"),
+    ],
+    ids=["pants.toml", "a string", "the DEFAULT section", ".pants.rc", "unparseable"],
+)
+def test_a_base_configuration_that_writes_the_remote_cache_is_refused(repo: Repo, path, text, reason):
+    commit_base(repo, path, text)
+    repo.commit("an empty patch")
+    assert_refused(repo.review(), reason)
+
+
+def test_the_working_tree_cannot_unset_the_bases_cache_write(repo: Repo):
+    commit_base(repo, "pants.toml", "[GLOBAL]\nremote_cache_write = true\n")
+    repo.commit("an empty patch")
+    (repo.root / "pants.toml").write_text("[GLOBAL]\nremote_cache_write = false\n")  # uncommitted
+    assert_refused(repo.review(), "main:pants.toml sets [GLOBAL].remote_cache_write = True")
+
+
+def test_a_job_that_only_reads_the_remote_cache_is_reviewed(repo: Repo):
+    # The control for the refusals above: reading, or writing switched off, is no refusal.
+    commit_base(repo, "pants.toml", "[GLOBAL]\nremote_cache_read = true\nremote_cache_write = false\n")
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""Order totals, line by line."""')
+    repo.commit("docstring")
+    (repo.root / "pants.toml").write_text("[GLOBAL]\nremote_cache_write = true\n")  # the working tree plays no part
+    result = repo.review(env={"PANTS_REMOTE_CACHE_WRITE": "false", "PANTS_REMOTE_CACHE_READ": "true"})
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_head_that_turns_on_cache_writes_is_an_oracle_edit(repo: Repo):
+    # Not a refusal: the head is the patch, judged; CI's write would come from the base.
+    (repo.root / "pants.toml").write_text("[GLOBAL]\nremote_cache_write = true\n")
+    repo.commit("every job writes the shared cache")
+    result = repo.review()
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "oracle edit: pants.toml (owner: gate controls)" in result.stdout
