@@ -260,4 +260,5 @@ def test_a_verdict_that_can_rest_on_a_freeze_is_never_served_from_the_remote_cac
     frozen_b = b.pants_test()
     assert frozen_b.code == 0, frozen_b.output
     assert not served_remotely(frozen_b), frozen_b.output
+    assert frozen_b.counters["local_execution_requests"] >= 1, frozen_b.counters  # B ran it itself
     assert "examples/orders:properties succeeded" in frozen_b.output, frozen_b.output
