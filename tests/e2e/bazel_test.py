@@ -39,6 +39,11 @@ BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"]
 PROJECT_FILES = ["WORKSPACE", ".bazelrc", ".bazelignore", "BUILD.bazel", "bazel", "examples/orders"]
 
 
+def host_env() -> dict[str, str]:
+    # This test runs from Pants' PEX: its PEX_* settings are no business of the nested tools.
+    return {key: value for key, value in os.environ.items() if not key.lstrip("_").startswith("PEX")}
+
+
 @dataclass
 class Run:
     code: int
@@ -51,7 +56,7 @@ class BazelRepo(GitRepo):
         self.output_root = output_root
 
     def bazel(self, *args: str, timeout: int = 600) -> Run:
-        done = subprocess.run(["bazel", f"--output_user_root={self.output_root}", *args], cwd=self.root,
+        done = subprocess.run(["bazel", f"--output_user_root={self.output_root}", *args], cwd=self.root, env=host_env(),
                               capture_output=True, text=True, timeout=timeout)
         return Run(done.returncode, done.stdout + done.stderr)
 
@@ -61,6 +66,13 @@ class BazelRepo(GitRepo):
         (self.root / CHANGED).parent.mkdir(exist_ok=True)
         (self.root / CHANGED).write_text(listed.stdout)
         return self.bazel("test", "--test_output=all", f"--//bazel:changed_files=//:{CHANGED}", *options, TARGET)
+
+    def runner(self, *args: str) -> Run:
+        """The runner PEX the tests run, outside Bazel (freeze, review), on the same interpreter."""
+        python = subprocess.run(["python3.11", "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, check=True).stdout.strip()
+        done = subprocess.run([python, str(self.root / "dist/runner/witness-gate.pex"), *args], cwd=self.root, capture_output=True, text=True,
+                              env={**host_env(), "PEX_ROOT": str(self.output_root.parent / "pex")}, timeout=600)
+        return Run(done.returncode, done.stdout + done.stderr)
 
     def reset(self) -> None:
         self.git("checkout", "-q", "-f", "main")
@@ -164,16 +176,11 @@ def flaky_freeze(repo) -> str:
     assert red.code == 3 and f"flake: {FLAKY_ASSERTION} failed" in red.output and "No valid freeze covers this witness" in red.output, red.output
     artifacts = repo.artifacts()
     [row] = assert_artifacts_valid(artifacts)["witnesses"]
-    python = subprocess.run(["python3.11", "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, check=True).stdout.strip()
     (repo.root / FREEZE).parent.mkdir(parents=True)
-    written = subprocess.run(
-        [python, str(repo.root / "dist/runner/witness-gate.pex"), "freeze", "--assertion", FLAKY_ASSERTION,
-         "--lock", str(artifacts / "fixture.lock"), "--witness", str(artifacts / row["file"]),
-         "--report", str(artifacts / "classification.json"), "--failures", str(row["failures"]), "--runs", str(row["runs"]),
-         "--expires-in-hours", "24", "--out", FREEZE],
-        cwd=repo.root, capture_output=True, text=True, env={**os.environ, "PEX_ROOT": str(repo.output_root.parent / "pex")},
-    )
-    assert written.returncode == 0, written.stdout + written.stderr
+    written = repo.runner("freeze", "--assertion", FLAKY_ASSERTION, "--lock", str(artifacts / "fixture.lock"),
+                          "--witness", str(artifacts / row["file"]), "--report", str(artifacts / "classification.json"),
+                          "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", "24", "--out", FREEZE)
+    assert written.code == 0, written.output
     return (repo.root / FREEZE).read_text()
 
 
@@ -216,3 +223,36 @@ def test_a_runner_whose_bytes_differ_from_the_pin_fails_the_test(repo):
     repo.reset()
     run = repo.gate("--//bazel:runner_sha256=" + "0" * 64)
     assert run.code == 3 and "not the pinned --//bazel:runner_sha256" in run.output, run.output
+
+
+REVIEW_CONFIG = """\
+[tool.witness-gate]
+impl-prefixes = ["examples/orders/src/"]
+oracle-prefixes = ["examples/orders/tests/properties/"]
+import-paths = ["examples/orders/src"]
+# The directory the Bazel test's package reads its freezes from.
+freezes-dir = "examples/orders/.witness-gate/freezes"
+
+[[tool.witness-gate.suites]]
+name = "orders"
+fixture = "examples/orders/tests/fixtures/orders.json"
+generator-version = 3
+properties = ["examples/orders/tests/properties"]
+replays = 2
+"""
+
+
+def test_the_review_judges_a_bazel_declared_suite_and_its_build_file_is_a_control(repo):
+    # The review reads suites from the base's pyproject.toml, never from BUILD.bazel: the
+    # Bazel-declared suite is declared there too, and its BUILD.bazel is a gate control.
+    repo.reset()
+    (repo.root / "pyproject.toml").write_text(REVIEW_CONFIG)
+    repo.commit("base: the suite declared for review")
+    repo.git("checkout", "-q", "-B", "patch")
+    repo.edit(IMPL, *BUG)
+    repo.edit("examples/orders/BUILD.bazel", 'fixture = ":orders-fixture",', 'fixture = ":orders-fixture",\n    replays = 1,')
+    repo.commit("a bug, and fewer replays")
+    review = repo.runner("review", "--base", "main", "--head", "patch", "--out", str(repo.output_root.parent / "review"))
+    assert review.code == 1 and "orders: regression: prop_order_total_non_negative" in review.output, review.output
+    assert "mixed_edit: the patch changes implementation and oracle paths" in review.output, review.output
+    assert "oracle edit: examples/orders/BUILD.bazel (owner: gate controls (declares gated targets))" in review.output, review.output
