@@ -38,14 +38,19 @@ from witness_gate.paths import owner, repo_path_problem
 from witness_gate.properties import property_files
 
 # The gate's own controls, owned like oracle paths: whoever edits them edits the check.
-CONTROL_PATHS = ("pyproject.toml", "pants.toml", ".pants.rc", "pants", "BUILD", "WORKSPACE", ".bazelrc", ".ci/", ".github/")
+# Bazel's: `.bazelignore` can hide a gated package from `bazel test //...`, and `bazel/` holds
+# the rules that run the gate (defs.bzl, the test script, the runner and changed-list flags).
+CONTROL_PATHS = ("pyproject.toml", "pants.toml", ".pants.rc", "pants", "BUILD", "WORKSPACE", ".bazelrc", ".bazelignore", "bazel/",
+                 ".ci/", ".github/")
 # A build file anywhere that declares (or declared) a gated target is a control too: it says
-# what `pants test` / `bazel test` gate. Other build files are the implementation's business.
+# what `pants test` / `bazel test` gate, and so is a Starlark file that defines or wraps the
+# gated rules. Other build files are the implementation's business.
 _BUILD_FILE_NAMES = ("BUILD", "BUILD.pants", "BUILD.bazel")
+_STARLARK_SUFFIX = ".bzl"
 # Attributes decide how a checkout materializes files (filters, encodings, export-ignore):
 # the review writes raw blobs, but every other consumer of the tree obeys them.
 _ATTRIBUTE_FILES = (".gitattributes",)
-_GATED_TARGET_TYPES = (b"witness_properties", b"witness_fixture")
+_GATED_TARGET_TYPES = (b"witness_properties", b"witness_fixture", b"witness_gate_test")
 _WORK = ".witness-gate-review"
 SCHEMA_VERSION = 2
 
@@ -124,10 +129,11 @@ def _symlinked_oracle(tree: Path, config: GateConfig) -> dict[str, str]:
 
 
 def _gated_build_files(repo: Path, revisions: tuple[str, ...], paths: list[str]) -> frozenset[str]:
-    """The changed build files that declare a gated target in any of the revisions."""
+    """The changed build (and .bzl) files that name a gated target type in any of the revisions."""
     found = set()
     for path in paths:
-        if path.rsplit("/", 1)[-1] in _BUILD_FILE_NAMES:
+        name = path.rsplit("/", 1)[-1]
+        if name in _BUILD_FILE_NAMES or name.endswith(_STARLARK_SUFFIX):
             texts = [git.read_file(repo, revision, path) or b"" for revision in revisions]
             if any(kind in text for text in texts for kind in _GATED_TARGET_TYPES):
                 found.add(path)

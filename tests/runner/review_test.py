@@ -138,7 +138,7 @@ def test_editing_the_configuration_with_the_bug_is_judged_not_obeyed(repo: Repo,
     assert_red(repo.review(), CAUGHT, "oracle edit: pyproject.toml (owner: gate controls)", "mixed_edit")
 
 
-@pytest.mark.parametrize("control", ["pants", "pants.toml", ".pants.rc", ".ci/run"])
+@pytest.mark.parametrize("control", ["pants", "pants.toml", ".pants.rc", ".ci/run", ".bazelignore", "bazel/BUILD.bazel"])
 def test_a_launcher_or_build_setting_in_the_same_patch_is_an_oracle_edit(repo: Repo, control):
     buggy(repo)
     (repo.root / control).parent.mkdir(parents=True, exist_ok=True)
@@ -241,6 +241,37 @@ def test_a_build_file_that_declares_gated_targets_is_a_control(repo: Repo):
     repo.edit("tests/BUILD", 'dependencies=["src/orders_app"]', 'dependencies=["decoy/orders_app"]')
     repo.commit("bug, and the properties pointed at an unbroken copy")
     assert_red(repo.review(), CAUGHT, "oracle edit: tests/BUILD (owner: gate controls (declares gated targets))", "mixed_edit")
+
+
+# Bazel's: the fixture in a package of its own, so this BUILD.bazel names only witness_gate_test.
+GATED_BUILD_BAZEL = (
+    'load("//tools:gate.bzl", "witness_gate_test")\n'
+    'witness_gate_test(name = "properties", sources = glob(["properties/*.py"]), fixture = "//tests/fixtures:orders",\n'
+    '                  dependencies = ["//src/orders_app"])\n'
+)
+
+
+def test_a_bazel_build_file_that_declares_a_witness_gate_test_is_a_control(repo: Repo):
+    (repo.root / "tests/BUILD.bazel").write_text(GATED_BUILD_BAZEL)
+    repo.commit("base: the gated test declared for bazel test")
+    repo.git("branch", "-f", "main", "HEAD")
+    shutil.copytree(repo.root / "src/orders_app", repo.root / "decoy/orders_app")  # unbroken
+    buggy(repo)
+    repo.edit("tests/BUILD.bazel", '"//src/orders_app"', '"//decoy/orders_app"')
+    repo.commit("bug, and the test pointed at an unbroken copy")
+    assert_red(repo.review(), CAUGHT, "oracle edit: tests/BUILD.bazel (owner: gate controls (declares gated targets))", "mixed_edit")
+
+
+def test_a_starlark_file_that_wraps_the_gated_rule_is_a_control(repo: Repo):
+    # A team's own macro around witness_gate_test decides what the test gets, like a BUILD file.
+    (repo.root / "tools").mkdir()
+    (repo.root / "tools/gate.bzl").write_text('load("//bazel:defs.bzl", "witness_gate_test")\n')
+    repo.commit("base: a wrapper of the gated rule")
+    repo.git("branch", "-f", "main", "HEAD")
+    buggy(repo)
+    (repo.root / "tools/gate.bzl").write_text('load("//bazel:defs.bzl", _gate = "witness_gate_test")\ndef witness_gate_test(**kw): pass\n')
+    repo.commit("bug, and the wrapper that declares nothing")
+    assert_red(repo.review(), CAUGHT, "oracle edit: tools/gate.bzl (owner: gate controls (declares gated targets))", "mixed_edit")
 
 
 def test_a_build_file_of_the_implementation_alone_is_implementation(repo: Repo):

@@ -1,0 +1,258 @@
+"""`bazel test` with the gate, for real: Debian's Bazel on a temporary git repository.
+
+The repository is this project's Bazel files (WORKSPACE, .bazelrc, the root BUILD.bazel,
+bazel/) and the orders example with its BUILD.bazel, plus the runner PEX this test's target
+builds (`runtime_package_dependencies`) at the path the root package declares. One Bazel
+server (its output root under a temporary directory) goes through a clean pass, a cached
+re-run, a regression, a mixed edit, a flake under a valid freeze and that freeze expiring
+with nothing else changed, and the refusals; each run's artifacts come out of
+`outputs.zip` and are checked against the schemas.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from support.flaky import FLAKY_ASSERTION, flaky_property_source
+from support.git_repo import GitRepo
+from witness_gate import schemas
+
+SOURCE = Path(__file__).resolve().parents[2]
+TARGET = "//examples/orders:properties"
+TESTLOGS = Path("bazel-testlogs/examples/orders/properties")
+IMPL = "examples/orders/src/orders_app/pricing.py"
+ORACLE = "examples/orders/tests/properties/orders_props.py"
+FREEZE = "examples/orders/.witness-gate/freezes/prop_sometimes.json"
+CHANGED = ".witness-gate/changed.txt"
+BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 40 else 0)')
+PROJECT_FILES = ["WORKSPACE", ".bazelrc", ".bazelignore", "BUILD.bazel", "bazel", "examples/orders"]
+
+
+def host_env() -> dict[str, str]:
+    # This test runs from Pants' PEX: its PEX_* settings are no business of the nested tools.
+    return {key: value for key, value in os.environ.items() if not key.lstrip("_").startswith("PEX")}
+
+
+@dataclass
+class Run:
+    code: int
+    output: str
+
+
+class BazelRepo(GitRepo):
+    def __init__(self, root: Path, output_root: Path) -> None:
+        super().__init__(root)
+        self.output_root = output_root
+
+    def bazel(self, *args: str, timeout: int = 600) -> Run:
+        done = subprocess.run(["bazel", f"--output_user_root={self.output_root}", *args], cwd=self.root, env=host_env(),
+                              capture_output=True, text=True, timeout=timeout)
+        return Run(done.returncode, done.stdout + done.stderr)
+
+    def gate(self, *options: str) -> Run:
+        """What CI runs: the changed-file list against HEAD, then `bazel test` reading it."""
+        listed = subprocess.run(["bazel/changed-files", "HEAD"], cwd=self.root, capture_output=True, text=True, check=True)
+        (self.root / CHANGED).parent.mkdir(exist_ok=True)
+        (self.root / CHANGED).write_text(listed.stdout)
+        return self.bazel("test", "--test_output=all", f"--//bazel:changed_files=//:{CHANGED}", *options, TARGET)
+
+    def runner(self, *args: str) -> Run:
+        """The runner PEX the tests run, outside Bazel (freeze, review), on the same interpreter."""
+        python = subprocess.run(["python3.11", "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, check=True).stdout.strip()
+        done = subprocess.run([python, str(self.root / "dist/runner/witness-gate.pex"), *args], cwd=self.root, capture_output=True, text=True,
+                              env={**host_env(), "PEX_ROOT": str(self.output_root.parent / "pex")}, timeout=600)
+        return Run(done.returncode, done.stdout + done.stderr)
+
+    def reset(self) -> None:
+        self.git("checkout", "-q", "-f", "main")
+        self.git("clean", "-fdq")
+
+    def artifacts(self) -> Path:
+        """This run's undeclared outputs, extracted from outputs.zip."""
+        extracted = Path(tempfile.mkdtemp(dir=self.output_root.parent))
+        with zipfile.ZipFile(self.root / TESTLOGS / "test.outputs/outputs.zip") as archive:
+            archive.extractall(extracted)
+        return extracted
+
+    def rewrite_freeze(self, **fields) -> None:
+        path = self.root / FREEZE
+        path.write_text(json.dumps({**json.loads(path.read_text()), **fields}))
+
+
+@pytest.fixture(scope="module")
+def repo() -> BazelRepo:
+    # CI runs as root on a fresh machine: the bootstrap installs Bazel there; it can only
+    # be missing where Debian's package cannot be installed at all.
+    bootstrap = subprocess.run([str(SOURCE / "bazel/bootstrap")], capture_output=True, text=True)
+    if bootstrap.returncode != 0:
+        pytest.skip(f"Bazel is not available: {bootstrap.stderr.strip()}")
+    # Short: Bazel's server socket lives under the output root, and a Unix socket path
+    # has at most 107 bytes.
+    work = Path(tempfile.mkdtemp(prefix="wg-bazel-", dir="/tmp"))
+    root = work / "repo"
+    for name in PROJECT_FILES:
+        if (SOURCE / name).is_dir():
+            shutil.copytree(SOURCE / name, root / name, ignore=shutil.ignore_patterns("BUILD", "__pycache__", ".artifacts"))
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(SOURCE / name, root / name)
+    [pex] = Path.cwd().glob("runner/witness-gate.pex")  # this test's runtime package
+    (root / "dist/runner").mkdir(parents=True)
+    shutil.copy2(pex, root / "dist/runner/witness-gate.pex")
+    (root / ".gitignore").write_text("/bazel-*\n/dist/\n/.witness-gate/changed.txt\n")
+    repo = BazelRepo(root, work / "out")
+    repo.git("init", "-q", "-b", "main")
+    repo.commit("the orders example, gated by bazel test")
+    try:
+        yield repo
+    finally:
+        repo.bazel("shutdown")
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def assert_artifacts_valid(artifacts: Path) -> dict:
+    for name, schema in [("fixture.lock", "lock"), ("classification.json", "report"), ("gate.json", "gate")]:
+        schemas.validate(schema, json.loads((artifacts / name).read_text()), name)
+    gate = json.loads((artifacts / "gate.json").read_text())
+    for row in gate["witnesses"]:
+        schemas.validate("witness", json.loads((artifacts / row["file"]).read_text()), row["file"])
+    return gate
+
+
+def test_a_clean_pass_writes_valid_artifacts_and_an_unchanged_rerun_is_cached(repo):
+    repo.reset()
+    run = repo.gate()
+    assert run.code == 0 and "gate: pass" in run.output and f"{TARGET} " in run.output and "PASSED" in run.output, run.output
+    artifacts = repo.artifacts()
+    assert assert_artifacts_valid(artifacts)["verdict"] == "pass"
+    # The JUnit the runner wrote is the one Bazel's reporters read, and a copy is an artifact.
+    junit = (repo.root / TESTLOGS / "test.xml").read_text()
+    assert "<testsuite" in junit and TARGET in junit and junit == (artifacts / "junit.xml").read_text()
+    again = repo.gate()
+    assert again.code == 0 and "(cached) PASSED" in again.output, again.output
+
+
+def test_a_regression_and_a_mixed_edit_fail_the_test_with_the_reason(repo):
+    repo.reset()
+    repo.edit(IMPL, *BUG)
+    red = repo.gate()
+    assert red.code == 3 and "regression: prop_order_total_non_negative failed" in red.output and "FAILED" in red.output, red.output
+    gate = assert_artifacts_valid(repo.artifacts())
+    assert gate["verdict"] == "blocked" and gate["witnesses"]
+
+    repo.edit(ORACLE, '"""The oracle:', '"""The oracle (reworded):')
+    mixed = repo.gate()
+    assert mixed.code == 3 and "mixed_edit: prop_order_total_non_negative" in mixed.output, mixed.output
+
+
+def test_editing_the_build_declaration_with_the_implementation_is_a_mixed_edit(repo):
+    # The BUILD.bazel that declares the test is one of its oracle paths, as under Pants.
+    repo.reset()
+    repo.edit(IMPL, *BUG)
+    repo.edit("examples/orders/BUILD.bazel", 'fixture = ":orders-fixture",', 'fixture = ":orders-fixture",\n    replays = 1,')
+    run = repo.gate()
+    assert run.code == 3 and "mixed_edit: prop_order_total_non_negative" in run.output, run.output
+
+
+@pytest.fixture(scope="module")
+def flaky_freeze(repo) -> str:
+    """main gains a property that fails on some replays; its red run, then the freeze the
+    runner writes from that run's artifacts (its text)."""
+    repo.reset()
+    (repo.root / "examples/orders/tests/properties/flaky_props.py").write_text(flaky_property_source())
+    repo.commit("a property that fails on some replays")
+    red = repo.gate()
+    assert red.code == 3 and f"flake: {FLAKY_ASSERTION} failed" in red.output and "No valid freeze covers this witness" in red.output, red.output
+    artifacts = repo.artifacts()
+    [row] = assert_artifacts_valid(artifacts)["witnesses"]
+    (repo.root / FREEZE).parent.mkdir(parents=True)
+    written = repo.runner("freeze", "--assertion", FLAKY_ASSERTION, "--lock", str(artifacts / "fixture.lock"),
+                          "--witness", str(artifacts / row["file"]), "--report", str(artifacts / "classification.json"),
+                          "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", "24", "--out", FREEZE)
+    assert written.code == 0, written.output
+    return (repo.root / FREEZE).read_text()
+
+
+def start_frozen(repo: BazelRepo, freeze: str) -> None:
+    repo.reset()
+    (repo.root / FREEZE).parent.mkdir(parents=True, exist_ok=True)
+    (repo.root / FREEZE).write_text(freeze)
+
+
+def test_a_flake_under_a_valid_freeze_is_green_and_never_served_from_cache(repo, flaky_freeze):
+    start_frozen(repo, flaky_freeze)
+    green = repo.gate()
+    assert green.code == 0 and f"frozen by {FREEZE}" in green.output, green.output
+    assert_artifacts_valid(repo.artifacts())
+    # A freeze in the package makes the macro tag the test external: Bazel runs it again.
+    again = repo.gate()
+    assert again.code == 0 and "(cached)" not in again.output and f"frozen by {FREEZE}" in again.output, again.output
+
+
+def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(repo, flaky_freeze):
+    start_frozen(repo, flaky_freeze)
+    now = datetime.now(timezone.utc)
+    expiry = now + timedelta(seconds=40)
+    repo.rewrite_freeze(created_at=(now - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"), expires_at=expiry.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    green = repo.gate()
+    assert datetime.now(timezone.utc) < expiry, "the machine was too slow to see the freeze before it expired"
+    assert green.code == 0, green.output
+    time.sleep(max(0.0, (expiry - datetime.now(timezone.utc)).total_seconds()) + 2)
+    red = repo.gate()
+    assert red.code == 3 and "expired at" in red.output and "(cached)" not in red.output, red.output
+
+
+def test_without_the_changed_file_list_the_test_fails_and_says_how_to_declare_it(repo):
+    repo.reset()
+    run = repo.bazel("test", "--test_output=all", TARGET)
+    assert run.code == 3 and "the gate needs the changed-file list as one file" in run.output, run.output
+
+
+def test_a_runner_whose_bytes_differ_from_the_pin_fails_the_test(repo):
+    repo.reset()
+    run = repo.gate("--//bazel:runner_sha256=" + "0" * 64)
+    assert run.code == 3 and "not the pinned --//bazel:runner_sha256" in run.output, run.output
+
+
+REVIEW_CONFIG = """\
+[tool.witness-gate]
+impl-prefixes = ["examples/orders/src/"]
+oracle-prefixes = ["examples/orders/tests/properties/"]
+import-paths = ["examples/orders/src"]
+# The directory the Bazel test's package reads its freezes from.
+freezes-dir = "examples/orders/.witness-gate/freezes"
+
+[[tool.witness-gate.suites]]
+name = "orders"
+fixture = "examples/orders/tests/fixtures/orders.json"
+generator-version = 3
+properties = ["examples/orders/tests/properties"]
+replays = 2
+"""
+
+
+def test_the_review_judges_a_bazel_declared_suite_and_its_build_file_is_a_control(repo):
+    # The review reads suites from the base's pyproject.toml, never from BUILD.bazel: the
+    # Bazel-declared suite is declared there too, and its BUILD.bazel is a gate control.
+    repo.reset()
+    (repo.root / "pyproject.toml").write_text(REVIEW_CONFIG)
+    repo.commit("base: the suite declared for review")
+    repo.git("checkout", "-q", "-B", "patch")
+    repo.edit(IMPL, *BUG)
+    repo.edit("examples/orders/BUILD.bazel", 'fixture = ":orders-fixture",', 'fixture = ":orders-fixture",\n    replays = 1,')
+    repo.commit("a bug, and fewer replays")
+    review = repo.runner("review", "--base", "main", "--head", "patch", "--out", str(repo.output_root.parent / "review"))
+    assert review.code == 1 and "orders: regression: prop_order_total_non_negative" in review.output, review.output
+    assert "mixed_edit: the patch changes implementation and oracle paths" in review.output, review.output
+    assert "oracle edit: examples/orders/BUILD.bazel (owner: gate controls (declares gated targets))" in review.output, review.output
