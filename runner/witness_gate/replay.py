@@ -94,7 +94,7 @@ def replay_module(
     lock = plan.lock
     results = {name: WitnessReplays() for name, _ in witnesses}
     records = dict(witnesses)
-    flaky_search = {name: record["origin"] == "search" and not record["fully_shrunk"] for name, record in witnesses}
+    flaky_search = {name: search_came_and_went(record) for name, record in witnesses}
     active = [name for name, _ in witnesses]
     hung: set[str] = set()
     per_round = lock["replays"] * lock["replay_interpreters"]
@@ -127,6 +127,16 @@ def replay_module(
 
 
 _MISSING: dict[str, Any] = {"kind": "missing"}
+# Failures that end the worker: the search stops there, unshrunk, having seen nothing.
+_ENDED_THE_SEARCH = ("crashed", "timeout", "protocol")
+
+
+def search_came_and_went(record: dict[str, Any]) -> bool:
+    """Whether Hypothesis saw the witness's failure come and go while shrinking. A search
+    the failing call ended (a crash, a hang, a broken channel) is unshrunk too, but it saw
+    one failure and nothing else: escalating it would only replay a certainty."""
+    return (record["origin"] == "search" and not record["fully_shrunk"]
+            and record["evidence"]["kind"] not in _ENDED_THE_SEARCH)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ refusal of its choosing, or a hang past the time limit.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import SampleRepo
 
@@ -54,6 +56,10 @@ def test_hostile_code_under_test_ends_red_with_a_clear_line(repo: SampleRepo, na
     assert [row["label"] for row in record["witnesses"]] == ["regression"], result.stdout
     assert evidence is None or evidence in result.stdout, result.stdout
     assert "gate: blocked (exit 1" in result.stdout.splitlines()[-1]
+    # A certain failure pays the confirming second round and no more, even when it ended
+    # the search before Hypothesis could shrink it.
+    report = json.loads((repo.root / ".artifacts/gate/classification.json").read_text())
+    assert [row["rounds"] for row in report["witnesses"]] in ([1], [2]), report["witnesses"][0]["reason"]
 
 
 def test_code_under_test_that_rewrites_the_fixture_blocks_rather_than_refuses(repo: SampleRepo):
