@@ -18,15 +18,13 @@ import os
 import re
 import shutil
 import subprocess
-import time
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from support.flaky import flaky_property_source
-from support.git_repo import GitRepo
+from support.expiry import expire_soon, sleep_past, still_valid
+from support.git_repo import GitRepo, Run
 from witness_gate import schemas
 
 SOURCE = Path(__file__).resolve().parents[2]
@@ -48,12 +46,6 @@ def guide_blocks(kind: str) -> dict[str, str]:
 def commands(name: str) -> list[str]:
     """One shell command per logical line of a run block (backslash continuations joined)."""
     return [line.strip() for line in guide_blocks("run")[name].replace("\\\n", " ").splitlines() if line.strip()]
-
-
-@dataclass
-class Run:
-    code: int
-    output: str
 
 
 class Adopter(GitRepo):
@@ -78,10 +70,6 @@ class Adopter(GitRepo):
 
     def artifact(self, name: str) -> dict:
         return json.loads((self.root / ARTIFACTS / name).read_text())
-
-    def rewrite_freeze(self, **fields) -> None:
-        path = self.root / FREEZE
-        path.write_text(json.dumps({**json.loads(path.read_text()), **fields}))
 
 
 @pytest.fixture(scope="module")
@@ -176,13 +164,11 @@ def test_a_flake_is_red_until_the_guides_freeze_command_freezes_it(adopter, flak
 
 def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(adopter, flaky):
     start_frozen(adopter, flaky)
-    now = datetime.now(timezone.utc)
-    expiry = now + timedelta(seconds=45)
-    adopter.rewrite_freeze(created_at=(now - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"), expires_at=expiry.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    expiry = expire_soon(adopter.root / FREEZE, seconds=45)
     green = adopter.pants_test()
-    assert datetime.now(timezone.utc) < expiry, "the machine was too slow to see the freeze before it expired"
+    assert still_valid(expiry), "the machine was too slow to see the freeze before it expired"
     assert green.code == 0, green.output
-    time.sleep(max(0.0, (expiry - datetime.now(timezone.utc)).total_seconds()) + 2)
+    sleep_past(expiry)
     red = adopter.pants_test()
     assert red.code != 0 and "expired at" in red.output, red.output
 

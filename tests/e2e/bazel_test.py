@@ -16,16 +16,14 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 import zipfile
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from support.flaky import FLAKY_ASSERTION, flaky_property_source
-from support.git_repo import GitRepo
+from support.expiry import expire_soon, sleep_past, still_valid
+from support.git_repo import GitRepo, Run
 from witness_gate import schemas
 
 SOURCE = Path(__file__).resolve().parents[2]
@@ -42,12 +40,6 @@ PROJECT_FILES = ["WORKSPACE", ".bazelrc", ".bazelignore", "BUILD.bazel", "bazel"
 def host_env() -> dict[str, str]:
     # This test runs from Pants' PEX: its PEX_* settings are no business of the nested tools.
     return {key: value for key, value in os.environ.items() if not key.lstrip("_").startswith("PEX")}
-
-
-@dataclass
-class Run:
-    code: int
-    output: str
 
 
 class BazelRepo(GitRepo):
@@ -84,10 +76,6 @@ class BazelRepo(GitRepo):
         with zipfile.ZipFile(self.root / TESTLOGS / "test.outputs/outputs.zip") as archive:
             archive.extractall(extracted)
         return extracted
-
-    def rewrite_freeze(self, **fields) -> None:
-        path = self.root / FREEZE
-        path.write_text(json.dumps({**json.loads(path.read_text()), **fields}))
 
 
 @pytest.fixture(scope="module")
@@ -202,13 +190,11 @@ def test_a_flake_under_a_valid_freeze_is_green_and_never_served_from_cache(repo,
 
 def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(repo, flaky_freeze):
     start_frozen(repo, flaky_freeze)
-    now = datetime.now(timezone.utc)
-    expiry = now + timedelta(seconds=40)
-    repo.rewrite_freeze(created_at=(now - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"), expires_at=expiry.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    expiry = expire_soon(repo.root / FREEZE, seconds=40)
     green = repo.gate()
-    assert datetime.now(timezone.utc) < expiry, "the machine was too slow to see the freeze before it expired"
+    assert still_valid(expiry), "the machine was too slow to see the freeze before it expired"
     assert green.code == 0, green.output
-    time.sleep(max(0.0, (expiry - datetime.now(timezone.utc)).total_seconds()) + 2)
+    sleep_past(expiry)
     red = repo.gate()
     assert red.code == 3 and "expired at" in red.output and "(cached)" not in red.output, red.output
 

@@ -225,41 +225,38 @@ def test_uncommitted_and_excluded_files_play_no_part(repo: Repo):
 
 # --- E. the implementation set swapped through a build file ------------------------------
 
-GATED_BUILD = (
-    'witness_fixture(name="fx", source="fixtures/orders.json", generator_version=3)\n'
-    'witness_properties(name="properties", sources=["properties/*.py"], fixture=":fx", dependencies=["src/orders_app"])\n'
-)
+# Each build tool's declaration of the gated targets, and the edit that points them at an
+# unbroken copy of the implementation. Bazel's puts the fixture in a package of its own,
+# so its BUILD.bazel names only witness_gate_test.
+GATED_DECLARATIONS = {
+    "pants": (
+        "tests/BUILD",
+        'witness_fixture(name="fx", source="fixtures/orders.json", generator_version=3)\n'
+        'witness_properties(name="properties", sources=["properties/*.py"], fixture=":fx", dependencies=["src/orders_app"])\n',
+        'dependencies=["src/orders_app"]', 'dependencies=["decoy/orders_app"]',
+    ),
+    "bazel": (
+        "tests/BUILD.bazel",
+        'load("//tools:gate.bzl", "witness_gate_test")\n'
+        'witness_gate_test(name = "properties", sources = glob(["properties/*.py"]), fixture = "//tests/fixtures:orders",\n'
+        '                  dependencies = ["//src/orders_app"])\n',
+        '"//src/orders_app"', '"//decoy/orders_app"',
+    ),
+}
 
 
-def test_a_build_file_that_declares_gated_targets_is_a_control(repo: Repo):
-    (repo.root / "tests/BUILD").write_text(GATED_BUILD)
-    (repo.root / "src/orders_app/BUILD").write_text("python_sources()\n")
-    repo.commit("base: the gated targets declared for pants test")
+@pytest.mark.parametrize("tool", sorted(GATED_DECLARATIONS))
+def test_a_build_file_that_declares_gated_targets_is_a_control(repo: Repo, tool: str):
+    build_file, declaration, original, decoy = GATED_DECLARATIONS[tool]
+    (repo.root / build_file).write_text(declaration)
+    (repo.root / "src/orders_app/BUILD").write_text("python_sources()\n")  # the implementation's own: not a control
+    repo.commit(f"base: the gated targets declared for {tool} test")
     repo.git("branch", "-f", "main", "HEAD")
     shutil.copytree(repo.root / "src/orders_app", repo.root / "decoy/orders_app")  # unbroken
     buggy(repo)
-    repo.edit("tests/BUILD", 'dependencies=["src/orders_app"]', 'dependencies=["decoy/orders_app"]')
+    repo.edit(build_file, original, decoy)
     repo.commit("bug, and the properties pointed at an unbroken copy")
-    assert_red(repo.review(), CAUGHT, "oracle edit: tests/BUILD (owner: gate controls (declares gated targets))", "mixed_edit")
-
-
-# Bazel's: the fixture in a package of its own, so this BUILD.bazel names only witness_gate_test.
-GATED_BUILD_BAZEL = (
-    'load("//tools:gate.bzl", "witness_gate_test")\n'
-    'witness_gate_test(name = "properties", sources = glob(["properties/*.py"]), fixture = "//tests/fixtures:orders",\n'
-    '                  dependencies = ["//src/orders_app"])\n'
-)
-
-
-def test_a_bazel_build_file_that_declares_a_witness_gate_test_is_a_control(repo: Repo):
-    (repo.root / "tests/BUILD.bazel").write_text(GATED_BUILD_BAZEL)
-    repo.commit("base: the gated test declared for bazel test")
-    repo.git("branch", "-f", "main", "HEAD")
-    shutil.copytree(repo.root / "src/orders_app", repo.root / "decoy/orders_app")  # unbroken
-    buggy(repo)
-    repo.edit("tests/BUILD.bazel", '"//src/orders_app"', '"//decoy/orders_app"')
-    repo.commit("bug, and the test pointed at an unbroken copy")
-    assert_red(repo.review(), CAUGHT, "oracle edit: tests/BUILD.bazel (owner: gate controls (declares gated targets))", "mixed_edit")
+    assert_red(repo.review(), CAUGHT, f"oracle edit: {build_file} (owner: gate controls (declares gated targets))", "mixed_edit")
 
 
 def test_a_starlark_file_that_wraps_the_gated_rule_is_a_control(repo: Repo):

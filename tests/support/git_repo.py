@@ -6,7 +6,16 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
+
+
+@dataclass
+class Run:
+    """A command the test ran in the repository: its exit status and what it printed."""
+
+    code: int
+    output: str
 
 
 class GitRepo:
