@@ -154,6 +154,8 @@ class _Session:
         self.failures.append(witness.Failure(self.current, final, original, evidence, "search", self.seed, fully_shrunk, self.hash_secret))
 
     def _fail_pending(self, ended: Ended, timeout: float) -> None:
+        """The pending call ended the worker: it failed with one of
+        `properties.ENDED_CALL_KINDS`, and a search it belonged to stops there, unshrunk."""
         if self.pending is None or self.current is None:
             return
         if ended.kind == "timeout":

@@ -89,6 +89,12 @@ def _describe(error: BaseException) -> str:
         return "<unprintable exception>"
 
 
+# The kinds of a failing call that ended the worker rather than returning (a hang the
+# runner killed, a process that died, a broken message channel): the runner, not the
+# property, wrote the evidence.
+ENDED_CALL_KINDS = ("timeout", "crashed", "protocol")
+
+
 def failure_evidence(kind: str, exception_type: str | None, message: str) -> dict[str, Any]:
     return {"kind": kind, "exception_type": exception_type, "message": _clean_message(message)}
 

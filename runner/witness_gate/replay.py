@@ -27,7 +27,7 @@ from typing import Any
 
 from witness_gate import seeds
 from witness_gate.evidence import Replay, needs_more
-from witness_gate.properties import failure_evidence
+from witness_gate.properties import ENDED_CALL_KINDS, failure_evidence
 from witness_gate.sandbox import Ended, Worker
 
 _PARALLEL_INTERPRETERS = 2
@@ -127,8 +127,6 @@ def replay_module(
 
 
 _MISSING: dict[str, Any] = {"kind": "missing"}
-# Failures that end the worker: the search stops there, unshrunk, having seen nothing.
-_ENDED_THE_SEARCH = ("crashed", "timeout", "protocol")
 
 
 def search_came_and_went(record: dict[str, Any]) -> bool:
@@ -136,7 +134,7 @@ def search_came_and_went(record: dict[str, Any]) -> bool:
     the failing call ended (a crash, a hang, a broken channel) is unshrunk too, but it saw
     one failure and nothing else: escalating it would only replay a certainty."""
     return (record["origin"] == "search" and not record["fully_shrunk"]
-            and record["evidence"]["kind"] not in _ENDED_THE_SEARCH)
+            and record["evidence"]["kind"] not in ENDED_CALL_KINDS)
 
 
 @dataclass(frozen=True)

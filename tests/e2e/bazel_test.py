@@ -205,6 +205,19 @@ def test_without_the_changed_file_list_the_test_fails_and_says_how_to_declare_it
     assert run.code == 3 and "the gate needs the changed-file list as one file" in run.output, run.output
 
 
+def test_without_the_runner_pex_nothing_runs_and_bazel_names_the_missing_file(repo):
+    repo.reset()
+    pex = repo.root / "dist/runner/witness-gate.pex"
+    aside = pex.with_name("aside.pex")
+    pex.rename(aside)
+    try:
+        run = repo.gate()
+    finally:
+        aside.rename(pex)
+    assert run.code == 1 and "missing input file '//:dist/runner/witness-gate.pex'" in run.output, run.output
+    assert "PASSED" not in run.output, run.output
+
+
 def test_a_runner_whose_bytes_differ_from_the_pin_fails_the_test(repo):
     repo.reset()
     run = repo.gate("--//bazel:runner_sha256=" + "0" * 64)

@@ -24,4 +24,7 @@ def test_a_search_the_failing_call_ended_saw_one_failure_only(kind: str):
 @pytest.mark.parametrize("origin", ["example", "fixture", "reject"])
 def test_only_a_search_can_come_and_go(origin: str):
     assert not search_came_and_went(record(origin, True, "returned_false"))
+
+
+def test_a_fully_shrunk_search_did_not_come_and_go():
     assert not search_came_and_went(record("search", True, "returned_false"))

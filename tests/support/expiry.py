@@ -1,7 +1,7 @@
 """A freeze that expires while a test watches: written an hour ago, valid a little longer.
 
 The expiry is the one timestamp that must follow the wall clock, so the tests that watch a
-freeze run out use these two steps instead of a fixed date."""
+freeze run out use these steps instead of a fixed date."""
 
 from __future__ import annotations
 
