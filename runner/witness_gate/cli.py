@@ -168,6 +168,14 @@ def pin(
     _run(action)
 
 
+def _say_if_unconfined() -> None:
+    from witness_gate.sandbox import unconfined_notice
+
+    notice = unconfined_notice()
+    if notice is not None:
+        typer.echo(notice, err=True)
+
+
 @app.command()
 def check(
     lock: LockOption,
@@ -184,6 +192,7 @@ def check(
         from witness_gate.properties import module_files
 
         config = _config(root)
+        _say_if_unconfined()
         result = checks.run(lock, module_files(properties), out, root, config.import_paths, config.replay_timeout_seconds)
         for path in result.written:
             typer.echo(f"witness: {path}")
@@ -214,6 +223,7 @@ def classify(
     3 oracle defect, 4 not reproduced / unclassified, 2 bad input."""
 
     def action() -> int:
+        _say_if_unconfined()
         from witness_gate import report, store
 
         try:
@@ -247,6 +257,7 @@ def freeze(
     report (the same counts wherever the runner controls the cause, and a flake)."""
 
     def action() -> int:
+        _say_if_unconfined()
         from witness_gate import freeze as freezes
         from witness_gate import lock as locks
         from witness_gate import report as reports
@@ -287,6 +298,7 @@ def verify(
     """Run the reviewer checks of section 7; exit 0 only when every one holds."""
 
     def action() -> int:
+        _say_if_unconfined()
         from witness_gate import verify as verifier
 
         results = verifier.run(lock, witnesses, report, diff_paths, list(freeze or ()), root, _config(root), datetime.now(timezone.utc))
@@ -336,6 +348,7 @@ def gate(
             raise WitnessGateError("--impl-paths and --oracle-paths go together")
         ownership_lists = (impl_paths, oracle_paths) if impl_paths is not None and oracle_paths is not None else None
         files = property_files(properties)
+        _say_if_unconfined()
         request = gates.GateRequest(
             root, fixture, generator_version, replays, max_examples, files, out, check_only, diff_paths, freezes, config,
             ownership_lists, _progress(), replay_interpreters,

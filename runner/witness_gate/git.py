@@ -81,8 +81,15 @@ def commit(repo: Path, ref: str, role: str) -> str:
     return _git(repo, "rev-parse", "--verify", "--end-of-options", f"{full}^{{commit}}").decode().strip()
 
 
-def merge_base(repo: Path, base: str, head: str) -> str:
-    return _git(repo, "merge-base", base, head).decode().strip()
+def merge_base(repo: Path, base: str, head: str) -> str | None:
+    """Where `head` forked from `base`, or None when they share no history (git says so
+    with exit status 1 and nothing on standard output)."""
+    done = _run(repo, "merge-base", base, head)
+    if done.returncode == 1 and not done.stdout.strip():
+        return None
+    if done.returncode != 0:
+        raise _failure(("merge-base", base), done)
+    return done.stdout.decode().strip()
 
 
 @dataclass(frozen=True)
@@ -212,7 +219,12 @@ def _write(tree: Path, path: str, mode: bytes, data: bytes) -> None:
         target.unlink()
     if mode == b"120000":
         os.symlink(data.decode("utf-8", "surrogateescape"), target)
-        if not target.resolve().is_relative_to(tree.resolve()):
+        try:
+            inside = target.resolve().is_relative_to(tree.resolve())
+        except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a loop
+            target.unlink()
+            raise WitnessGateError(f"{path}: a committed symlink loop is refused") from None
+        if not inside:
             target.unlink()
             raise WitnessGateError(f"{path}: a committed symlink that leaves the tree is refused")
     else:

@@ -19,21 +19,19 @@ caller's environment play no part.
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from witness_gate import gate as gates
-from witness_gate import cache_trust, git, store
+from witness_gate import cache_trust, git, integrity, sandbox, store
 from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
-from witness_gate.canonical import sha256_hex
 from witness_gate.paths import owner, repo_path_problem
 from witness_gate.properties import property_files
 
@@ -51,6 +49,8 @@ _STARLARK_SUFFIX = ".bzl"
 # the review writes raw blobs, but every other consumer of the tree obeys them.
 _ATTRIBUTE_FILES = (".gitattributes",)
 _GATED_TARGET_TYPES = (b"witness_properties", b"witness_fixture", b"witness_gate_test")
+# Where each suite's gate writes inside its tree (the lock lives under the root it pins);
+# the workers see it read-only, and the review copies it out when the suite is done.
 _WORK = ".witness-gate-review"
 SCHEMA_VERSION = 2
 
@@ -155,27 +155,28 @@ def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out:
     return gates.run(request, now).record
 
 
-def _snapshot(tree: Path) -> dict[str, str]:
-    """sha256 of every file (a symlink by its target) of a tree, the review's work excluded."""
-    found = {}
-    for path in sorted(tree.rglob("*")):
-        relative = path.relative_to(tree).as_posix()
-        if relative == _WORK or relative.startswith(_WORK + "/"):
-            continue
-        if path.is_symlink():
-            found[relative] = "link:" + os.readlink(path)
-        elif path.is_file():
-            found[relative] = sha256_hex(path.read_bytes())
-    return found
+# Compiled code the interpreter loads instead of, or beside, a module's source: a patch
+# that carries it would be tested on bytes the diff does not show.
+_COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd")
+
+
+def compiled_code(path: str) -> bool:
+    """Whether a path is bytecode or an extension module (pure)."""
+    name = path.rsplit("/", 1)[-1]
+    return "__pycache__" in path.split("/") or name.endswith(_COMPILED_SUFFIXES) or ".so." in name
 
 
 def _apply_head(repo: Path, landed: str, tree: Path, ownership: Ownership, changes: dict[str, git.Change]) -> list[str]:
-    """Puts the landed implementation into a copy of the base's tree; returns what could not be applied."""
+    """Puts the landed implementation into the base's tree; returns what could not be applied."""
     problems = []
     for path in ownership.impl:
         change = changes[path]
         if "160000" in (change.base_mode, change.head_mode):
             problems.append(f"{path}: a submodule change cannot be reviewed here; blocked")
+            continue
+        if change.head_mode is not None and compiled_code(path):
+            problems.append(f"{path}: compiled code in the patch (bytecode or an extension module) is not reviewed: "
+                            "the review tests only what the diff shows as source; blocked")
             continue
         try:
             target = tree / path
@@ -192,20 +193,49 @@ def _apply_head(repo: Path, landed: str, tree: Path, ownership: Ownership, chang
     return problems
 
 
+def _attempt(run: Callable[[], dict[str, Any]]) -> dict[str, Any] | str:
+    """A suite's gate record, or why it could not run. The base's configuration was checked
+    before anything ran, so what goes wrong now is the doing of the code under test or of
+    the tree it landed: a reason for a verdict, never a refusal or a traceback it chose."""
+    try:
+        return run()
+    except WitnessGateError as error:
+        return str(error)
+    except (OSError, RuntimeError, ValueError) as error:  # e.g. a symlink loop in the landed tree
+        return f"{type(error).__name__}: {str(error)[:500]}"
+
+
+def _blocked_unless_run(outcome: dict[str, Any] | str) -> dict[str, Any]:
+    if isinstance(outcome, dict):
+        return outcome
+    return {"exit_code": EXIT_BLOCKED, "verdict": "blocked", "witnesses": [], "freezes": [], "reasons": [f"blocked: {outcome}"], "mode": "gate"}
+
+
 def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetime, environ: Mapping[str, str]) -> ReviewResult:
+    integrity.verify_own_code()
+    sandbox.require_confinement("review")
     base, head = git.commit(repo, base_ref, "base"), git.commit(repo, head_ref, "head")
     # The job's environment and the base's Pants configuration: the head's is an oracle edit.
     writes = cache_trust.cache_write_settings(environ, {f"{base_ref}:{name}": git.read_file(repo, base, name) for name in cache_trust.CONFIG_FILES})
     if writes:
         raise WitnessGateError(f"{'; '.join(writes)}: a pull-request job must not write the shared remote cache; {cache_trust.FIX} (docs/scale-out.md)")
-    fork_point = git.merge_base(repo, base, head)
     policy = git.read_file(repo, base, "pyproject.toml")
     if policy is None:
         raise WitnessGateError(f"{base_ref}: the base has no pyproject.toml: nothing declares what to gate")
     config = parse_config(policy, f"{base_ref}:pyproject.toml")
     if not config.suites:
         raise WitnessGateError(f"{base_ref}:pyproject.toml: [[tool.witness-gate.suites]] declares no suite: nothing to gate")
-    shutil.rmtree(out_dir, ignore_errors=True)
+    with store.staged_directory(out_dir, "review.json", "--out") as stage:
+        result = _review(repo, base, head, config, stage, now)
+    return result
+
+
+def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path, now: datetime) -> ReviewResult:
+    fork_point = git.merge_base(repo, base, head)
+    if fork_point is None:
+        problem = ("the head has no merge base with the base: its history is unrelated (or this clone is shallow: "
+                   "fetch the full history, e.g. fetch-depth: 0), so what it changes cannot be known")
+        return _verdict(base, head, None, None, [], Ownership((), {}), {}, {}, [problem], out_dir)
     landed = git.merge(repo, base, head)
     if landed.tree is None:
         conflicts = ", ".join(landed.conflicts[:5]) or "(no path named)"
@@ -217,52 +247,42 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="witness-gate-review-") as scratch:
         work = Path(scratch)
-        base_tree, patched = work / "base", work / "patched"
+        base_tree = work / "base"
         git.export(repo, base, base_tree)
         gated_build_files = _gated_build_files(repo, (base, landed.tree), paths)
-        ownership = own(paths, config, _symlinked_oracle(base_tree, config), gated_build_files)
-        shutil.copytree(base_tree, patched, symlinks=True)
-        problems += _apply_head(repo, landed.tree, patched, ownership, by_path)
-        if (patched / _WORK).exists() or (patched / _WORK).is_symlink():
-            problems.append(f"{_WORK}/ is committed: it is the review's own work directory; remove it")
-        # The gate's changed-file list lives outside every tree the code under test runs in.
-        # A name it cannot carry (a line break, a backslash, not UTF-8) still counts above.
+        try:
+            ownership = own(paths, config, _symlinked_oracle(base_tree, config), gated_build_files)
+        except (OSError, RuntimeError) as error:  # a symlink loop among the base's oracle paths
+            return _verdict(base, head, fork_point, landed.tree, paths, Ownership((), {}), {}, {}, [f"{type(error).__name__}: {error}"], out_dir)
+        # What decides lives outside every tree a worker sees: the changed-file list, the
+        # ownership (in memory) and each suite's artifacts. A name the list cannot carry (a
+        # line break, a backslash, not UTF-8) still counts above.
         listable = [p for p in paths if repo_path_problem(p) is None and p.isprintable() and _utf8(p)]
         problems += [f"{p[:200]!r}: a changed path the gate's list cannot carry; judged by its owner only" for p in paths if p not in listable]
         changed_list = work / "changed.txt"
         changed_list.write_text("".join(f"{p}\n" for p in listable), "utf-8")
-        suites, head_oracle, tampered = {}, {}, []
+        suites, head_oracle = {}, {}
         for index, suite in enumerate(config.suites):
-            # A fresh tree per suite: one suite's code under test cannot prepare the next one's.
+            # A fresh tree per suite, written from git objects after the previous suite ended.
             tree = work / f"suite-{index}"
-            shutil.copytree(patched, tree, symlinks=True)
+            git.export(repo, base, tree)
+            applied = _apply_head(repo, landed.tree, tree, ownership, by_path)
+            if index == 0:
+                problems += applied
+                if (tree / _WORK).exists() or (tree / _WORK).is_symlink():
+                    problems.append(f"{_WORK}/ is committed: it is the review's own work directory; remove it")
             _remove(tree / _WORK)
-            before = _snapshot(tree)
-            out = tree / _WORK / suite.name
-            try:
-                suites[suite.name] = _run_suite(suite, tree, config, changed_list, out, now)
-            except WitnessGateError as error:
-                # The base's configuration was checked above: what goes wrong now is the
-                # doing of the code under test, so it is a verdict, never a refusal.
-                suites[suite.name] = {"exit_code": EXIT_BLOCKED, "verdict": "blocked", "witnesses": [], "freezes": [],
-                                      "reasons": [f"blocked: {error}"], "mode": "gate"}
-            after = _snapshot(tree)
-            if after != before:
-                moved = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
-                tampered.append(f"suite {suite.name}: the code under test changed the review's tree while it ran: {', '.join(moved[:5])}")
-            if out.is_dir() and not out.is_symlink():
-                shutil.copytree(out, out_dir / suite.name, symlinks=True)
+            suites[suite.name] = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now)))
+            _copy_out(tree / _WORK / suite.name, out_dir / suite.name)
         if ownership.oracle and not ownership.impl:
             head_tree = work / "head"
             git.export(repo, landed.tree, head_tree)
             _remove(head_tree / _WORK)
             for suite in config.suites:
-                try:
-                    head_oracle[suite.name] = _run_suite(suite, head_tree, config, changed_list, head_tree / _WORK / suite.name, now)
-                    shutil.copytree(head_tree / _WORK / suite.name, out_dir / "head-oracle" / suite.name, symlinks=True)
-                except WitnessGateError as error:
-                    head_oracle[suite.name] = {"error": str(error)}
-    return _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems + tampered, out_dir)
+                outcome = _attempt(lambda: _run_suite(suite, head_tree, config, changed_list, head_tree / _WORK / suite.name, now))
+                head_oracle[suite.name] = outcome if isinstance(outcome, dict) else {"error": outcome}
+                _copy_out(head_tree / _WORK / suite.name, out_dir / "head-oracle" / suite.name)
+    return _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir)
 
 
 def _remove(path: Path) -> None:
@@ -270,6 +290,11 @@ def _remove(path: Path) -> None:
         path.unlink()
     elif path.is_dir():
         shutil.rmtree(path)
+
+
+def _copy_out(gate_dir: Path, destination: Path) -> None:
+    if gate_dir.is_dir() and not gate_dir.is_symlink():
+        shutil.copytree(gate_dir, destination, symlinks=True)
 
 
 def _utf8(path: str) -> bool:
@@ -280,7 +305,7 @@ def _utf8(path: str) -> bool:
     return True
 
 
-def _verdict(base: str, head: str, fork_point: str, merged_tree: str | None, paths: list[str], ownership: Ownership, suites: dict, head_oracle: dict,
+def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | None, paths: list[str], ownership: Ownership, suites: dict, head_oracle: dict,
              problems: list[str], out_dir: Path) -> ReviewResult:
     lines, codes = [], []
     for problem in problems:  # each is the patch's doing: a verdict, never a refusal it could choose

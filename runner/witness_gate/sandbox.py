@@ -1,23 +1,36 @@
-"""Where code under test runs: fresh interpreters the runner supervises and may kill.
+"""Where code under test runs: fresh interpreters the runner confines, supervises and may kill.
 
 The process that decides a verdict never imports a property module or the code it
-tests. Each worker is a new interpreter in a session of its own, with an environment
-the runner builds (a hash secret from the seed schedule; none of the caller's
-`PYTHON*`, `PEX_*`, `HYPOTHESIS_*` or `PANTS_*` variables), its standard output and
+tests. Each worker is a new interpreter with an environment the runner builds (a hash
+secret from the seed schedule; none of the caller's variables), its standard output and
 error sent to /dev/null, and a private pipe for its messages. Every deadline is the
-parent's, enforced with SIGKILL on the worker's whole process group: a worker that
-exits, crashes, hangs, ignores signals or writes anything but well-formed messages ends
-its conversation with an `Ended`, which callers count as a failure, never as a pass.
+parent's, enforced with SIGKILL: a worker that exits, crashes, hangs, ignores signals or
+writes anything but well-formed messages ends its conversation with an `Ended`, which
+callers count as a failure, never as a pass.
+
+The confinement is bubblewrap's (`bwrap`), one contract stated in `_confinement`: each
+worker gets its own user, PID, mount, IPC, UTS, network (and, where the kernel has one,
+cgroup) namespaces; it sees the system's `/usr`, the interpreter, the runner's own import
+path and the tree under test, all read-only, and writes only a private `/tmp` that dies
+with it; it runs as `nobody` with no capabilities and no network; and it is PID 2 of a
+namespace whose init dies with the runner's handle on it, so one kill ends every
+descendant, `setsid()` or not. The runner's files, its staging, `--out`, the changed-file
+list, other suites' trees, `$PEX_ROOT` beyond the runner's own import path, the CI
+checkout and the runner's `/proc` are not in the worker's world. `review` refuses to run
+where the machine cannot provide this (`require_confinement`); `check` and `gate` run
+local workers without it and say so (`unconfined_notice`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import itertools
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -27,8 +40,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-_BOOT = "import sys, json; sys.path[:] = json.loads(sys.argv[1]); from witness_gate.worker import main; main(sys.argv[2])"
+from witness_gate.errors import WitnessGateError
+
+# The worker's first act sends its standard error to /dev/null: whatever reaches the
+# runner's pipe on fd 2 was written before any user code could run (bubblewrap's own
+# refusal, or the interpreter failing to start), so it is quoted as the sandbox's word.
+_BOOT = (
+    "import os, sys, json; os.dup2(os.open(os.devnull, os.O_WRONLY), 2); "
+    "sys.path[:] = json.loads(sys.argv[1]); from witness_gate.worker import main; main(sys.argv[2])"
+)
+# -P: no '' or working directory on sys.path, so a `json.py` in the tree cannot load before
+# the worker. -B and hash-checked pycs: the worker compiles what it reads, never bytecode
+# that the tree ships beside its sources (`review` also blocks bytecode in a patch).
+_INTERPRETER_FLAGS = ("-P", "-S", "-s", "-B", "--check-hash-based-pycs", "always")
 _MAX_MESSAGE = 32 << 20
+_MAX_SANDBOX_WORDS = 2000
 _EXIT_GRACE_SECONDS = 1.0
 # A fixed, documented environment: the same on every machine and under every caller.
 _BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -39,6 +65,101 @@ _live_workers: set[int] = set()
 # started must be known as live before anyone looks for children to kill.
 _children_lock = threading.Lock()
 _subreaper = False
+
+# --- the confinement contract ----------------------------------------------------------
+
+_NAMESPACES = ("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try")
+_NOBODY = "65534"
+# What every interpreter needs from the system, read-only: programs and libraries, and the
+# files the dynamic linker and `pwd` read. Nothing the runner or the CI job wrote.
+_SYSTEM_DIRECTORIES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/passwd", "/etc/group")
+# The worker's only writable place, private to it and gone with its namespace.
+PRIVATE_TMP = Path("/tmp")
+_REQUEST_INSIDE = "/run/witness-gate/request.json"
+_BWRAP_SEARCH = "/usr/local/bin:/usr/bin:/bin"
+_FIX = ("install Debian's `bubblewrap` and run as root or where unprivileged user namespaces are allowed "
+        "(kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0)")
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """How this machine confines workers: the bubblewrap binary, or why there is none."""
+
+    bwrap: str | None
+    missing: str = ""
+
+
+def _confinement(bwrap: str, readable: list[tuple[Path, Path]], cwd: Path, request: Path | None) -> list[str]:
+    """bubblewrap's arguments for one worker: `readable` as (host path, path inside) pairs,
+    each bound read-only; everything else the worker sees is listed here and nowhere else."""
+    argv = [bwrap, *_NAMESPACES, "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--uid", _NOBODY, "--gid", _NOBODY, "--hostname", "witness-gate"]
+    for directory in _SYSTEM_DIRECTORIES:  # Debian's /bin, /lib... are links into /usr
+        if os.path.islink(directory):
+            argv += ["--symlink", os.readlink(directory), directory]
+        elif os.path.isdir(directory):
+            argv += ["--ro-bind", directory, directory]
+    argv += [arg for name in _SYSTEM_FILES if os.path.exists(name) for arg in ("--ro-bind", name, name)]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", str(PRIVATE_TMP)]
+    for source, inside in _outermost(readable):
+        argv += ["--ro-bind", str(source), str(inside)]
+    if request is not None:
+        argv += ["--ro-bind", str(request), _REQUEST_INSIDE]
+    return [*argv, "--chdir", str(cwd), "--"]
+
+
+def _outermost(readable: list[tuple[Path, Path]]) -> list[tuple[Path, Path]]:
+    """The pairs that exist, without those inside another one already bound (sorted, so a
+    directory is bound before anything below it)."""
+    chosen: list[tuple[Path, Path]] = []
+    for source, inside in sorted(set(readable), key=lambda pair: pair[1]):
+        if os.path.exists(source) and not any(inside.is_relative_to(outer) for _, outer in chosen):
+            chosen.append((source, inside))
+    return chosen
+
+
+def _interpreter_paths() -> list[tuple[Path, Path]]:
+    # The executable as the runner names it (a venv's link included), its venv and the base
+    # installation its standard library comes from.
+    paths = [Path(sys.executable).absolute(), Path(sys.prefix), Path(sys.base_prefix)]
+    return [(path.resolve(), path) for path in paths]
+
+
+@functools.cache
+def confinement() -> Confinement:
+    """Whether bubblewrap can confine a worker on this machine, tried once per process with
+    the same contract every worker gets."""
+    search = os.pathsep.join(filter(None, (os.environ.get("PATH"), _BWRAP_SEARCH)))
+    bwrap = shutil.which("bwrap", path=search)
+    if bwrap is None:
+        return Confinement(None, f"bubblewrap (bwrap) is not installed: {_FIX}")
+    argv = _confinement(bwrap, _interpreter_paths(), PRIVATE_TMP, None) + [sys.executable, *_INTERPRETER_FLAGS, "-c", ""]
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              env=_BASE_ENV, timeout=60, start_new_session=True)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return Confinement(None, f"{bwrap} cannot start: {error}: {_FIX}")
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        return Confinement(None, f"{bwrap} cannot create the worker's namespaces here ({said[-1] if said else f'exit status {done.returncode}'}): {_FIX}")
+    return Confinement(bwrap)
+
+
+def require_confinement(command: str) -> None:
+    """Refuses (exit 2) to run `command` where workers cannot be confined: never a silent downgrade."""
+    missing = confinement().missing
+    if missing:
+        raise WitnessGateError(f"{command} runs the code under test only inside kernel namespaces, and this machine has none for it: {missing}")
+
+
+def unconfined_notice() -> str | None:
+    """The line `check` and `gate` print when their workers ran without confinement."""
+    missing = confinement().missing
+    if not missing:
+        return None
+    return (f"sandbox: off: {missing}. The code under test ran as this user, with this user's files, processes and "
+            "network in reach; `witness-gate review` refuses to run like this.")
 
 
 def _adopt_orphans() -> None:
@@ -114,22 +235,32 @@ def _describe_status(status: int) -> str:
 
 
 class Worker:
-    """One supervised interpreter running `witness_gate.worker` on one request."""
+    """One supervised interpreter running `witness_gate.worker` on one request, confined
+    when the machine can (`confinement`), with `root` (the tree under test) its only view
+    of the project."""
 
     def __init__(self, request: dict[str, Any], hash_secret: int, root: Path, scratch: Path) -> None:
         read_end, write_end = os.pipe()
         request_path = scratch / f"request-{os.getpid()}-{next(_requests)}.json"
         request_path.write_text(json.dumps({**request, "protocol_fd": write_end}), "utf-8")
+        import_path = worker_path(root)
+        bwrap = confinement().bwrap
+        if bwrap is None:
+            argv, home, request_arg = [], scratch, str(request_path)
+        else:
+            readable = [*_interpreter_paths(), *((Path(entry), Path(entry)) for entry in import_path), (root.resolve(), root.absolute())]
+            argv, home, request_arg = _confinement(bwrap, readable, root.absolute(), request_path), PRIVATE_TMP, _REQUEST_INSIDE
+        argv += [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), request_arg]
         _adopt_orphans()
         try:
             _children_lock.acquire()
             self._process = subprocess.Popen(
-                [sys.executable, "-S", "-s", "-B", "-c", _BOOT, json.dumps(worker_path(root)), str(request_path)],
+                argv,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
                 cwd=root,
-                env=worker_environment(hash_secret, scratch),
+                env=worker_environment(hash_secret, home),
                 pass_fds=(write_end,),
                 start_new_session=True,
             )
@@ -140,6 +271,7 @@ class Worker:
         self._fd = read_end
         self._exited = os.pidfd_open(self._process.pid)
         self._buffer = b""
+        self._heard = False
         self._closed = False
 
     def receive(self, seconds: float) -> dict[str, Any] | Ended:
@@ -149,6 +281,7 @@ class Worker:
             newline = self._buffer.find(b"\n")
             if newline >= 0:
                 line, self._buffer = self._buffer[:newline], self._buffer[newline + 1 :]
+                self._heard = True
                 return self._parse(line)
             if len(self._buffer) > _MAX_MESSAGE:
                 return self._end("protocol", f"wrote a message over {_MAX_MESSAGE} bytes")
@@ -173,7 +306,7 @@ class Worker:
                 status = self._process.wait() if exiting else None
                 if status is None:
                     return self._end("protocol", "closed its message pipe")
-                return self._end("exited", f"ended ({_describe_status(status)})")
+                return self._end("exited", f"ended ({_describe_status(status)}){self._sandbox_words()}")
 
     def _drain(self) -> None:
         while select.select([self._fd], [], [], 0)[0]:
@@ -181,6 +314,19 @@ class Worker:
             if not chunk or len(self._buffer) > _MAX_MESSAGE:
                 return
             self._buffer += chunk
+
+    def _sandbox_words(self) -> str:
+        """What reached fd 2 before the worker said anything: written before user code ran."""
+        if self._heard or self._process.stderr is None:
+            return ""
+        said = b""
+        while len(said) < _MAX_SANDBOX_WORDS and select.select([self._process.stderr], [], [], 0)[0]:
+            chunk = os.read(self._process.stderr.fileno(), _MAX_SANDBOX_WORDS)
+            if not chunk:
+                break
+            said += chunk
+        text = " ".join(said.decode(errors="replace").split())[:_MAX_SANDBOX_WORDS]
+        return f" before it said anything: {text}" if text else ""
 
     def _parse(self, line: bytes) -> dict[str, Any] | Ended:
         try:
@@ -203,6 +349,8 @@ class Worker:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self._process.pid, signal.SIGKILL)
         self._process.wait()
+        if self._process.stderr is not None:
+            self._process.stderr.close()
         _live_workers.discard(self._process.pid)
         _kill_orphans()
         os.close(self._fd)

@@ -7,9 +7,13 @@ into place.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
+import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,3 +98,61 @@ def remove_if_present(path: Path) -> None:
         os.unlink(path)
     except FileNotFoundError:
         pass
+
+
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
+
+
+def _check_replaceable(out: Path, marker: str, what: str) -> None:
+    try:
+        info = os.lstat(out)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        raise WitnessGateError(f"{out}: {what} exists and is not a directory; give a new or empty directory")
+    if any(out.iterdir()) and not (out / marker).is_file():
+        raise WitnessGateError(f"{out}: {what} holds files that no earlier run wrote (no {marker}); give a new or empty directory")
+
+
+@contextlib.contextmanager
+def staged_directory(out: Path, marker: str, what: str) -> Iterator[Path]:
+    """A fresh directory beside `out` for one run's outputs, renamed into place when the
+    block completes: a reader sees a whole run or the previous one, never a mix, and a
+    refusal leaves `out` as it was. An existing `out` must be a directory that is empty or
+    holds `marker` (a previous run's output, swapped out in one step and then removed);
+    anything else is refused before the run begins."""
+    _check_replaceable(out, marker, what)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.staging-"))
+    except OSError as error:
+        raise WitnessGateError(f"{out}: cannot write {what}: {error.strerror}") from None
+    try:
+        yield stage
+        try:
+            os.chmod(stage, 0o777 & ~_umask())
+            _check_replaceable(out, marker, what)
+            if out.exists():
+                _exchange(stage, out)  # `stage` now holds the previous run's output
+            else:
+                os.rename(stage, out)
+        except OSError as error:
+            raise WitnessGateError(f"{out}: cannot write {what}: {error.strerror}") from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _exchange(first: Path, second: Path) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, os.strerror(error), str(second))
+
+
+def _umask() -> int:
+    # Read, not set: os.umask() would change it for every thread while it looks.
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    raise RuntimeError("/proc/self/status has no Umask line (Linux 4.7 or newer is needed)")

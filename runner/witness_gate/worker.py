@@ -28,7 +28,7 @@ from typing import Any
 from witness_gate import seeds
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, parse_json, sha256_hex
 from witness_gate.errors import WitnessGateError
-from witness_gate.properties import LoadedProperty, add_import_paths, evaluate, failure_evidence, import_module, properties_of
+from witness_gate.properties import LoadedProperty, Outcome, add_import_paths, evaluate, failure_evidence, import_module, properties_of
 
 
 _MAX_PARSED_FIXTURE = 64 << 20  # a property that takes the fixture gets it parsed; larger ones cannot be
@@ -54,6 +54,7 @@ class _Falsified(Exception):
 def main(request_path: str) -> None:
     request = json.loads(Path(request_path).read_text("utf-8"))
     channel = _Channel(request["protocol_fd"])
+    sys.addaudithook(_network.hear)  # before any user code: an audit hook cannot be removed
     try:
         root = Path(request["root"])
         # Hypothesis is the runner's, loaded before the patch's import paths exist: a
@@ -74,6 +75,34 @@ def main(request_path: str) -> None:
     channel.send({"event": "done"})
     # Leave at once: atexit handlers and threads of the user's module must not run after "done".
     os._exit(0)
+
+
+class _NetworkWatch:
+    """Notices a call reaching for the network. Confined workers have none (the spec puts
+    live network inputs out of scope), so such a call fails; its evidence says why rather
+    than leaving a bare `ConnectionRefusedError` to look like a bug in the code."""
+
+    _EVENTS = frozenset({"socket.connect", "socket.getaddrinfo", "socket.gethostbyname", "socket.sendto", "socket.sendmsg"})
+
+    def __init__(self) -> None:
+        self.reached: str | None = None
+
+    def hear(self, event: str, args: tuple[Any, ...]) -> None:
+        if event in self._EVENTS and self.reached is None:
+            target = args[:2] if event == "socket.getaddrinfo" else args[0] if event == "socket.gethostbyname" else args[1]
+            self.reached = f"{event} {target!r}"[:200]
+
+    def evaluate(self, prop: LoadedProperty, payload: Any, fixture: Any, expect: str = "accept") -> Outcome:
+        self.reached = None
+        outcome = evaluate(prop, payload, fixture, expect)
+        if outcome.passed or self.reached is None or outcome.evidence is None:
+            return outcome
+        note = (f"the property reached for the network ({self.reached}); the gate's workers have no network and "
+                "live network inputs are out of scope: pin what the code reads as bytes. ")
+        return Outcome(False, failure_evidence(outcome.evidence["kind"], outcome.evidence["exception_type"], note + outcome.evidence["message"]))
+
+
+_network = _NetworkWatch()
 
 
 class _Fixture:
@@ -120,7 +149,7 @@ def _call(channel: _Channel, prop: LoadedProperty, origin: str, payload: Any, fi
     channel.send_bytes(b'{"event":"call","origin":"%s","payload":%s}' % (origin.encode(), snapshot))
     value = fixture.for_property(prop)
     random.seed(seeds.call_random_seed(search_seed, prop.assertion_id, snapshot))
-    outcome = evaluate(prop, json.loads(snapshot), value, expect)
+    outcome = _network.evaluate(prop, json.loads(snapshot), value, expect)
     channel.send({"event": "result", "passed": outcome.passed, "evidence": outcome.evidence})
     return outcome.passed
 
@@ -245,7 +274,7 @@ def _run_job(props: dict[str, LoadedProperty], job: dict[str, Any], seed: int, f
                 evaluate(earlier, _fresh(call["payload"]), fixture.for_property(earlier))
         prop = props[job["assertion_id"]]
         random.seed(seed)
-        outcome = evaluate(prop, _fresh(job["payload"]), fixture.for_property(prop), job["expect"])
+        outcome = _network.evaluate(prop, _fresh(job["payload"]), fixture.for_property(prop), job["expect"])
     except WitnessGateError as error:  # the fixture could not be read: fail closed
         return failure_evidence("fixture", None, str(error))
     return None if outcome.passed else outcome.evidence

@@ -62,10 +62,12 @@ def test_hostile_code_under_test_ends_red_with_a_clear_line(repo: SampleRepo, na
     assert [row["rounds"] for row in report["witnesses"]] in ([1], [2]), report["witnesses"][0]["reason"]
 
 
-def test_code_under_test_that_rewrites_the_fixture_blocks_rather_than_refuses(repo: SampleRepo):
-    # Appends to the pinned fixture whenever it runs: during check and during the replays.
+def test_code_under_test_cannot_rewrite_the_fixture(repo: SampleRepo):
+    # Appends to the pinned fixture whenever it runs: the worker sees the tree read-only.
+    fixture = (repo.root / "tests/fixtures/orders.json").read_bytes()
     inject(repo, "open('tests/fixtures/orders.json', 'a').write(' ')\nreturn -1")
     result = repo.gate(IMPL, extra=("--replays", "2", "--replay-interpreters", "3"))
     assert result.code == 1, result.stdout + result.stderr
-    assert "the code under test may have written it" in result.stdout
-    assert repo.gate_json()["verdict"] == "blocked"
+    assert "OSError: [Errno 30] Read-only file system" in result.stdout
+    assert [row["label"] for row in repo.gate_json()["witnesses"]] == ["regression"]
+    assert (repo.root / "tests/fixtures/orders.json").read_bytes() == fixture

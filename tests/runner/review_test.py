@@ -19,75 +19,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE
 
 from support.flaky import flaky_property_source
-from witness_gate import schemas
+from support.review_repo import BUG, CAUGHT, IMPL, ORACLE, WEAKEN, Repo, assert_red, buggy, review_repo
 
-IMPL = "src/orders_app/pricing.py"
-ORACLE = "tests/properties/orders_props.py"
-BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
-WEAKEN = ('    return total == order["claimed_total"]', "    return True")
-# The base's property, run on the head's implementation, still fails on every replay
-# (two per interpreter, six interpreters, two rounds: the suite sets `replays = 2`).
-CAUGHT = "prop_order_total_non_negative failed 24/24 replays"
-
-
-class Repo:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def git(self, *args: str) -> str:
-        done = subprocess.run(["git", "-c", "user.email=r@witness-gate", "-c", "user.name=review", *args],
-                              cwd=self.root, capture_output=True, text=True, check=True)
-        return done.stdout.strip()
-
-    def edit(self, relative: str, old: str, new: str) -> None:
-        path = self.root / relative
-        text = path.read_text()
-        assert old in text, (relative, old)
-        path.write_text(text.replace(old, new, 1))
-
-    def commit(self, message: str) -> None:
-        self.git("add", "-A")
-        self.git("commit", "-q", "--allow-empty", "-m", message)
-
-    def branch(self, name: str, start: str = "main") -> None:
-        self.git("checkout", "-q", "-B", name, start)
-
-    def review(self, base: str = "main", head: str = "patch", env: dict[str, str] | None = None):
-        environment = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-        return subprocess.run([sys.executable, "-m", "witness_gate", "review", "--base", base, "--head", head, "--out", str(self.root.parent / "out")],
-                              cwd=self.root, env=environment, capture_output=True, text=True, timeout=900)
-
-    def review_json(self) -> dict:
-        record = json.loads((self.root.parent / "out" / "review.json").read_text())
-        schemas.validate("review", record, "review.json")
-        return record
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
-    root = tmp_path / "repo"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD"))
-    repo = Repo(root)
-    # Fewer replays than the default keep this suite quick; every verdict is the same.
-    repo.edit("pyproject.toml", "generator-version = 3\n", "generator-version = 3\nreplays = 2\n")
-    repo.git("init", "-q", "-b", "main")
-    repo.commit("base: the orders example with its suite declared")
-    repo.branch("patch")
-    return repo
-
-
-def assert_red(result, *reasons: str) -> None:
-    output = result.stdout + result.stderr
-    assert result.returncode == 1, output
-    for reason in reasons:
-        assert reason in output, (reason, output)
-
-
-def buggy(repo: Repo) -> None:
-    repo.edit(IMPL, *BUG)
+    return review_repo(tmp_path)
 
 
 # --- honest patches ------------------------------------------------------------------
@@ -373,12 +313,12 @@ def test_a_freeze_merged_first_lets_the_flake_pass_until_it_expires(repo: Repo):
 # --- found by an adversarial review of the review itself ---------------------------------
 
 
-def test_code_under_test_that_rewrites_the_oracle_on_disk_is_caught_tampering(repo: Repo):
+def test_code_under_test_cannot_rewrite_the_oracle_on_disk(repo: Repo):
     buggy(repo)
     with open(repo.root / IMPL, "a") as handle:  # at import, from the worker's directory
         handle.write(f"\nimport pathlib\npathlib.Path({ORACLE!r}).write_text('# emptied by the code under test\\n')\n")
     repo.commit("bug, and an implementation that empties the property at import")
-    assert_red(repo.review(), "the code under test changed the review's tree while it ran: tests/properties/orders_props.py")
+    assert_red(repo.review(), "importing the property module raised OSError: [Errno 30] Read-only file system")
 
 
 def test_a_data_file_outside_the_implementation_prefixes_comes_from_the_head(repo: Repo):
@@ -393,23 +333,6 @@ def test_a_data_file_outside_the_implementation_prefixes_comes_from_the_head(rep
     repo.commit("the bug lives in a data file nobody declared")
     assert_red(repo.review(), "regression: prop_order_total_non_negative")
     assert "config/pricing.json" in repo.review_json()["implementation_paths"]
-
-
-def test_a_daemon_that_escapes_the_worker_is_killed_before_it_can_touch_the_witnesses(repo: Repo):
-    buggy(repo)
-    with open(repo.root / IMPL, "a") as handle:
-        handle.write(
-            "\nimport os, time, glob\n"
-            "if os.fork() == 0:\n"
-            "    os.setsid()\n"
-            "    if os.fork() == 0:\n"
-            "        for _ in range(600):\n"
-            "            [os.remove(p) for p in glob.glob('**/witnesses/*.json', recursive=True)]\n"
-            "            time.sleep(0.05)\n"
-            "    os._exit(0)\n"
-        )
-    repo.commit("bug, and a daemon that deletes witnesses")
-    assert_red(repo.review(), CAUGHT)
 
 
 @pytest.mark.parametrize("kind", ["backslash name", "symlink out of the tree", "directory becomes a file", "submodule"])

@@ -1,0 +1,348 @@
+"""The code under test in a real sandbox: each way it tried to reach the runner, the
+runner's files, other processes, the network or bytecode the diff does not show, as a
+pull request reviewed by the real `witness-gate review` from a committed base.
+
+Every attack carries the same deterministic bug and adds code that, run as the runner's
+user in the runner's file system and process tree, wins: the bug hides, the verdict
+moves, or a process outlives the review. Each must end red with the bug found (or be
+refused before any code runs). Each was checked once to end green, or to leave its
+process or file behind, with `sandbox.confinement()` returning "unconfined".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import py_compile
+import shutil
+import socket
+import subprocess
+import sys
+import sysconfig
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+
+from support.review_repo import CAUGHT, IMPL, Repo, assert_red, buggy, review_repo
+
+import witness_gate
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return review_repo(tmp_path)
+
+
+def append(repo: Repo, code: str) -> None:
+    with open(repo.root / IMPL, "a") as handle:
+        handle.write("\n" + code)
+
+
+def processes_named(name: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and Path(f"/proc/{entry}/comm").read_text().strip() == name:
+                found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+# --- processes ---------------------------------------------------------------------------
+
+
+def test_a_daemon_that_keeps_moving_dies_with_its_worker_and_never_reaches_the_witnesses(repo: Repo):
+    # It leaves its session, renames itself, and forks and exits in a loop so that no one
+    # pass over /proc catches it, deleting every witness under the worker's directory.
+    name = f"wg{uuid.uuid4().hex[:10]}"
+    buggy(repo)
+    append(repo, f"""import ctypes, os, time
+if os.fork() == 0:
+    os.setsid()
+    ctypes.CDLL(None).prctl(15, {name!r}.encode(), 0, 0, 0)
+    start = time.monotonic()
+    while time.monotonic() - start < 120:
+        if os.fork() != 0:
+            os._exit(0)
+        for top, _, files in os.walk(os.getcwd()):
+            if os.path.basename(top) == "witnesses":
+                for file in files:
+                    try:
+                        os.remove(os.path.join(top, file))
+                    except OSError:
+                        pass
+        time.sleep(0.02)
+    os._exit(0)
+""")
+    repo.commit("bug, and a daemon that deletes witnesses")
+    result = repo.review()
+    alive = processes_named(name)
+    for pid in alive:  # the defence failed: leave no daemon to the next test
+        os.kill(pid, 9)
+    assert_red(result, CAUGHT)
+    assert alive == [], "a process the code under test started outlived the review"
+
+
+def test_the_runners_processes_environment_and_command_line_are_out_of_sight(repo: Repo):
+    # The code is right only when it can see the runner (its environment holds the job's
+    # token; its command line says `review`), i.e. when it could read or ptrace it.
+    buggy(repo)
+    repo.edit(IMPL, "def line_total(line: dict) -> int:", '''def _runner_in_sight() -> bool:
+    import os
+    for pid in os.listdir("/proc"):
+        try:
+            if b"CI_JOB_TOKEN=s3cret" in open(f"/proc/{pid}/environ", "rb").read():
+                return True
+            if b"witness_gate\\x00review" in open(f"/proc/{pid}/cmdline", "rb").read():
+                return True
+        except OSError:
+            pass
+    return False
+
+
+_SEEN = _runner_in_sight()
+
+
+def line_total(line: dict) -> int:
+    if _SEEN:
+        return line["qty"] * line["price"]''')
+    repo.commit("bug, hidden whenever the runner is in sight")
+    assert_red(repo.review(env={"CI_JOB_TOKEN": "s3cret"}), CAUGHT)
+
+
+# --- files -------------------------------------------------------------------------------
+
+
+def test_the_changed_file_list_is_out_of_reach(repo: Repo):
+    # Outside a sandbox the list sits beside the suite's tree: an oracle-only list turns the
+    # regression into an oracle defect (exit 3).
+    buggy(repo)
+    append(repo, """try:
+    open("../changed.txt", "w").write("tests/properties/orders_props.py\\n")
+except OSError:
+    pass
+""")
+    repo.commit("bug, and a rewritten changed-file list")
+    assert_red(repo.review(), CAUGHT, "orders: regression")
+
+
+def test_the_runners_own_files_cannot_be_changed_for_the_next_review(repo: Repo, tmp_path: Path):
+    # Pull request A rewrites the runner's installed classify.py so that every verdict is a
+    # pass; pull request B, reviewed later by the same install, carries the bug.
+    install = tmp_path / "install"
+    shutil.copytree(Path(witness_gate.__file__).parent, install / "witness_gate", ignore=shutil.ignore_patterns("__pycache__"))
+    path = [str(install), *(os.path.abspath(entry) for entry in sys.path)]
+    before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (install / "witness_gate").glob("*.py")}
+    append(repo, """try:
+    import witness_gate.classify as _classify
+    with open(_classify.__file__, "a") as _handle:
+        _handle.write("\\n\\ndef most_severe(codes):\\n    return 0\\n")
+except OSError:
+    pass
+""")
+    repo.commit("A: an honest-looking change that edits the runner")
+    repo.review(python_path=path)
+    repo.git("checkout", "-q", "-B", "patch", "main")
+    buggy(repo)
+    repo.commit("B: the bug")
+    assert_red(repo.review(python_path=path), CAUGHT)
+    assert {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (install / "witness_gate").glob("*.py")} == before
+
+
+def test_a_module_at_the_root_does_not_load_before_the_worker(repo: Repo):
+    # A `json.py` in the tree: were the worker's directory on its import path, it would load
+    # at the worker's first import and stop every search call from failing.
+    buggy(repo)
+    (repo.root / "json.py").write_text('''import importlib.util, sys
+sys.path[:] = [entry for entry in sys.path if entry not in ("", ".")]
+del sys.modules["json"]
+import json as _json
+sys.modules["json"] = _json
+
+
+class _Quiet:
+    def find_spec(self, name, path=None, target=None):
+        if name != "witness_gate.worker":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            call = module._call
+            module._call = lambda channel, prop, origin, *rest: origin == "search" or call(channel, prop, origin, *rest)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+sys.meta_path.insert(0, _Quiet())
+''')
+    repo.commit("bug, and a json.py that quiets the search")
+    assert_red(repo.review(), CAUGHT)
+
+
+# --- compiled code -------------------------------------------------------------------------
+
+
+def test_committed_bytecode_of_the_right_code_is_blocked_not_tested(repo: Repo):
+    # An unchecked-hash .pyc of the correct module beside the buggy source: the interpreter
+    # would load it without looking at the source.
+    cached = repo.root / "src/orders_app/__pycache__" / f"pricing.{sys.implementation.cache_tag}.pyc"
+    py_compile.compile(str(repo.root / IMPL), cfile=str(cached), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    buggy(repo)
+    repo.git("add", "-f", str(cached))
+    repo.commit("bug, and the bytecode of the right code")
+    result = repo.review()
+    assert_red(result, f"blocked: src/orders_app/__pycache__/{cached.name}: compiled code in the patch", CAUGHT)
+
+
+def test_workers_compile_the_source_they_see_rather_than_trust_committed_bytecode(tmp_path: Path):
+    # The same bytecode on the base: the review does not block it (the base is reviewed), and
+    # the worker still tests the source, because it checks every hash-based pyc.
+    repo = review_repo(tmp_path)
+    cached = repo.root / "src/orders_app/__pycache__" / f"pricing.{sys.implementation.cache_tag}.pyc"
+    py_compile.compile(str(repo.root / IMPL), cfile=str(cached), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    repo.git("add", "-f", str(cached))
+    repo.commit("base: with bytecode")
+    repo.git("branch", "-f", "main", "HEAD")
+    buggy(repo)
+    repo.commit("bug in the source")
+    assert_red(repo.review(), CAUGHT)
+
+
+EXTENSION = r"""
+#include <Python.h>
+static struct PyModuleDef definition = {PyModuleDef_HEAD_INIT, "pricing", NULL, -1, NULL};
+PyMODINIT_FUNC PyInit_pricing(void) {
+    PyObject *module = PyModule_Create(&definition);
+    PyObject *names = PyModule_GetDict(module);
+    PyDict_SetItemString(names, "__builtins__", PyEval_GetBuiltins());
+    PyObject *done = PyRun_String(
+        "def line_total(line):\n    return line['qty'] * line['price']\n\n"
+        "def order_total(order):\n    return sum(line_total(line) for line in order['lines'])\n",
+        Py_file_input, names, names);
+    if (done == NULL) return NULL;
+    Py_DECREF(done);
+    return module;
+}
+"""
+
+
+def test_a_compiled_extension_beside_the_buggy_source_is_blocked(repo: Repo, tmp_path: Path):
+    # A real extension module with the right code: Python loads it before pricing.py.
+    source = tmp_path / "pricing.c"
+    source.write_text(EXTENSION)
+    built = repo.root / "src/orders_app" / f"pricing{sysconfig.get_config_var('EXT_SUFFIX')}"
+    subprocess.run(["cc", "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}", "-o", str(built), str(source)], check=True)
+    buggy(repo)
+    repo.git("add", "-f", str(built))
+    repo.commit("bug, and the right code compiled")
+    assert_red(repo.review(), f"blocked: src/orders_app/{built.name}: compiled code in the patch", CAUGHT)
+
+
+# --- the network -------------------------------------------------------------------------------
+
+
+def test_a_call_that_reaches_for_the_network_fails_and_says_so(repo: Repo):
+    # A server on this machine's loopback: the code is right only when it can reach it.
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    server.settimeout(1.0)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                server.accept()[0].close()
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    buggy(repo)
+    repo.edit(IMPL, "def line_total(line: dict) -> int:", f'''def line_total(line: dict) -> int:
+    import socket
+    try:
+        socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
+        return line["qty"] * line["price"]
+    except OSError:
+        pass''')
+    repo.commit("bug, unless the network answers")
+    try:
+        result = repo.review()
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+    assert_red(result, CAUGHT, f"the property reached for the network (socket.getaddrinfo ('127.0.0.1', {port}))")
+
+
+# --- what the patch can cause is a verdict ----------------------------------------------------
+
+
+def test_a_head_without_a_merge_base_is_blocked_not_refused(repo: Repo):
+    repo.git("checkout", "-q", "--orphan", "unrelated")
+    buggy(repo)
+    repo.commit("an unrelated history with the bug")
+    result = repo.review(head="unrelated")
+    assert_red(result, "blocked: the head has no merge base with the base")
+    assert repo.review_json()["merge_base"] is None
+
+
+def test_a_symlink_loop_in_the_implementation_is_a_verdict(repo: Repo):
+    buggy(repo)
+    os.symlink("loop_b", repo.root / "src/orders_app/loop_a")
+    os.symlink("loop_a", repo.root / "src/orders_app/loop_b")
+    repo.commit("bug, and a symlink loop")
+    result = repo.review()
+    assert_red(result, CAUGHT, "blocked: src/orders_app/loop_b: a committed symlink loop is refused")
+    assert "Traceback" not in result.stderr
+    assert repo.review_json()["verdict"] == "blocked"
+
+
+# --- a machine without the sandbox --------------------------------------------------------
+
+
+@pytest.fixture
+def no_namespaces(tmp_path: Path) -> tuple[str, ...]:
+    """A launcher under which this machine's bubblewrap cannot create namespaces: a private
+    mount namespace where /usr/bin/bwrap is a stand-in that says what a kernel without
+    unprivileged user namespaces says. Needs root (CI runs as root)."""
+    if os.geteuid() != 0 and not os.environ.get("CI"):
+        pytest.skip("hiding bwrap needs a mount namespace: run as root")
+    refusal = tmp_path / "bwrap"
+    refusal.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    refusal.chmod(0o755)
+    bwrap = shutil.which("bwrap", path=f"{os.environ.get('PATH', '')}:/usr/local/bin:/usr/bin:/bin")
+    assert bwrap is not None, "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
+    return ("unshare", "--mount", "--propagation", "private", "sh", "-c", f'mount --bind "$0" {bwrap} && exec "$@"', str(refusal))
+
+
+def test_review_refuses_to_run_without_the_sandbox(repo: Repo, no_namespaces: tuple[str, ...]):
+    buggy(repo)
+    repo.commit("bug")
+    result = repo.review(launcher=no_namespaces)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "review runs the code under test only inside kernel namespaces" in result.stderr
+    assert "No permissions to create new namespace" in result.stderr
+    assert not (repo.root.parent / "out").exists()
+
+
+def test_gate_runs_without_the_sandbox_and_says_so(repo: Repo, no_namespaces: tuple[str, ...]):
+    buggy(repo)
+    (repo.root.parent / "changed.txt").write_text(f"{IMPL}\n")
+    done = subprocess.run(
+        [*no_namespaces, sys.executable, "-m", "witness_gate", "gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3",
+         "--properties", "tests/properties", "--out", ".artifacts/gate", "--diff-paths", str(repo.root.parent / "changed.txt"),
+         "--replays", "2"],
+        cwd=repo.root, env={**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)},
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "regression: prop_order_total_non_negative" in done.stdout
+    assert "sandbox: off:" in done.stderr and "`witness-gate review` refuses to run like this" in done.stderr

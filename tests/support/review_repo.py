@@ -1,0 +1,82 @@
+"""A git repository of the orders example with its suite declared in pyproject.toml, and
+the real `witness-gate review` of a branch `patch` against `main`, one subprocess each."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from support.sample_repo import EXAMPLE
+from witness_gate import schemas
+
+IMPL = "src/orders_app/pricing.py"
+ORACLE = "tests/properties/orders_props.py"
+BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
+WEAKEN = ('    return total == order["claimed_total"]', "    return True")
+# The base's property, run on the head's implementation, still fails on every replay
+# (two per interpreter, six interpreters, two rounds: the suite sets `replays = 2`).
+CAUGHT = "prop_order_total_non_negative failed 24/24 replays"
+
+
+class Repo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def git(self, *args: str) -> str:
+        done = subprocess.run(["git", "-c", "user.email=r@witness-gate", "-c", "user.name=review", *args],
+                              cwd=self.root, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    def edit(self, relative: str, old: str, new: str) -> None:
+        path = self.root / relative
+        text = path.read_text()
+        assert old in text, (relative, old)
+        path.write_text(text.replace(old, new, 1))
+
+    def commit(self, message: str) -> None:
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+
+    def branch(self, name: str, start: str = "main") -> None:
+        self.git("checkout", "-q", "-B", name, start)
+
+    def review(self, base: str = "main", head: str = "patch", env: dict[str, str] | None = None, python_path: list[str] | None = None,
+               launcher: tuple[str, ...] = ()):
+        """The review, with this interpreter's import path (or `python_path`), started
+        through `launcher` (e.g. a namespace that changes what the machine offers)."""
+        path = python_path if python_path is not None else [os.path.abspath(p) for p in sys.path]
+        environment = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(path)}
+        argv = [*launcher, sys.executable, "-m", "witness_gate", "review", "--base", base, "--head", head, "--out", str(self.root.parent / "out")]
+        return subprocess.run(argv, cwd=self.root, env=environment, capture_output=True, text=True, timeout=900)
+
+    def review_json(self) -> dict:
+        record = json.loads((self.root.parent / "out" / "review.json").read_text())
+        schemas.validate("review", record, "review.json")
+        return record
+
+
+def review_repo(tmp_path: Path) -> Repo:
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD"))
+    repo = Repo(root)
+    # Fewer replays than the default keep this suite quick; every verdict is the same.
+    repo.edit("pyproject.toml", "generator-version = 3\n", "generator-version = 3\nreplays = 2\n")
+    repo.git("init", "-q", "-b", "main")
+    repo.commit("base: the orders example with its suite declared")
+    repo.branch("patch")
+    return repo
+
+
+def assert_red(result, *reasons: str) -> None:
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    for reason in reasons:
+        assert reason in output, (reason, output)
+
+
+def buggy(repo: Repo) -> None:
+    repo.edit(IMPL, *BUG)
