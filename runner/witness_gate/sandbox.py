@@ -127,6 +127,18 @@ def _interpreter_paths() -> list[tuple[Path, Path]]:
 
 
 @functools.cache
+def _link_targets(directories: tuple[str, ...]) -> tuple[Path, ...]:
+    """Where the symlinks inside the runner's import path lead: a PEX venv links its
+    site-packages into `$PEX_ROOT/installed_wheels`, and a worker reads those targets (and
+    nothing else of `$PEX_ROOT`). Once per process: the runner's install does not move."""
+    found = set()
+    for directory in directories:
+        for top, subdirectories, files in os.walk(directory):  # lists links to directories, never enters them
+            found.update(Path(top, name).resolve() for name in (*subdirectories, *files) if os.path.islink(os.path.join(top, name)))
+    return tuple(sorted(found))
+
+
+@functools.cache
 def confinement() -> Confinement:
     """Whether bubblewrap can confine a worker on this machine, tried once per process with
     the same contract every worker gets."""
@@ -248,7 +260,8 @@ class Worker:
         if bwrap is None:
             argv, home, request_arg = [], scratch, str(request_path)
         else:
-            readable = [*_interpreter_paths(), *((Path(entry), Path(entry)) for entry in import_path), (root.resolve(), root.absolute())]
+            runner = [Path(entry) for entry in (*import_path, *_link_targets(tuple(import_path)))]
+            readable = [*_interpreter_paths(), *((path, path) for path in runner), (root.resolve(), root.absolute())]
             argv, home, request_arg = _confinement(bwrap, readable, root.absolute(), request_path), PRIVATE_TMP, _REQUEST_INSIDE
         argv += [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), request_arg]
         _adopt_orphans()

@@ -59,7 +59,10 @@ def main(request_path: str) -> None:
         root = Path(request["root"])
         # Hypothesis is the runner's, loaded before the patch's import paths exist: a
         # `hypothesis` package in the implementation cannot stand in for it.
-        import hypothesis.strategies  # noqa: F401
+        try:
+            import hypothesis.strategies  # noqa: F401
+        except ImportError as error:  # no user code has run: the worker's view of the runner is short
+            raise WitnessGateError(f"the worker cannot import the runner's Hypothesis ({error}): its sandbox does not show the runner's install") from None
 
         add_import_paths(root, request["import_paths"])
         module, digest = import_module(root / request["module"], request["module"])
