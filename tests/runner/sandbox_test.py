@@ -86,6 +86,37 @@ if os.fork() == 0:
     assert alive == [], "a process the code under test started outlived the review"
 
 
+def test_one_suites_code_cannot_prepare_the_next_suites_tree(repo: Repo):
+    # Two suites of the same properties. Suite 1's code leaves a daemon that waits for the
+    # next suite's tree to appear beside its own and weakens the property there.
+    repo.edit("pyproject.toml", 'properties = ["tests/properties"]\n',
+              'properties = ["tests/properties"]\n\n[[tool.witness-gate.suites]]\nname = "orders-again"\n'
+              'fixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nreplays = 2\nproperties = ["tests/properties"]\n')
+    repo.commit("base: a second suite")
+    repo.git("branch", "-f", "main", "HEAD")
+    buggy(repo)
+    append(repo, """import glob, os, time
+if os.fork() == 0:
+    os.setsid()
+    start = time.monotonic()
+    while time.monotonic() - start < 90:
+        if os.fork() != 0:
+            os._exit(0)
+        for path in glob.glob(os.path.join(os.path.dirname(os.getcwd()), "*", "tests/properties/orders_props.py")):
+            try:
+                text = open(path).read()
+                if "return True  # weakened" not in text:
+                    open(path, "w").write(text.replace("    total = order_total(order)", "    return True  # weakened"))
+            except OSError:
+                pass
+        time.sleep(0.01)
+    os._exit(0)
+""")
+    repo.commit("bug, and a daemon that weakens the next suite's property")
+    assert_red(repo.review(), CAUGHT)
+    assert repo.review_json()["suites"] == {"orders": "blocked", "orders-again": "blocked"}
+
+
 def test_the_runners_processes_environment_and_command_line_are_out_of_sight(repo: Repo):
     # The code is right only when it can see the runner (its environment holds the job's
     # token; its command line says `review`), i.e. when it could read or ptrace it.
