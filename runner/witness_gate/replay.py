@@ -11,7 +11,9 @@ Counts are combined across interpreters, never replaced. More rounds follow whil
 evidence is mixed (`evidence.needs_more`), up to `replay_cap` replays per variant.
 
 A replay that fails, hangs (killed at the time limit), crashes or never runs because
-its interpreter died counts as a failure. A witness that hung once is not replayed
+its interpreter died counts as a failure; one whose interpreter could not load the
+module never ran and counts as nothing (the witness is then unclassified, with the
+load error). A witness that hung once is not replayed
 again: its remaining replays count as failures, so a hang costs one time limit.
 """
 
@@ -75,6 +77,7 @@ class WitnessReplays:
     by_variant: dict[str, list[Replay]] = field(default_factory=lambda: defaultdict(list))
     first_evidence: dict[str, dict[str, Any]] = field(default_factory=dict)  # by variant
     missing: bool = False  # the module no longer defines the assertion
+    unloadable: str = ""  # why a replay interpreter could not load the module: nothing was replayed there
     rounds: int = 0
 
 
@@ -109,6 +112,9 @@ def replay_module(
                 if evidence is _MISSING:
                     result.missing = True
                     continue
+                if evidence is not None and evidence["kind"] == _UNLOADABLE:
+                    result.unloadable = result.unloadable or evidence["message"]
+                    continue
                 result.by_variant[job.variant].append(replay)
                 if replay.failed and evidence is not None:
                     result.first_evidence.setdefault(job.variant, evidence)
@@ -120,13 +126,16 @@ def replay_module(
             room = per_round * (round_number + 1) <= lock["replay_cap"]
             active = [
                 name for name in active
-                if room and name not in hung and not results[name].missing
+                if room and name not in hung and not results[name].missing and not results[name].unloadable
                 and needs_more(results[name].by_variant, flaky_search[name], results[name].rounds)
             ]
     return results
 
 
 _MISSING: dict[str, Any] = {"kind": "missing"}
+# A replay that never ran because its interpreter could not load the module: no evidence
+# about the witness either way, so it is neither a pass nor a failure.
+_UNLOADABLE = "unloadable"
 
 
 def search_came_and_went(record: dict[str, Any]) -> bool:
@@ -248,16 +257,18 @@ def _interpreter(
         elif key in outcomes:
             results[key] = outcomes[key]
         else:
-            results[key] = (True, _unreported(ended, plan.timeout))
+            evidence = _unreported(ended, plan.timeout)
+            results[key] = (evidence["kind"] != _UNLOADABLE, evidence)
     return results
 
 
 def _unreported(ended: Ended | None, timeout: float) -> dict[str, Any]:
-    """The evidence for a replay the interpreter never reported: a failure, with why."""
+    """The evidence for a replay the interpreter never reported: a failure with why, or why
+    it never ran (the module did not load)."""
     if ended is None:
         return failure_evidence("protocol", None, "the replay interpreter finished without reporting this replay")
     if ended.kind == "timeout":
         return failure_evidence("timeout", None, f"a call in the replay interpreter did not return within {timeout:g} s; the runner killed it")
     if ended.kind == "problem":
-        return failure_evidence("crashed", None, f"the replay interpreter could not load the module: {ended.detail}")
+        return failure_evidence(_UNLOADABLE, None, f"the replay interpreter could not load the module: {ended.detail}")
     return failure_evidence("crashed" if ended.kind == "exited" else "protocol", None, f"the replay interpreter {ended.detail} before this replay ran")

@@ -124,6 +124,9 @@ def _entry(name: str, record: dict[str, Any], result: WitnessReplays, changed: b
     if result.missing:
         return _unreplayed(name, record, changed, classify(0, 0, diff.impl_changed, diff.oracle_changed),
                                  "the property module no longer defines this assertion")
+    if result.unloadable:
+        return _unreplayed(name, record, changed, classify(0, 0, diff.impl_changed, diff.oracle_changed),
+                           f"not replayed: {result.unloadable}")
     decider = evidence.deciding_variant(result.by_variant)
     failures, runs = evidence.counts(result.by_variant[decider])
     label = classify(failures, runs, diff.impl_changed, diff.oracle_changed)

@@ -14,6 +14,7 @@ import pytest
 from conftest import SampleRepo
 
 IMPL = "src/orders_app/pricing.py"
+BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
 ORIGINAL = 'return line["qty"] * line["price"]'
 TIME_LIMIT = 2
 
@@ -71,3 +72,18 @@ def test_code_under_test_cannot_rewrite_the_fixture(repo: SampleRepo):
     assert "OSError: [Errno 30] Read-only file system" in result.stdout
     assert [row["label"] for row in repo.gate_json()["witnesses"]] == ["regression"]
     assert (repo.root / "tests/fixtures/orders.json").read_bytes() == fixture
+
+
+def test_a_module_that_loads_in_the_search_but_not_in_the_replays_is_unclassified_not_a_regression(repo: SampleRepo):
+    # Nothing was replayed, so nothing failed: the witness has no replay evidence at all.
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '''"""The implementation under test: order totals."""
+import json
+if json.load(open("/run/witness-gate/request.json"))["mode"] == "replay":
+    raise ImportError("pricing is unavailable in replays")''')
+    repo.edit(IMPL, *BUG)
+    result = repo.gate(IMPL, extra=("--replays", "2", "--replay-interpreters", "3"))
+    assert result.code != 0, result.stdout + result.stderr
+    [row] = repo.gate_json()["witnesses"]
+    assert row["label"] == "unclassified", result.stdout
+    assert "not replayed: the replay interpreter could not load the module" in result.stdout
+    assert "ImportError: pricing is unavailable in replays" in result.stdout
