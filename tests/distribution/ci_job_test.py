@@ -1,0 +1,49 @@
+"""The README's pull-request CI job, run as written, in a workspace a previous job's code
+left a `.git/hooks/post-checkout` in: the hook never runs, and the job's review is red on
+the pull request's bug.
+
+Only the runner's build step is replaced (by this test's prebuilt runner PEX): the
+repository under review is the orders example, which has no Pants of its own."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from support.review_repo import CAUGHT, buggy, review_repo
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD_STEP = "(cd ../trusted && ./pants package runner:witness-gate)"
+
+
+def readme_job() -> str:
+    text = (ROOT / "README.md").read_text()
+    [job] = re.findall(r"A CI job for a pull request, in full.*?```bash\n(.*?)```", text, re.S)
+    assert BUILD_STEP in job, job
+    return job
+
+
+def test_the_readmes_ci_job_runs_no_hook_and_blocks_the_bug(tmp_path: Path):
+    [pex] = Path.cwd().glob("runner/witness-gate.pex")  # this test's runtime package
+    origin = review_repo(tmp_path / "origin")
+    buggy(origin)
+    origin.commit("the pull request: a bug")
+    head = origin.git("rev-parse", "patch")
+    origin.git("checkout", "-q", "main")
+    workspace = tmp_path / "jobs" / "workspace"
+    subprocess.run(["git", "clone", "-q", str(origin.root), str(workspace)], check=True)
+    marker = tmp_path / "hook-ran"
+    hook = workspace / ".git/hooks/post-checkout"  # what a previous job's code left behind
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    build = f"mkdir -p ../trusted/dist/runner && cp {pex.absolute()} ../trusted/dist/runner/witness-gate.pex"
+    job = "set -euo pipefail\n" + readme_job().replace(BUILD_STEP, build)
+    done = subprocess.run(["bash", "-c", job], cwd=workspace, env={**os.environ, "PR_HEAD_SHA": head},
+                          capture_output=True, text=True, timeout=900)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert CAUGHT in output, output
+    assert not marker.exists(), "the job ran a hook from the reused checkout"
+    assert (workspace / ".artifacts/review/review.json").is_file()
