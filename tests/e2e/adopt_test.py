@@ -6,7 +6,8 @@ they go into `wheels/` of a separate git repository, a small ledger library whos
 are the guide's file blocks. Its own `./pants` installs the plugin by version and the
 runner from its resolve; one pantsd serves the module. Its `pants test` goes through a
 pass (then served from cache), a regression, a mixed edit, a flake frozen with the
-guide's command (and that freeze expiring with nothing else changed), and the refusals;
+guide's command (and that freeze expiring with nothing else changed: the gate's clock
+moved past it by libfaketime, not waited for), and the refusals;
 then the guide's CLI path (the runner wheel in a fresh venv) gates the same repository
 and reviews a pull request.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -23,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from support.flaky import flaky_property_source
-from support.expiry import expire_soon, sleep_past, still_valid
+from support.expiry import ShiftedClock, expires_at, still_valid
 from support.git_repo import GitRepo, Run
 from witness_gate import schemas
 
@@ -162,15 +164,21 @@ def test_a_flake_is_red_until_the_guides_freeze_command_freezes_it(adopter, flak
     assert_artifacts_valid(adopter)
 
 
-def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(adopter, flaky):
+def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(adopter, flaky, tmp_path):
+    # The same options on both runs (libfaketime in the gate's environment, reading its
+    # offset from a file): only the file moves the gate's clock past the guide's 24-hour
+    # freeze, and the red run is run, not served from a cache.
     start_frozen(adopter, flaky)
-    expiry = expire_soon(adopter.root / FREEZE, seconds=45)
-    green = adopter.pants_test()
-    assert still_valid(expiry), "the machine was too slow to see the freeze before it expired"
-    assert green.code == 0, green.output
-    sleep_past(expiry)
-    red = adopter.pants_test()
-    assert red.code != 0 and "expired at" in red.output, red.output
+    clock = ShiftedClock(tmp_path)
+    shifted = "--test-extra-env-vars=" + shlex.quote("+" + json.dumps([f"{name}={value}" for name, value in clock.env().items()]))
+    expiry = expires_at(adopter.root / FREEZE)
+    green = adopter.pants_test(shifted)
+    assert green.code == 0 and f"frozen by {FREEZE}" in green.output, green.output
+    clock.past(expiry)
+    red = adopter.pants_test(shifted)
+    assert red.code != 0 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in red.output, red.output
+    assert re.search(r"^✕ tests:properties failed in [0-9.]+s\.$", red.output, re.M), red.output
+    assert still_valid(expiry), "the machine's clock passed the expiry: the red run proves nothing about the shift"
 
 
 def test_a_fixture_changed_in_the_same_diff_as_a_freeze_is_red(adopter, flaky):

@@ -5,8 +5,9 @@ bazel/) and the orders example with its BUILD.bazel, plus the runner PEX this te
 builds (`runtime_package_dependencies`) at the path the root package declares. One Bazel
 server (its output root under a temporary directory) goes through a clean pass, a cached
 re-run, a regression, a mixed edit, a flake under a valid freeze and that freeze expiring
-with nothing else changed, and the refusals; each run's artifacts come out of
-`outputs.zip` and are checked against the schemas.
+with nothing else changed (the gate's clock moved past it by libfaketime, not waited for),
+and the refusals; each run's artifacts come out of `outputs.zip` and are checked against
+the schemas.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from pathlib import Path
 import pytest
 
 from support.flaky import FLAKY_ASSERTION, flaky_property_source
-from support.expiry import expire_soon, sleep_past, still_valid
+from support.expiry import ShiftedClock, expires_at, still_valid
 from support.git_repo import GitRepo, Run
+from support.tools import missing
 from witness_gate import schemas
 
 SOURCE = Path(__file__).resolve().parents[2]
@@ -80,11 +82,11 @@ class BazelRepo(GitRepo):
 
 @pytest.fixture(scope="module")
 def repo() -> BazelRepo:
-    # CI runs as root on a fresh machine: the bootstrap installs Bazel there; it can only
-    # be missing where Debian's package cannot be installed at all.
+    # CI runs as root on a fresh machine: .ci/run (and the bootstrap) installs Bazel there,
+    # so a missing Bazel fails under CI=true and skips only on a developer's machine.
     bootstrap = subprocess.run([str(SOURCE / "bazel/bootstrap")], capture_output=True, text=True)
     if bootstrap.returncode != 0:
-        pytest.skip(f"Bazel is not available: {bootstrap.stderr.strip()}")
+        missing(f"Bazel is not available: {bootstrap.stderr.strip()}")
     # Short: Bazel's server socket lives under the output root, and a Unix socket path
     # has at most 107 bytes.
     work = Path(tempfile.mkdtemp(prefix="wg-bazel-", dir="/tmp"))
@@ -189,14 +191,18 @@ def test_a_flake_under_a_valid_freeze_is_green_and_never_served_from_cache(repo,
 
 
 def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(repo, flaky_freeze):
+    # The same flags on both runs (libfaketime in the test's environment, reading its offset
+    # from a file): only the file moves the gate's clock past the freeze's 24-hour expiry.
     start_frozen(repo, flaky_freeze)
-    expiry = expire_soon(repo.root / FREEZE, seconds=40)
-    green = repo.gate()
-    assert still_valid(expiry), "the machine was too slow to see the freeze before it expired"
-    assert green.code == 0, green.output
-    sleep_past(expiry)
-    red = repo.gate()
-    assert red.code == 3 and "expired at" in red.output and "(cached)" not in red.output, red.output
+    clock = ShiftedClock(repo.output_root.parent)
+    shifted = [f"--test_env={name}={value}" for name, value in clock.env().items()]
+    expiry = expires_at(repo.root / FREEZE)
+    green = repo.gate(*shifted)
+    assert green.code == 0 and f"frozen by {FREEZE}" in green.output, green.output
+    clock.past(expiry)
+    red = repo.gate(*shifted)
+    assert red.code == 3 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in red.output and "(cached)" not in red.output, red.output
+    assert still_valid(expiry), "the machine's clock passed the expiry: the red run proves nothing about the shift"
 
 
 def test_without_the_changed_file_list_the_test_fails_and_says_how_to_declare_it(repo):

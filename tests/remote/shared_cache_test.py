@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from support.git_repo import GitRepo
+from support.tools import missing
 
 SOURCE = Path.cwd()  # the sandbox: //:project-files and remote:server
 BGD = SOURCE / "remote/bgd"
@@ -98,8 +99,8 @@ def server(tmp_path_factory) -> Server:
            "WITNESS_GATE_CACHE_SECRET": str(secret)}
     # Installs BuildGrid into its cached venv (once per machine) and checks the config.
     linted = subprocess.run([str(BGD), "server", "lint", str(CONFIG)], env=env, capture_output=True, text=True, timeout=900)
-    if linted.returncode == 3:
-        pytest.skip(linted.stderr.strip())
+    if linted.returncode == 3:  # CPython 3.13 absent: a skip on a developer's machine, a failure in CI
+        missing(linted.stderr.strip())
     assert linted.returncode == 0, linted.stdout + linted.stderr
     log_path = work / "server.log"
     started = time.monotonic()

@@ -1,30 +1,69 @@
-"""A freeze that expires while a test watches: written an hour ago, valid a little longer.
+"""A freeze seen expired by a shifted clock, not by waiting for it to run out.
 
-The expiry is the one timestamp that must follow the wall clock, so the tests that watch a
-freeze run out use these steps instead of a fixed date."""
+The gate under `pants test` and `bazel test` runs in a process whose environment the tool
+builds from what it is told to pass. A test hands that process Debian's libfaketime (what
+`faketime` preloads) reading its offset from a file: the environment, and so every cache
+key, is the same on each run, and only the file's content moves the clock. A run with the
+offset at zero sees the freeze as it is; a run with the clock moved past the freeze's
+expiry sees it expired, deterministically, however slow the machine."""
 
 from __future__ import annotations
 
 import json
-import time
-from datetime import datetime, timedelta, timezone
+import math
+import subprocess
+import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
+from support.tools import missing
+
 _STAMP = "%Y-%m-%dT%H:%M:%SZ"
+# Debian's faketime(1) preloads this; the dynamic linker expands $LIB (lib/x86_64-linux-gnu).
+LIBFAKETIME = "/usr/$LIB/faketime/libfaketime.so.1"
 
 
-def expire_soon(freeze: Path, seconds: float) -> datetime:
-    """Rewrites the freeze file to expire `seconds` from now; returns its expiry."""
-    now = datetime.now(timezone.utc)
-    expiry = now + timedelta(seconds=seconds)
-    record = {**json.loads(freeze.read_text()), "created_at": (now - timedelta(hours=1)).strftime(_STAMP), "expires_at": expiry.strftime(_STAMP)}
-    freeze.write_text(json.dumps(record))
-    return expiry
+def expires_at(freeze: Path) -> datetime:
+    """The freeze's expiry as the runner reads it: the file's whole-second timestamp."""
+    return datetime.strptime(json.loads(freeze.read_text())["expires_at"], _STAMP).replace(tzinfo=timezone.utc)
 
 
 def still_valid(expiry: datetime) -> bool:
-    return datetime.now(timezone.utc) < expiry
+    # Both sides whole seconds: a precise "now" against a truncated stamp would call a freeze
+    # valid for up to a second after the runner sees it expired.
+    return datetime.now(timezone.utc).replace(microsecond=0) < expiry
 
 
-def sleep_past(expiry: datetime) -> None:
-    time.sleep(max(0.0, (expiry - datetime.now(timezone.utc)).total_seconds()) + 2)
+class ShiftedClock:
+    """The wall clock of every process started with `env()`, moved by what `file` says."""
+
+    def __init__(self, directory: Path) -> None:
+        self.file = directory / "faketime"
+        self._write(0)
+        self._check()
+
+    def env(self) -> dict[str, str]:
+        # The monotonic clock stays real: timeouts and durations are no business of the shift.
+        return {"LD_PRELOAD": LIBFAKETIME, "FAKETIME_TIMESTAMP_FILE": str(self.file), "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+
+    def real(self) -> None:
+        self._write(0)
+
+    def past(self, expiry: datetime, margin_seconds: int = 60) -> None:
+        """Moves the clock to `margin_seconds` past `expiry`, for the processes started next."""
+        self._write(math.ceil((expiry - datetime.now(timezone.utc)).total_seconds()) + margin_seconds)
+
+    def _write(self, seconds: int) -> None:
+        self.file.write_text(f"{seconds:+d}\n")
+
+    def _check(self) -> None:
+        """Libfaketime must move a real process's clock a day ahead, or the test is no test."""
+        self._write(86400)
+        try:
+            shown = subprocess.run([sys.executable, "-c", "import time; print(time.time())"], env=self.env(),
+                                   capture_output=True, text=True, timeout=60)
+            real = datetime.now(timezone.utc).timestamp()
+            if shown.returncode != 0 or not shown.stdout.strip() or abs(float(shown.stdout) - real - 86400) > 60:
+                missing(f"Debian's libfaketime ({LIBFAKETIME}) did not shift the clock (apt-get install faketime): {shown.stderr.strip()}")
+        finally:
+            self._write(0)
