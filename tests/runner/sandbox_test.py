@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from support.review_repo import CAUGHT, IMPL, Repo, assert_red, buggy, review_repo
+from support.tools import missing
 
 import witness_gate
 
@@ -266,6 +267,8 @@ PyMODINIT_FUNC PyInit_pricing(void) {
 
 def test_a_compiled_extension_beside_the_buggy_source_is_blocked(repo: Repo, tmp_path: Path):
     # A real extension module with the right code: Python loads it before pricing.py.
+    if shutil.which("cc") is None or not Path(sysconfig.get_paths()["include"], "Python.h").is_file():
+        missing("building the extension needs a C compiler (cc) and Python.h")
     source = tmp_path / "pricing.c"
     source.write_text(EXTENSION)
     built = repo.root / "src/orders_app" / f"pricing{sysconfig.get_config_var('EXT_SUFFIX')}"
@@ -344,13 +347,14 @@ def no_namespaces(tmp_path: Path) -> tuple[str, ...]:
     """A launcher under which this machine's bubblewrap cannot create namespaces: a private
     mount namespace where /usr/bin/bwrap is a stand-in that says what a kernel without
     unprivileged user namespaces says. Needs root (CI runs as root)."""
-    if os.geteuid() != 0 and not os.environ.get("CI"):
-        pytest.skip("hiding bwrap needs a mount namespace: run as root")
+    if os.geteuid() != 0:
+        missing("hiding bwrap needs a mount namespace of its own: run as root")
     refusal = tmp_path / "bwrap"
     refusal.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
     refusal.chmod(0o755)
     bwrap = shutil.which("bwrap", path=f"{os.environ.get('PATH', '')}:/usr/local/bin:/usr/bin:/bin")
-    assert bwrap is not None, "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
+    if bwrap is None:
+        missing("bubblewrap is not installed (Debian: apt-get install bubblewrap)")
     return ("unshare", "--mount", "--propagation", "private", "sh", "-c", f'mount --bind "$0" {bwrap} && exec "$@"', str(refusal))
 
 
