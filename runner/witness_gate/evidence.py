@@ -15,6 +15,11 @@ from dataclasses import dataclass
 
 VARIANTS = ("shrunk", "unshrunk", "shrunk_history", "unshrunk_history", "in_process")
 _ISOLATED = ("shrunk", "unshrunk")
+# The witness is the shrunk payload: its replays (alone, after its history, in one
+# process) decide the label. The unshrunk payload decides only when none of those
+# reproduces the failure (shrinking can lose a race or a timing), never because it fails
+# more often: more distinct values can make a flaky order fail almost always.
+_FAMILIES = {"shrunk": ("shrunk", "shrunk_history", "in_process"), "unshrunk": ("unshrunk", "unshrunk_history")}
 CAUSES = ("deterministic", "history", "hash_secret", "random_seed", "time", "none_found")
 # Causes the runner controls: replaying under the same lock gives the same counts.
 CONTROLLED = ("deterministic", "history", "hash_secret", "random_seed")
@@ -35,11 +40,22 @@ def counts(replays: Iterable[Replay]) -> tuple[int, int]:
 
 
 def deciding_variant(by_variant: Mapping[str, Sequence[Replay]]) -> str:
-    """The variant that fails most reliably (ties go to the earlier of `VARIANTS`): the
-    label rests on it, so a failure that needs its history is not hidden by the
-    isolated replays that pass, and counts are never mixed across payloads."""
-    present = [v for v in VARIANTS if by_variant.get(v)]
+    """The shrunk payload's variant that fails most reliably, or the unshrunk payload's when
+    no shrunk one failed (ties go to the earlier of `VARIANTS`): the label rests on it, so a
+    failure that needs its history is not hidden by the isolated replays that pass, and
+    counts are never mixed across payloads."""
+    shrunk = [v for v in VARIANTS if v in _FAMILIES["shrunk"] and by_variant.get(v)]
+    if any(counts(by_variant[v])[0] for v in shrunk):
+        present = shrunk
+    else:
+        present = [v for v in VARIANTS if by_variant.get(v)]
     return max(present, key=lambda v: (_ratio(by_variant[v]), -VARIANTS.index(v)))
+
+
+def _isolated_of(variant: str, by_variant: Mapping[str, Sequence[Replay]]) -> str:
+    """The variant replaying the same payload alone (the unshrunk one is replayed alone only
+    when it differs from the shrunk one)."""
+    return "unshrunk" if variant in _FAMILIES["unshrunk"] and by_variant.get("unshrunk") else "shrunk"
 
 
 def _ratio(replays: Sequence[Replay]) -> float:
@@ -106,7 +122,7 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     interpreters = {r.interpreter for r in replays}
     if failures == 0:
         return "none_found", f"never failed: 0 of {runs} replays of each variant (isolated, after its history, in one process)"
-    isolated = max((v for v in _ISOLATED if by_variant.get(v)), key=lambda v: _ratio(by_variant[v]))
+    isolated = _isolated_of(decider, by_variant)
     isolated_failures, isolated_runs = counts(by_variant[isolated])
     history_explains = failures == runs or isolated_failures == 0
     if decider not in _ISOLATED and isolated_failures < isolated_runs and history_explains:

@@ -72,3 +72,29 @@ def test_escalation():
     assert not needs_more({"shrunk": never}, search_was_flaky=False, rounds=1)
     # A history that explains the search's flakiness needs no more rounds once confirmed.
     assert not needs_more({"shrunk": never, "shrunk_history": always}, search_was_flaky=True, rounds=2)
+
+
+def test_the_witness_decides_even_when_the_unshrunk_payload_fails_more():
+    # The set-order bug: the shrunk witness fails under some hash secrets only, the
+    # unshrunk payload (more distinct values) under almost all of them.
+    replays = {
+        "shrunk": grid(lambda i, c, s: i.hash_secret in (PLAN[1].hash_secret, PLAN[3].hash_secret)),
+        "unshrunk": grid(lambda i, c, s: True),
+        "in_process": grid(lambda i, c, s: i.hash_secret == PLAN[1].hash_secret),
+    }
+    assert deciding_variant(replays) == "shrunk"
+    assert cause(replays, 0)[0] == "hash_secret"
+
+
+def test_the_unshrunk_payload_decides_only_when_no_shrunk_variant_reproduces():
+    replays = {"shrunk": grid(lambda *_: False), "in_process": grid(lambda *_: False), "unshrunk": grid(lambda i, c, s: c % 3 == 0)}
+    assert deciding_variant(replays) == "unshrunk"
+    assert cause(replays, 0)[0] == "random_seed"
+
+
+def test_an_unshrunk_history_without_its_own_isolated_replays_is_compared_with_the_shrunk_payload():
+    # The unshrunk payload equals the shrunk one (so it is not replayed alone), but its
+    # history differs: the same payload alone is the shrunk replays.
+    replays = {"shrunk": grid(lambda *_: False), "in_process": grid(lambda *_: False), "unshrunk_history": grid(lambda *_: True)}
+    assert deciding_variant(replays) == "unshrunk_history"
+    assert cause(replays, 4)[0] == "history"
