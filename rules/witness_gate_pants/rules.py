@@ -373,16 +373,9 @@ def nul_separated_paths(output: bytes) -> list[str]:
 
 def unlistable_paths(paths: Iterable[str]) -> list[str]:
     """Changed paths the changed-file list (one path per line) cannot carry: the ones
-    `witness-gate review` refuses to list too (it blocks on them)."""
-    return [path for path in paths if _path_problem(path) is not None or not path.isprintable() or not _utf8(path)]
-
-
-def _utf8(path: str) -> bool:
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    `witness-gate review` refuses to list too (it blocks on them). A name that is not UTF-8
+    holds surrogates, which are not printable."""
+    return [path for path in paths if _path_problem(path) is not None or not path.isprintable()]
 
 
 # Paths relative to the build root, NUL-separated, no rename detection (a rename is both
