@@ -29,6 +29,7 @@ from pants.build_graph.address import BuildFileAddress, BuildFileAddressRequest
 from pants.core.goals.test import TestExtraEnv, TestFieldSet, TestRequest, TestResult, TestSubsystem
 from pants.core.util_rules.partitions import Partition, PartitionerType, Partitions
 from pants.core.util_rules.source_files import SourceFiles, SourceFilesRequest
+from pants.core.util_rules.system_binaries import SEARCH_PATHS, BinaryPathRequest, BinaryPaths, BinaryPathTest
 from pants.engine.addresses import Address, Addresses, UnparsedAddressInputs
 from pants.engine.fs import CreateDigest, Digest, DigestContents, DigestSubset, Directory, FileContent, FileDigest, MergeDigests, PathGlobs, Paths, RemovePrefix, Snapshot
 from pants.engine.process import FallibleProcessResult, Process, ProcessCacheScope
@@ -43,7 +44,6 @@ from pants.engine.target import (
     WrappedTargetRequest,
 )
 from pants.util.logging import LogLevel
-from pants.vcs.git import GitWorktreeRequest, MaybeGitWorktree
 
 from witness_gate_pants.subsystem import WitnessGate
 from witness_gate_pants.target_types import (
@@ -327,6 +327,62 @@ async def derive_ownership(request: OwnershipRequest) -> Ownership:
     return Ownership(tuple(sorted(properties.snapshot.files)), fixture, tuple(sorted(impl)), tuple(sorted(oracle)), oracle_digest)
 
 
+@dataclass(frozen=True)
+class GitRequest:
+    """One git command in the build root's repository, run afresh in every session."""
+
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GitResult:
+    exit_code: int
+    stdout: bytes
+    stderr: bytes
+
+    def message(self) -> str:
+        lines = self.stderr.decode("utf-8", "replace").strip().splitlines()
+        return lines[0] if lines else f"exit {self.exit_code}"
+
+
+@rule(desc="Run git", level=LogLevel.DEBUG)
+async def run_git(request: GitRequest) -> GitResult:
+    search = BinaryPathRequest(binary_name="git", search_path=SEARCH_PATHS, test=BinaryPathTest(["--version"]))
+    found = await Get(BinaryPaths, BinaryPathRequest, search)
+    git = found.first_path_or_raise(search, rationale="read the changed-file list for [witness-gate].base")
+    # The repository is outside the sandbox, so the process must never be served from a
+    # cache: PER_SESSION runs it once per `pants` run, like Pants' own uncacheable git reads.
+    # Its environment is empty: no GIT_DIR or GIT_INDEX_FILE of the caller redirects it.
+    result = await Get(
+        FallibleProcessResult,
+        Process(
+            (git.path, "-C", get_buildroot(), *request.args),
+            description=f"git {' '.join(request.args[:2])}",
+            level=LogLevel.DEBUG,
+            cache_scope=ProcessCacheScope.PER_SESSION,
+        ),
+    )
+    return GitResult(result.exit_code, result.stdout, result.stderr)
+
+
+def nul_separated_paths(output: bytes) -> list[str]:
+    """Git's `-z` output: one path per NUL, unquoted; bytes that are not UTF-8 are kept as
+    surrogates (and refused by `unlistable_paths`), never replaced."""
+    return [field.decode("utf-8", "surrogateescape") for field in output.split(b"\0") if field]
+
+
+def unlistable_paths(paths: Iterable[str]) -> list[str]:
+    """Changed paths the changed-file list (one path per line) cannot carry: the ones
+    `witness-gate review` refuses to list too (it blocks on them). A name that is not UTF-8
+    holds surrogates, which are not printable."""
+    return [path for path in paths if _path_problem(path) is not None or not path.isprintable()]
+
+
+# Paths relative to the build root, NUL-separated, no rename detection (a rename is both
+# its sides), whatever the repository's config says about renames or relative output.
+_DIFF = ("diff", "-z", "--name-only", "--no-renames", "--relative", "--no-ext-diff", "--no-textconv")
+
+
 @rule(desc="Read the changed-file list", level=LogLevel.DEBUG)
 async def read_changed_paths(_: ChangedPathsRequest, gate: WitnessGate) -> ChangedPaths:
     if gate.changed_files:
@@ -344,16 +400,35 @@ async def read_changed_paths(_: ChangedPathsRequest, gate: WitnessGate) -> Chang
             "[witness-gate].enabled needs the changed-file list: set [witness-gate].base (a git ref such as main) "
             "or [witness-gate].changed_files (a file of paths from the review diff)"
         )
-    # MaybeGitWorktree is uncacheable, so this rule re-reads git in every run.
-    maybe_worktree = await Get(MaybeGitWorktree, GitWorktreeRequest())
-    worktree = maybe_worktree.git_worktree
-    if worktree is None:
-        raise WitnessGateError(f"[witness-gate].base is {gate.base!r}, but {get_buildroot()} is not in a git repository")
-    try:
-        changed = worktree.changed_files(from_commit=gate.base, include_untracked=True, relative_to=get_buildroot())
-    except Exception as error:  # git's own message (an unknown ref, say) is the useful part
-        raise WitnessGateError(f"git could not diff against [witness-gate].base {gate.base!r}: {error}") from None
-    return ChangedPaths(tuple(sorted(changed)))
+    if gate.base.startswith("-"):
+        raise WitnessGateError(f"[witness-gate].base is {gate.base!r}: not a git ref")
+    toplevel = await Get(GitResult, GitRequest(("rev-parse", "--show-toplevel")))
+    if toplevel.exit_code != 0:
+        raise WitnessGateError(f"[witness-gate].base is {gate.base!r}, but {get_buildroot()} is not in a git repository ({toplevel.message()})")
+    # What the branch changed since its merge base with the base, what is uncommitted
+    # (staged or not) and what is untracked; as Pants' `--changed-since` reads it, but from
+    # git's NUL-separated output, so no name is split at a space or quoted.
+    committed, uncommitted, untracked = await MultiGet(
+        Get(GitResult, GitRequest((*_DIFF, f"{gate.base}...HEAD", "--"))),
+        Get(GitResult, GitRequest((*_DIFF, "HEAD", "--"))),
+        Get(GitResult, GitRequest(("ls-files", "-z", "--others", "--exclude-standard"))),
+    )
+    for done in (committed, uncommitted, untracked):
+        if done.exit_code != 0:  # git's own message (an unknown ref, say) is the useful part
+            raise WitnessGateError(f"git could not diff against [witness-gate].base {gate.base!r}: {done.message()}")
+    # ls-files names an untracked nested repository as "dir/"; Pants' helper listed "dir".
+    paths = {path.rstrip("/") for path in nul_separated_paths(untracked.stdout)}
+    paths.update(nul_separated_paths(committed.stdout), nul_separated_paths(uncommitted.stdout))
+    refused = sorted(unlistable_paths(paths))
+    if refused:
+        shown = ", ".join(repr(path) for path in refused[:5]) + (f" and {len(refused) - 5} more" if len(refused) > 5 else "")
+        raise WitnessGateError(
+            f"[witness-gate].base {gate.base!r}: {len(refused)} changed path(s) the changed-file list cannot carry "
+            f"(a line break, a control character, surrounding whitespace, a backslash or bytes that are not UTF-8 "
+            f"in the name): {shown}. The gate fails closed rather than drop them, as `witness-gate review` blocks "
+            f"on them; rename them"
+        )
+    return ChangedPaths(tuple(sorted(paths)))
 
 
 RUNNER_MAIN = EntryPoint.parse("witness_gate.cli:main")

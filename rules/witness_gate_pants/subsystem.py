@@ -34,7 +34,8 @@ class WitnessGate(Subsystem):
             """
             Git ref the changed-file list is taken against, like `--changed-since` (e.g. `main`):
             files changed on this branch since its merge base with the ref, plus uncommitted and
-            untracked files. Re-read on every run.
+            untracked files, a rename as both its sides. Re-read on every run. A changed name the
+            list cannot carry (a line break in it, say) fails the run rather than drop out.
             """
         ),
     )

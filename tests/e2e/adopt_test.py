@@ -7,7 +7,8 @@ are the guide's file blocks. Its own `./pants` installs the plugin by version an
 runner from its resolve; one pantsd serves the module. Its `pants test` goes through a
 pass (then served from cache), a regression, a mixed edit, a flake frozen with the
 guide's command (and that freeze expiring with nothing else changed: the gate's clock
-moved past it by libfaketime, not waited for), and the refusals;
+moved past it by libfaketime, not waited for), oracle edits under awkward names (a
+space, an umlaut, a rename, a line break) and the refusals;
 then the guide's CLI path (the runner wheel in a fresh venv) gates the same repository
 and reviews a pull request.
 """
@@ -237,3 +238,48 @@ def test_the_cli_path_gates_and_reviews_the_same_repository(adopter):
     reviewed = adopter.sh(review)
     assert reviewed.code == 1, reviewed.output
     assert "ledger: regression: prop_balance_is_credits_minus_debits" in reviewed.output
+
+
+def extra_properties(name: str) -> str:
+    return ('from hypothesis import strategies as st\n\nimport witness_gate\nfrom ledger.balance import balance\n\n\n'
+            f'@witness_gate.property(payloads=st.lists(st.fixed_dictionaries({{"kind": st.just("credit"), "amount": st.integers(0, 9)}}), max_size=3))\n'
+            f'def prop_{name}(payload: list) -> bool:\n    return balance(payload) == sum(e["amount"] for e in payload)\n')
+
+
+def oracle_edit(path: str):
+    def edit(adopter: Adopter) -> None:
+        (adopter.root / path).write_text((adopter.root / path).read_text() + "# reworded\n")
+    return edit
+
+
+# Pants' own git helper split committed names at whitespace, quoted non-ASCII ones and listed
+# a rename under its new name only: each of these oracle edits passed as an implementation edit.
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(oracle_edit("tests/properties/my props.py"), id="space"),
+        pytest.param(oracle_edit("tests/properties/örders.py"), id="umlaut"),
+        pytest.param(lambda adopter: adopter.git("mv", "tests/properties/plain_props.py", "tests/properties/renamed ö props.py"), id="rename"),
+    ],
+)
+def test_an_oracle_edit_under_any_name_makes_a_mixed_edit(adopter, edit):
+    adopter.reset()
+    adopter.git("checkout", "-q", "-B", "names")
+    modules = {"tests/properties/my props.py": "spaced", "tests/properties/örders.py": "umlaut", "tests/properties/plain_props.py": "plain"}
+    for path, name in modules.items():
+        (adopter.root / path).write_text(extra_properties(name))
+    adopter.commit("property modules under awkward names")
+    adopter.git("checkout", "-q", "-B", "edit")
+    (adopter.root / IMPL).write_text((adopter.root / IMPL).read_text() + "# reworded\n")  # harmless
+    edit(adopter)
+    adopter.commit("a harmless implementation edit and an oracle edit")
+    run = adopter.pants_test("--witness-gate-base=names")  # the branch's commits since `names`
+    assert run.code == 1 and "mixed_edit: the diff changes implementation and oracle paths" in run.output, run.output
+
+
+def test_a_changed_name_the_list_cannot_carry_fails_the_run(adopter):
+    adopter.reset()
+    (adopter.root / "tests/properties/notes\nof the oracle.txt").write_text("an oracle edit the list cannot carry\n")
+    run = adopter.pants_test()  # base = "HEAD": the untracked file
+    assert run.code != 0 and "the changed-file list cannot carry" in run.output, run.output
+    assert r"'tests/properties/notes\nof the oracle.txt'" in run.output, run.output

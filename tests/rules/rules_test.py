@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
 from pants.backend.python import target_types_rules
 from pants.backend.python.target_types import PythonSourcesGeneratorTarget
 from pants.core.target_types import FilesGeneratorTarget
-from pants.core.util_rules import source_files
+from pants.core.util_rules import source_files, system_binaries
 from pants.engine.addresses import Address
 from pants.engine.internals.scheduler import ExecutionError
 from pants.engine.rules import QueryRule
 from pants.testutil.rule_runner import RuleRunner
-from pants.util.contextutil import pushd
-from pants.vcs import git
 
 from witness_gate_pants import rules as gate_rules
 from witness_gate_pants.rules import (
@@ -49,10 +48,11 @@ def rule_runner() -> RuleRunner:
             gate_rules.derive_ownership,
             gate_rules.gated_closure,
             gate_rules.read_changed_paths,
+            gate_rules.run_git,
             *WitnessGate.rules(),
             *source_files.rules(),
+            *system_binaries.rules(),
             *target_types_rules.rules(),
-            *git.rules(),
             QueryRule(Ownership, [OwnershipRequest]),
             QueryRule(ChangedPaths, [ChangedPathsRequest]),
         ],
@@ -158,7 +158,8 @@ def test_a_missing_changed_file_list_is_refused(rule_runner):
 
 def test_a_base_outside_a_git_repository_is_refused(rule_runner):
     set_options(rule_runner, "--witness-gate-base=main")
-    with pushd(rule_runner.build_root), pytest.raises(ExecutionError, match="is not in a git repository"):
+    # The current directory (this repository's checkout) is a git repository; the build root is not.
+    with pytest.raises(ExecutionError, match="is not in a git repository"):
         rule_runner.request(ChangedPaths, [ChangedPathsRequest()])
 
 
@@ -167,27 +168,84 @@ def test_without_base_or_file_the_gate_refuses_to_guess(rule_runner):
         rule_runner.request(ChangedPaths, [ChangedPathsRequest()])
 
 
-def test_changed_paths_from_git_include_branch_uncommitted_and_untracked_files(rule_runner):
-    def git_cmd(*args: str) -> None:
-        subprocess.run(["git", *args], cwd=rule_runner.build_root, check=True, capture_output=True)
+class Repo:
+    """A git repository at the RuleRunner's build root: main holds the base, topic the branch."""
 
-    rule_runner.write_files({"src/a.py": "", "src/b.py": "", "src/c.py": ""})
-    git_cmd("init", "-q", "-b", "main")
-    git_cmd("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "root")
-    git_cmd("add", "src/a.py", "src/b.py")
-    git_cmd("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "base")
-    git_cmd("checkout", "-q", "-b", "topic")
+    def __init__(self, rule_runner: RuleRunner) -> None:
+        self.rule_runner = rule_runner
+
+    def git(self, *args: str) -> None:
+        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=self.rule_runner.build_root, check=True, capture_output=True)
+
+    def start(self, files: dict[str, str]) -> None:
+        self.rule_runner.write_files(files)
+        self.git("init", "-q", "-b", "main")
+        self.git("commit", "-q", "--allow-empty", "-m", "root")
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "base")
+        self.git("checkout", "-q", "-b", "topic")
+
+    def changed(self, base: str = "main") -> tuple[str, ...]:
+        # Git runs in the build root whatever the current directory (here: this repository).
+        set_options(self.rule_runner, f"--witness-gate-base={base}")
+        return self.rule_runner.request(ChangedPaths, [ChangedPathsRequest()]).paths
+
+
+def test_changed_paths_from_git_include_branch_uncommitted_and_untracked_files(rule_runner):
+    repo = Repo(rule_runner)
+    repo.start({"src/a.py": "", "src/b.py": ""})
     rule_runner.write_files({"src/a.py": "changed"})
-    git_cmd("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-am", "topic")
+    repo.git("commit", "-q", "-am", "topic")
     rule_runner.write_files({"src/b.py": "uncommitted", "src/d.py": "untracked"})
-    set_options(rule_runner, "--witness-gate-base=main")
-    with pushd(rule_runner.build_root):
-        changed = rule_runner.request(ChangedPaths, [ChangedPathsRequest()]).paths
-    assert {"src/a.py", "src/b.py", "src/d.py"} <= set(changed)
-    assert "src/c.py" in changed  # never committed: untracked
-    set_options(rule_runner, "--witness-gate-base=no-such-ref")
-    with pushd(rule_runner.build_root), pytest.raises(ExecutionError, match="no-such-ref"):
-        rule_runner.request(ChangedPaths, [ChangedPathsRequest()])
+    assert repo.changed() == ("src/a.py", "src/b.py", "src/d.py")
+    assert repo.changed("topic") == ("src/b.py", "src/d.py")  # nothing committed since the merge base
+    with pytest.raises(ExecutionError, match="no-such-ref"):
+        repo.changed("no-such-ref")
+    with pytest.raises(ExecutionError, match="not a git ref"):
+        repo.changed("--output=x")
+
+
+def test_changed_paths_from_git_keep_every_name_and_both_sides_of_a_rename(rule_runner):
+    # Pants' own helper splits git's output at whitespace, leaves non-ASCII names quoted and
+    # lets git detect renames: each of these oracle edits dropped out of its list.
+    repo = Repo(rule_runner)
+    repo.start({"props/my props.py": "", "props/örders.py": "", "props/old.py": "x = 1\n" * 20, "props/staged old.py": "y = 2\n" * 20})
+    rule_runner.write_files({"props/my props.py": "# edited", "props/örders.py": "# edited"})
+    repo.git("mv", "props/old.py", "props/new.py")
+    repo.git("commit", "-q", "-am", "topic")
+    repo.git("mv", "props/staged old.py", "props/staged ö new.py")  # a rename staged, not committed
+    rule_runner.write_files({"props/untracked ö.py": ""})
+    assert repo.changed() == (
+        "props/my props.py",
+        "props/new.py",
+        "props/old.py",
+        "props/staged old.py",
+        "props/staged ö new.py",
+        "props/untracked ö.py",
+        "props/örders.py",
+    )
+
+
+@pytest.mark.parametrize(
+    "name, shown",
+    [
+        (b"props/new\nline.py", r"'props/new\nline.py'"),
+        (b"props/tab\t.py", r"'props/tab\t.py'"),
+        (b"props/trailing.py ", "'props/trailing.py '"),
+        (b"props/\xff.py", r"'props/\udcff.py'"),
+    ],
+)
+def test_a_changed_name_the_list_cannot_carry_fails_closed(rule_runner, name, shown):
+    repo = Repo(rule_runner)
+    repo.start({"props/p.py": ""})
+    with open(os.path.join(rule_runner.build_root.encode(), name), "wb") as file:
+        file.write(b"# an oracle edit the list must not lose\n")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "topic")
+    with pytest.raises(ExecutionError, match="1 changed path\\(s\\) the changed-file list cannot carry") as refused:
+        repo.changed()
+    assert shown in str(refused.value)
+    assert "`witness-gate review` blocks on them" in str(refused.value)
 
 
 @pytest.mark.parametrize(

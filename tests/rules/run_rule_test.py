@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,14 +15,13 @@ from pants.backend.python.util_rules import pex_from_targets
 from pants.core.goals import test as test_goal
 from pants.core.goals.test import TestResult
 from pants.core.target_types import ResourcesGeneratorTarget
-from pants.core.util_rules import source_files
+from pants.core.util_rules import source_files, system_binaries
 from pants.core.util_rules.partitions import Partitions
 from pants.engine.addresses import Address
 from pants.engine.fs import Digest, DigestContents
 from pants.engine.internals.scheduler import ExecutionError
 from pants.engine.rules import QueryRule
 from pants.testutil.rule_runner import RuleRunner
-from pants.vcs import git
 
 from witness_gate_pants import rules as gate_rules
 from witness_gate_pants.rules import WitnessGateTestRequest, WitnessPropertiesFieldSet
@@ -71,14 +71,13 @@ def rule_runner() -> RuleRunner:
     pex_cli = os.environ.get("WITNESS_GATE_PEX_CLI")
     if not pex_cli:
         pytest.fail("WITNESS_GATE_PEX_CLI is unset: run the tests through ./pants, which builds that pex CLI")
-    pex_path, known_version = pex_cli.split("|", 1)
     runner = RuleRunner(
         rules=[
             *gate_rules.rules(),
             *pex_from_targets.rules(),
             *target_types_rules.rules(),
             *source_files.rules(),
-            *git.rules(),
+            *system_binaries.rules(),
             test_goal.get_filtered_environment,
             QueryRule(TestResult, [WitnessGateTestRequest.Batch]),
             QueryRule(Partitions, [WitnessGateTestRequest.PartitionRequest]),
@@ -91,7 +90,13 @@ def rule_runner() -> RuleRunner:
         ca_certs_path="/etc/ssl/certs/ca-certificates.crt",
     )
     runner.write_files({**project_files(), **SAMPLE})
-    runner.set_options(
+    set_gate_options(runner, "--witness-gate-changed-files=changed.txt")
+    return runner
+
+
+def set_gate_options(rule_runner: RuleRunner, *gate_options: str) -> None:
+    pex_path, known_version = os.environ["WITNESS_GATE_PEX_CLI"].split("|", 1)
+    rule_runner.set_options(
         [
             "--python-interpreter-constraints=['==3.11.*']",
             "--python-enable-resolves",
@@ -105,11 +110,10 @@ def rule_runner() -> RuleRunner:
             f"--pex-cli-url-template=file://{pex_path}",
             "--witness-gate-runner=//runner:lib",
             "--witness-gate-enabled",
-            "--witness-gate-changed-files=changed.txt",
+            *gate_options,
         ],
         env_inherit={"PATH", "PYENV_ROOT", "HOME"},
     )
-    return runner
 
 
 def run(rule_runner: RuleRunner) -> TestResult:
@@ -166,3 +170,57 @@ def test_skip_is_refused_rather_than_reporting_green(rule_runner):
     rule_runner.set_options(["--witness-gate-skip"])
     with pytest.raises(ExecutionError, match="the gate has no off switch"):
         rule_runner.request(Partitions, [request])
+
+
+def git(rule_runner: RuleRunner, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=rule_runner.build_root, check=True, capture_output=True)
+
+
+# Oracle files with the names Pants' own git helper lost (split at a space, quoted when not
+# ASCII, a rename listed under its new name only), declared by the target.
+ORACLE_FILES = {"props/data/golden data.txt": "1\n", "props/data/örders.txt": "2\n", "props/golden.txt": "3\n"}
+
+
+@pytest.mark.parametrize(
+    "oracle_edit",
+    [
+        pytest.param(lambda repo: repo.write_files({"props/data/golden data.txt": "1 edited\n"}), id="space"),
+        pytest.param(lambda repo: repo.write_files({"props/data/örders.txt": "2 edited\n"}), id="non-ascii"),
+        # The declared path moves away: only its old side is the target's.
+        pytest.param(lambda repo: git(repo, "mv", "props/golden.txt", "props/golden-moved.txt"), id="rename"),
+    ],
+)
+def test_an_oracle_edit_under_any_name_reaches_the_changed_list_from_git(rule_runner, oracle_edit):
+    rule_runner.write_files({
+        **ORACLE_FILES,
+        "props/BUILD": SAMPLE["props/BUILD"].replace("replays=3)", 'replays=3, oracle_paths=["data/*.txt"], generated_oracle_paths=["golden.txt"])'),
+    })
+    git(rule_runner, "init", "-q", "-b", "main")
+    git(rule_runner, "add", "-A")
+    git(rule_runner, "commit", "-q", "-m", "base")
+    git(rule_runner, "checkout", "-q", "-b", "topic")
+    # A harmless implementation edit and the oracle edit, committed on the branch: every
+    # property passes, so only the changed list tells a mixed edit from a pass.
+    rule_runner.write_files({"app/calc.py": SAMPLE["app/calc.py"] + "# reworded\n"})
+    oracle_edit(rule_runner)
+    git(rule_runner, "commit", "-q", "-am", "topic")
+    set_gate_options(rule_runner, "--witness-gate-base=main")
+    result = run(rule_runner)
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert "mixed_edit: the diff changes implementation and oracle paths" in result.stdout, result.stdout
+
+
+def test_an_oracle_file_whose_name_the_list_cannot_carry_fails_the_run(rule_runner):
+    rule_runner.write_files({"props/BUILD": SAMPLE["props/BUILD"].replace("replays=3)", 'replays=3, oracle_paths=["data/*.txt"])'),
+                             "props/data/golden.txt": "1\n"})
+    git(rule_runner, "init", "-q", "-b", "main")
+    git(rule_runner, "add", "-A")
+    git(rule_runner, "commit", "-q", "-m", "base")
+    git(rule_runner, "checkout", "-q", "-b", "topic")
+    rule_runner.write_files({"app/calc.py": SAMPLE["app/calc.py"] + "# reworded\n", "props/data/new\nline.txt": "an oracle edit\n"})
+    git(rule_runner, "add", "-A")
+    git(rule_runner, "commit", "-q", "-m", "topic")
+    set_gate_options(rule_runner, "--witness-gate-base=main")
+    with pytest.raises(ExecutionError, match="changed-file list cannot carry") as refused:
+        run(rule_runner)
+    assert r"'props/data/new\nline.txt'" in str(refused.value)

@@ -1,21 +1,28 @@
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from witness_gate.classify import LABELS, classify, freeze_allowed, run_exit_code
 
 
-def test_classify_table():
-    # The spec's own table, verbatim.
-    cases = [
-        (5, 5, True, False, "regression"),
-        (2, 5, True, False, "flake"),
-        (0, 5, True, False, "not_reproduced"),
-        (5, 5, False, True, "oracle_defect"),
-        (2, 5, True, True, "mixed_edit"),
-        (3, 0, True, False, "unclassified"),
-    ]
-    for failures, runs, impl, oracle, expected in cases:
-        assert classify(failures, runs, impl, oracle) == expected
+# The spec's own table, verbatim: classify(failures, runs, impl_changed, oracle_changed).
+SPEC_ROWS = [
+    (5, 5, True, False, "regression"),
+    (2, 5, True, False, "flake"),
+    (0, 5, True, False, "not_reproduced"),
+    (5, 5, False, True, "oracle_defect"),
+    (2, 5, True, True, "mixed_edit"),
+    (3, 0, True, False, "unclassified"),
+]
+
+
+@pytest.mark.parametrize("failures, runs, impl_changed, oracle_changed, label", SPEC_ROWS, ids=[row[-1] for row in SPEC_ROWS])
+def test_classify_gives_the_spec_table_row(failures, runs, impl_changed, oracle_changed, label):
+    assert classify(failures, runs, impl_changed, oracle_changed) == label
+
+
+def test_the_spec_table_names_every_label_once():
+    assert sorted(row[-1] for row in SPEC_ROWS) == sorted(LABELS)
 
 
 @given(st.integers(-3, 20), st.integers(-3, 20), st.booleans(), st.booleans())

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from conftest import SampleRepo, add_flaky_property
+from conftest import Run, SampleRepo, add_flaky_property
 
 from witness_gate import schemas
 
@@ -62,7 +63,9 @@ def test_check_twice_writes_identical_bytes(repo):
     assert {p.name: p.read_bytes() for p in repo.witness_files()} == first
 
 
-def test_flake_failing_on_some_replays_is_a_flake_and_may_be_frozen(repo):
+def classified_and_frozen_flake(repo: SampleRepo) -> tuple[Path, dict, Run]:
+    """The flaky property checked, classified (its witness file, its report entry and the
+    classify run) and frozen with the recorded counts into .artifacts/freeze.json."""
     add_flaky_property(repo)
     pinned_and_checked(repo, 1)
     [path] = repo.witness_files()
@@ -70,12 +73,16 @@ def test_flake_failing_on_some_replays_is_a_flake_and_may_be_frozen(repo):
     assert result.code == 0, result.stdout + result.stderr
     [entry] = repo.report_json()["witnesses"]
     assert entry["label"] == "flake" and 0 < entry["failures"] < entry["runs"], entry
-    assert entry["cause"] == "random_seed", entry["reason"]
-    assert "random seeds" in result.stdout
-
     frozen = repo.cli("freeze", "--assertion", "prop_sometimes", "--lock", repo.lock, "--witness", str(path),
                       "--failures", str(entry["failures"]), "--runs", str(entry["runs"]), "--expires-in-hours", "24")
     assert frozen.code == 0, frozen.stderr
+    return path, entry, result
+
+
+def test_flake_failing_on_some_replays_is_a_flake_and_may_be_frozen(repo):
+    _, entry, result = classified_and_frozen_flake(repo)
+    assert entry["cause"] == "random_seed", entry["reason"]
+    assert "random seeds" in result.stdout
     record = json.loads((repo.root / ".artifacts/freeze.json").read_text())
     assert record["witness_hash"] == entry["witness_hash"]
     schemas.validate("freeze", record, "freeze")
@@ -213,6 +220,24 @@ def test_freeze_replays_the_witness_and_refuses_a_report_edited_by_hand(repo):
     assert result.code == 2, result.stdout + result.stderr
     assert "replaying the witness does not confirm the report" in result.stderr and "regression 60/60" in result.stderr
     assert not (repo.root / ".artifacts/freeze.json").exists()
+
+
+def test_verify_passes_an_honest_flake_and_its_freeze(repo):
+    path, _, _ = classified_and_frozen_flake(repo)
+    result = repo.cli("verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt",
+                      "--freeze", ".artifacts/freeze.json")
+    assert result.code == 0, result.stdout + result.stderr
+    # Every check ran and held: the replay and the freeze are checked, not skipped.
+    checks = [line.split(": ", 2) for line in result.stdout.splitlines()]
+    assert [(ok, name) for ok, name, _ in checks] == [
+        ("ok", "lock matches fixture"),
+        ("ok", "diff is not mixed"),
+        ("ok", "lock not in diff"),
+        ("ok", f"label {path.name}"),
+        ("ok", f"replay {path.name}"),
+        ("ok", "freeze freeze.json"),
+    ], result.stdout
+    assert "replay gave flake" in result.stdout, result.stdout
 
 
 def test_verify_replays_the_witness_and_fails_a_report_edited_by_hand(repo):

@@ -1,6 +1,7 @@
 // Validates JSON files against the witness-gate schemas with Ajv 8 (2020-12 mode).
 // Usage: node validate.mjs <schemas dir> <schema name>=<file> ...
-// Prints one JSON object: {"<file>": true | false}. Exit 0 unless a schema fails to compile.
+// Prints one JSON object: {"<file>": true | false}. Exits 0 when every file is valid, 1 when
+// one is not, 2 when a schema fails to compile (nothing is printed then).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
@@ -14,7 +15,12 @@ const results = {};
 for (const pair of pairs) {
   const [name, file] = pair.split(/=(.*)/s);
   if (!validators.has(name)) {
-    validators.set(name, ajv.compile(JSON.parse(readFileSync(join(schemasDir, `${name}.schema.json`), "utf8"))));
+    try {
+      validators.set(name, ajv.compile(JSON.parse(readFileSync(join(schemasDir, `${name}.schema.json`), "utf8"))));
+    } catch (error) {
+      process.stderr.write(`${name}.schema.json: ${error.message}\n`);
+      process.exit(2);
+    }
   }
   let document;
   try {
@@ -26,3 +32,4 @@ for (const pair of pairs) {
   results[file] = validators.get(name)(document);
 }
 process.stdout.write(JSON.stringify(results) + "\n");
+process.exitCode = Object.values(results).every(Boolean) ? 0 : 1;
