@@ -45,12 +45,15 @@ class Finding:
     property_line: int | None
     cause: str
     reason: str
+    failing_input: str
+    unshrunk_input: str | None
 
     @property
     def message(self) -> str:
         counts = f"failed {self.failures}/{self.runs} replays" if self.runs else "failed"
+        unshrunk = "" if self.unshrunk_input is None else f" Unshrunk input: {self.unshrunk_input}"
         return (f"{self.label}: {self.assertion_id} {counts}; witness {self.file} ({self.witness_hash[:12]}) - {self.next_step} "
-                f"Cause: {self.cause}: {self.reason}")
+                f"Cause: {self.cause}: {self.reason} Failing input: {self.failing_input}{unshrunk}")
 
 
 def findings(record: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> list[Finding]:
@@ -64,6 +67,7 @@ def findings(record: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> li
             Finding(
                 row["assertion_id"], row["witness_hash"], row["file"], row["label"], row["failures"], row["runs"],
                 row["next_step"], blocks, row.get("frozen_by"), prop.get("path"), prop.get("line"), row["cause"], row["reason"],
+                row["input"], row["unshrunk_input"],
             )
         )
     return found

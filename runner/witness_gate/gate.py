@@ -32,7 +32,7 @@ from witness_gate.config import GateConfig
 from witness_gate.errors import FixtureChanged, WitnessGateError
 from witness_gate.paths import parse_changed_paths
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 LOCK_NAME, WITNESS_DIR, REPORT_NAME, GATE_NAME = "fixture.lock", "witnesses", "classification.json", "gate.json"
 
 
@@ -205,6 +205,8 @@ def _row(entry: dict[str, Any], cover: tuple[str, str] | None) -> dict[str, Any]
         "next_step": next_step,
         "cause": entry["cause"],
         "reason": entry["reason"],
+        "input": entry["input"],
+        "unshrunk_input": entry["unshrunk_input"],
     }
 
 
@@ -222,6 +224,7 @@ def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, A
             "next_step": "The property failed; the gate is disabled, so nothing is classified and no freeze applies.",
             "cause": "none_found",
             "reason": f"{record['evidence']['exception_type'] or record['evidence']['kind']}: {record['evidence']['message']}",
+            **witness.shown_inputs(record),
         }
         for path, record in found
     ]
@@ -250,6 +253,7 @@ def summary_lines(record: dict[str, Any]) -> list[str]:
         status = f"frozen by {row['frozen_by']}" if row["frozen_by"] else row["next_step"]
         lines.append(f"{row['label']}: {row['assertion_id']} {counts}; witness {row['file']} - {status}")
         lines.append(f"  {row['reason']}")
+        lines.extend(reports.input_lines(row))
     for row in record["freezes"]:
         if row["problems"]:
             lines.append(f"freeze {row['file']} does not hold: {'; '.join(row['problems'])}")

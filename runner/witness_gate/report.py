@@ -20,7 +20,7 @@ from witness_gate.errors import WitnessGateError
 from witness_gate.paths import parse_changed_paths, split_paths
 from witness_gate.replay import Progress, ReplayPlan, WitnessReplays, replay_module
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 def no_progress(done: int, total: int, module: str) -> None:
     pass
@@ -171,6 +171,7 @@ def _base(name: str, record: dict[str, Any], changed: bool, label: str) -> dict[
         "label": label,
         "property_changed": changed,
         "next_step": NEXT_STEPS[label],
+        **witness.shown_inputs(record),
     }
 
 
@@ -190,10 +191,18 @@ def diff_reasons(report: dict[str, Any]) -> list[str]:
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:
-    lines = [f"{e['label']}: {e['file']} failed {e['failures']}/{e['runs']} ({e['replayed']}) - {e['next_step']}\n  {e['reason']}"
-             for e in report["witnesses"]]
+    lines = [f"{e['label']}: {e['file']} failed {e['failures']}/{e['runs']} ({e['replayed']}) - {e['next_step']}\n  {e['reason']}\n"
+             + "\n".join(input_lines(e)) for e in report["witnesses"]]
     lines.extend(diff_reasons(report))
     lines.append(f"verdict: {report['verdict']} (exit {report['exit_code']}, {len(report['witnesses'])} witnesses)")
+    return lines
+
+
+def input_lines(row: dict[str, Any]) -> list[str]:
+    """The failing input under a witness's red line (and the unshrunk one where it differs)."""
+    lines = [f"  failing input: {row['input']}"]
+    if row["unshrunk_input"] is not None:
+        lines.append(f"  unshrunk input: {row['unshrunk_input']}")
     return lines
 
 

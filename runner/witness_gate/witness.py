@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import store
-from witness_gate.canonical import payload_hash
+from witness_gate.canonical import canonical_bytes, payload_hash
 from witness_gate.errors import WitnessGateError
 
 SCHEMA_VERSION = 2
@@ -72,6 +72,24 @@ def build(source: PropertySource, lock: dict[str, Any], failure: Failure) -> dic
         "generator_version": lock["generator_version"],
         "hypothesis_version": lock["hypothesis_version"],
     }
+
+
+# How much of a failing input a red line shows; the witness file holds all of it.
+INPUT_SHOWN = 300
+
+
+def shown_input(payload: Any) -> str:
+    """A payload as one line of canonical JSON, cut at `INPUT_SHOWN` characters (pure)."""
+    text = canonical_bytes(payload).decode("utf-8")
+    if len(text) <= INPUT_SHOWN:
+        return text
+    return f"{text[:INPUT_SHOWN]}... (cut at {INPUT_SHOWN} of {len(text)} characters: the witness file holds the whole input)"
+
+
+def shown_inputs(record: dict[str, Any]) -> dict[str, str | None]:
+    """The shrunk input, and the unshrunk one where it differs, as red lines show them."""
+    differs = record["unshrunk"]["witness_hash"] != record["witness_hash"]
+    return {"input": shown_input(record["payload"]), "unshrunk_input": shown_input(record["unshrunk"]["payload"]) if differs else None}
 
 
 def file_name(record: dict[str, Any]) -> str:
