@@ -14,7 +14,6 @@ it. That mode exists for `pants test` with the gate disabled; it is never more l
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -34,6 +33,9 @@ from witness_gate.paths import parse_changed_paths
 
 SCHEMA_VERSION = 2
 LOCK_NAME, WITNESS_DIR, REPORT_NAME, GATE_NAME = "fixture.lock", "witnesses", "classification.json", "gate.json"
+# What an earlier run's verdict says once a new run starts: a refused run (or a
+# --check-only one, for the report) leaves it so.
+_STALE = "left by an earlier gate run into this directory: a later run did not rewrite it, so it vouches for nothing"
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ def run(request: GateRequest, now: datetime) -> GateResult:
     completes: a refusal leaves no new file behind, and no old verdict either."""
     out = request.out_dir
     for name in (GATE_NAME, REPORT_NAME):
-        store.remove_if_present(out / name)
+        store.mark_stale(out / name, _STALE)
     stage = out.parent / f".{out.name}.staging"
     shutil.rmtree(stage, ignore_errors=True)
     created = [parent for parent in (out.parent, *out.parent.parents) if not parent.exists()]
@@ -103,7 +105,7 @@ def _publish(stage: Path, out: Path) -> None:
     for name in sorted(names, key=lambda n: str(n) == GATE_NAME):
         target = out / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(stage / name, target)
+        store.move_into_place(stage / name, target)
 
 
 def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
