@@ -211,7 +211,7 @@ def classify(
     lock: LockOption,
     witnesses: Annotated[Path, typer.Option("--witnesses", help="Witness directory written by `check`.")],
     diff_paths: DiffOption,
-    out: Annotated[Path, typer.Option("--out", help="Where to write the classification report.")] = Path(".artifacts/classification.json"),
+    out: Annotated[Path, typer.Option("--out", help="Where to write the classification report; a refused run replaces one already there with a `stale` record.")] = Path(".artifacts/classification.json"),
     impl_prefix: ImplPrefix = None,
     oracle_prefix: OraclePrefix = None,
     generated_oracle: GeneratedOracle = None,

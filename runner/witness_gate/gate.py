@@ -76,7 +76,8 @@ def with_ownership(config: GateConfig, impl_list: Path, oracle_list: Path) -> Ga
 
 def run(request: GateRequest, now: datetime) -> GateResult:
     """Runs the gate in a staging directory and publishes into `out_dir` only when it
-    completes: a refusal leaves no new file behind, and no old verdict either."""
+    completes: a refusal leaves no new file behind, and no old verdict either (an earlier
+    run's is marked stale first)."""
     out = request.out_dir
     for name in (GATE_NAME, REPORT_NAME):
         store.mark_stale(out / name, _STALE)
