@@ -145,6 +145,18 @@ def test_an_output_that_is_not_a_plain_file_or_directory_is_refused_before_the_r
     assert {p.name for p in tmp_path.iterdir()} == made  # nothing else written, no temp file left behind
 
 
+def test_the_gate_refuses_a_staging_directory_that_is_a_symlink(flaky, tmp_path):
+    repo, _ = flaky
+    stage = tmp_path / ".gate.staging"
+    make_symlink(stage, to_directory=True)
+    (tmp_path / ".gate.staging.target" / "fixture.lock").write_text("someone else's file\n")
+    before = identity(stage)
+    result = repo.cli(*command_args("gate", True, repo, {}, tmp_path, tmp_path))
+    assert result.code == 2 and result.stderr.splitlines() == [
+        f"witness-gate: error: {stage}: the gate's staging directory is a symlink, not a directory; remove it or give another path"]
+    assert identity(stage) == before and not (tmp_path / "gate").exists()
+
+
 # --- the last check, right before the rename --------------------------------------------
 
 
