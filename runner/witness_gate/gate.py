@@ -79,11 +79,11 @@ def run(request: GateRequest, now: datetime) -> GateResult:
     completes: a refusal leaves no new file behind, and no old verdict either (an earlier
     run's is marked stale first)."""
     out = request.out_dir
-    for name in (GATE_NAME, REPORT_NAME):
-        store.mark_stale(out / name, _STALE)
     stage = out.parent / f".{out.name}.staging"
     # A symlink here would have the run write, and publish, whatever directory it names.
     store.check_output_dir(stage, "the gate's staging directory")
+    for name in (GATE_NAME, REPORT_NAME):
+        store.mark_stale(out / name, _STALE)
     shutil.rmtree(stage, ignore_errors=True)
     created = [parent for parent in (out.parent, *out.parent.parents) if not parent.exists()]
     try:

@@ -209,7 +209,7 @@ def test_a_refused_classify_replaces_the_old_report_with_a_stale_record_that_no_
 # --- modes --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("umask", [0o022, 0o077])
+@pytest.mark.parametrize("umask", [0o022, 0o077], ids=["umask-022", "umask-077"])
 def test_artifacts_get_the_mode_the_umask_gives(repo: SampleRepo, umask: int):
     old = os.umask(umask)  # the CLI's subprocess inherits it
     try:
