@@ -30,7 +30,10 @@ def command_reference() -> str:
     parts = [HEADER.format(source="runner/witness_gate/cli.py"), "# Command reference\n\n"]
     parts.append("Run as `witness-gate <command>`, `python3 -m witness_gate <command>` or the PEX from\n"
                  "`./pants package runner:witness-gate`. Exit statuses: 0 pass, 1 blocked, 2 bad input,\n"
-                 "3 oracle review, 4 incomplete evidence.\n")
+                 "3 oracle review, 4 incomplete evidence. Every `--out` and `--junit-xml` must name a regular\n"
+                 "file (a directory for `check`, `gate` and `review`) or nothing yet: anything else (a symlink,\n"
+                 "a FIFO, a device node) is refused before the command runs, and nothing but a regular file is\n"
+                 "ever replaced. Files get the mode the umask gives.\n")
     for name in sorted(group.commands):
         command = group.commands[name]
         context = typer.Context(command, info_name=f"witness-gate {name}", terminal_width=100, max_content_width=100)

@@ -123,6 +123,14 @@ def _coloured(line: str) -> str:
     return line if colour is None or not colon else line.replace(word, typer.style(word, fg=colour, bold=True), 1)
 
 
+def _check_junit_xml(junit_xml: Path | None) -> None:
+    """Refuses, before anything runs, a --junit-xml that the run's end would rename over."""
+    from witness_gate import store
+
+    if junit_xml is not None:
+        store.check_output_file(junit_xml, "--junit-xml")
+
+
 def _check_format(output_format: str) -> None:
     from witness_gate.formats import FORMATS
 
@@ -158,6 +166,7 @@ def pin(
     def action() -> int:
         from witness_gate import lock, schemas, store
 
+        store.check_output_file(out, "--out")
         validator = schemas.prepare_in_background("lock")
         record = lock.pin(fixture, root, generator_version, replays, max_examples, search_rounds, replay_interpreters, replay_cap)
         validator.join()
@@ -189,8 +198,10 @@ def check(
 
     def action() -> int:
         from witness_gate import check as checks
+        from witness_gate import store
         from witness_gate.properties import module_files
 
+        store.check_output_dir(out, "--out")
         config = _config(root)
         _say_if_unconfined()
         result = checks.run(lock, module_files(properties), out, root, config.import_paths, config.replay_timeout_seconds)
@@ -209,7 +220,7 @@ def classify(
     lock: LockOption,
     witnesses: Annotated[Path, typer.Option("--witnesses", help="Witness directory written by `check`.")],
     diff_paths: DiffOption,
-    out: Annotated[Path, typer.Option("--out", help="Where to write the classification report.")] = Path(".artifacts/classification.json"),
+    out: Annotated[Path, typer.Option("--out", help="Where to write the classification report; a refused run replaces one already there with a `stale` record.")] = Path(".artifacts/classification.json"),
     impl_prefix: ImplPrefix = None,
     oracle_prefix: OraclePrefix = None,
     generated_oracle: GeneratedOracle = None,
@@ -226,11 +237,14 @@ def classify(
         _say_if_unconfined()
         from witness_gate import report, store
 
+        store.check_output_file(out, "--out")
+        _check_junit_xml(junit_xml)
         try:
             _check_format(output_format)
             record = report.build(lock, witnesses, diff_paths, root, _config(root, impl_prefix, oracle_prefix, generated_oracle), _progress())
-        except WitnessGateError:
-            store.remove_if_present(out)  # a stale report must not vouch for this run
+        except WitnessGateError as error:
+            # A stale report must not vouch for this run: it is replaced, never deleted.
+            store.mark_stale(out, f"classify refused the run that would have replaced this report: {error}")
             raise
         store.save_artifact(out, "report", record)
         _emit(record, witnesses, report.summary_lines(record), output_format, junit_xml, "witness-gate classify")
@@ -266,6 +280,7 @@ def freeze(
 
         from witness_gate import verify as verifier
 
+        store.check_output_file(out, "--out")
         lock_record = locks.load(lock)
         locks.verify_fixture(lock_record, root)
         witness_record, report_record, config = witnesses.load(witness), reports.load_report(report, lock_record), _config(root)
@@ -338,9 +353,12 @@ def gate(
 
     def action() -> int:
         from witness_gate import gate as gates
+        from witness_gate import store
         from witness_gate.config import load_config
         from witness_gate.properties import property_files
 
+        store.check_output_dir(out, "--out")
+        _check_junit_xml(junit_xml)
         _check_format(output_format)
         config = load_config(root, max_freeze_hours=max_freeze_hours, replay_timeout_seconds=replay_timeout_seconds,
                              import_paths=tuple(import_path or ()))
@@ -378,7 +396,9 @@ def review(
         import os
 
         from witness_gate import review as reviews
+        from witness_gate import store
 
+        store.check_output_dir(out, "--out")
         result = reviews.review(repo, base, head, out, datetime.now(timezone.utc), os.environ)
         for line in result.lines:
             typer.echo(_coloured(line))

@@ -14,7 +14,6 @@ it. That mode exists for `pants test` with the gate disabled; it is never more l
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -34,6 +33,9 @@ from witness_gate.paths import parse_changed_paths
 
 SCHEMA_VERSION = 3
 LOCK_NAME, WITNESS_DIR, REPORT_NAME, GATE_NAME = "fixture.lock", "witnesses", "classification.json", "gate.json"
+# What an earlier run's verdict says once a new run starts: a refused run (or a
+# --check-only one, for the report) leaves it so.
+_STALE = "left by an earlier gate run into this directory: a later run did not rewrite it, so it vouches for nothing"
 
 
 @dataclass(frozen=True)
@@ -74,11 +76,14 @@ def with_ownership(config: GateConfig, impl_list: Path, oracle_list: Path) -> Ga
 
 def run(request: GateRequest, now: datetime) -> GateResult:
     """Runs the gate in a staging directory and publishes into `out_dir` only when it
-    completes: a refusal leaves no new file behind, and no old verdict either."""
+    completes: a refusal leaves no new file behind, and no old verdict either (an earlier
+    run's is marked stale first)."""
     out = request.out_dir
-    for name in (GATE_NAME, REPORT_NAME):
-        store.remove_if_present(out / name)
     stage = out.parent / f".{out.name}.staging"
+    # A symlink here would have the run write, and publish, whatever directory it names.
+    store.check_output_dir(stage, "the gate's staging directory")
+    for name in (GATE_NAME, REPORT_NAME):
+        store.mark_stale(out / name, _STALE)
     shutil.rmtree(stage, ignore_errors=True)
     created = [parent for parent in (out.parent, *out.parent.parents) if not parent.exists()]
     try:
@@ -103,7 +108,7 @@ def _publish(stage: Path, out: Path) -> None:
     for name in sorted(names, key=lambda n: str(n) == GATE_NAME):
         target = out / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(stage / name, target)
+        store.move_into_place(stage / name, target)
 
 
 def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:

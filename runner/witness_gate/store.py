@@ -2,7 +2,9 @@
 
 A reader never sees a torn artifact and a refusal never leaves one behind: a record
 is validated before its first byte is written, and only a complete file is renamed
-into place.
+into place. Only a regular file is ever replaced: an output path that names a
+symlink, a directory, a FIFO, a device or a socket is refused, never renamed over or
+unlinked (`--out /dev/null` run as root must not take the machine's /dev/null).
 """
 
 from __future__ import annotations
@@ -10,9 +12,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import secrets
 import shutil
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,41 @@ from witness_gate import canonical, schemas
 from witness_gate.errors import WitnessGateError
 
 _MAX_ARTIFACT_BYTES = 64 << 20
+# The one key of the record that takes a stale artifact's place (see `mark_stale`).
+STALE_KEY = "stale"
+_KINDS = (
+    (stat.S_ISREG, "regular file"), (stat.S_ISDIR, "directory"), (stat.S_ISLNK, "symlink"), (stat.S_ISFIFO, "FIFO"),
+    (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """What an lstat mode is, in the words of a refusal."""
+    return next((name for test, name in _KINDS if test(mode)), "special file")
+
+
+def _kind_at(path: Path, what: str) -> str | None:
+    """The kind of what `path` itself names (a symlink is not followed), or None if nothing."""
+    try:
+        return file_kind(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise WitnessGateError(f"{path}: cannot inspect {what}: {error.strerror}") from None
+
+
+def check_output_file(path: Path, what: str) -> None:
+    """Refuses an output file path that exists and is not a regular file."""
+    kind = _kind_at(path, what)
+    if kind not in (None, "regular file"):
+        raise WitnessGateError(f"{path}: {what} is a {kind}, not a regular file; remove it or give another path")
+
+
+def check_output_dir(path: Path, what: str) -> None:
+    """Refuses an output directory path that exists and is not a directory (a symlink to one included)."""
+    kind = _kind_at(path, what)
+    if kind not in (None, "directory"):
+        raise WitnessGateError(f"{path}: {what} is a {kind}, not a directory; remove it or give another path")
 
 
 def check_regular_file(path: Path, what: str) -> os.stat_result:
@@ -52,6 +89,8 @@ def read_regular_file(path: Path, what: str, limit: int | None = None) -> bytes:
 def load_artifact(path: Path, schema_name: str) -> dict[str, Any]:
     data = read_regular_file(path, schema_name, limit=_MAX_ARTIFACT_BYTES)
     record = canonical.parse_json(data, str(path))
+    if isinstance(record, dict) and list(record) == [STALE_KEY]:
+        raise WitnessGateError(f"{path}: no {schema_name} here: {record[STALE_KEY]}")
     schemas.validate(schema_name, record, str(path))
     return record
 
@@ -63,9 +102,13 @@ def save_artifact(path: Path, schema_name: str, record: dict[str, Any]) -> None:
 
 def write_atomic(path: Path, data: bytes) -> None:
     directory = path.parent
+    # A random name, created exclusively with mode 0666: the kernel applies the umask
+    # (and any default ACL) as to any file the user writes, where mkstemp's 0600 would
+    # hide the artifacts from whoever the umask lets read them.
+    temp = directory / f".{path.name}.{secrets.token_hex(8)}.tmp"
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        fd, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except OSError as error:
         raise WitnessGateError(f"{path}: cannot write: {error.strerror}") from None
     try:
@@ -73,16 +116,24 @@ def write_atomic(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temp_name, path)
+        move_into_place(temp, path)
     except BaseException as error:
         try:
-            os.unlink(temp_name)
+            os.unlink(temp)
         except FileNotFoundError:
             pass
         if isinstance(error, OSError):
             raise WitnessGateError(f"{path}: cannot write: {error.strerror}") from None
         raise
     _fsync_directory(directory)
+
+
+def move_into_place(source: Path, target: Path) -> None:
+    """`os.replace`, but only over a regular file or nothing: a rename takes a device node's
+    place as readily as a report's. Checked right before the rename, whatever was checked
+    before the run."""
+    check_output_file(target, "output")
+    os.replace(source, target)
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -93,24 +144,21 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def remove_if_present(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
+def mark_stale(path: Path, why: str) -> None:
+    """Replaces a regular file at `path` with a record that says why it no longer stands,
+    so that an artifact an earlier run left cannot vouch for this one. Nothing is deleted:
+    unlinking by path would remove whatever the path names by then. Nothing at `path`
+    stays nothing; anything but a regular file is refused (by `write_atomic`)."""
+    if _kind_at(path, "output") is not None:
+        write_atomic(path, canonical.artifact_bytes({STALE_KEY: why}))
 
 
 _AT_FDCWD, _RENAME_EXCHANGE = -100, 2
 
 
 def _check_replaceable(out: Path, marker: str, what: str) -> None:
-    try:
-        info = os.lstat(out)
-    except FileNotFoundError:
-        return
-    if not stat.S_ISDIR(info.st_mode):
-        raise WitnessGateError(f"{out}: {what} exists and is not a directory; give a new or empty directory")
-    if any(out.iterdir()) and not (out / marker).is_file():
+    check_output_dir(out, what)
+    if out.is_dir() and any(out.iterdir()) and not (out / marker).is_file():
         raise WitnessGateError(f"{out}: {what} holds files that no earlier run wrote (no {marker}); give a new or empty directory")
 
 
@@ -124,13 +172,13 @@ def staged_directory(out: Path, marker: str, what: str) -> Iterator[Path]:
     _check_replaceable(out, marker, what)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.staging-"))
+        stage = out.parent / f".{out.name}.staging-{secrets.token_hex(8)}"
+        os.mkdir(stage, 0o777)  # the umask applies, as to every output
     except OSError as error:
         raise WitnessGateError(f"{out}: cannot write {what}: {error.strerror}") from None
     try:
         yield stage
         try:
-            os.chmod(stage, 0o777 & ~_umask())
             _check_replaceable(out, marker, what)
             if out.exists():
                 _exchange(stage, out)  # `stage` now holds the previous run's output
@@ -147,12 +195,3 @@ def _exchange(first: Path, second: Path) -> None:
     if libc.renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) != 0:
         error = ctypes.get_errno()
         raise OSError(error, os.strerror(error), str(second))
-
-
-def _umask() -> int:
-    # Read, not set: os.umask() would change it for every thread while it looks.
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    raise RuntimeError("/proc/self/status has no Umask line (Linux 4.7 or newer is needed)")

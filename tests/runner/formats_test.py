@@ -87,7 +87,7 @@ def test_classify_refuses_an_unknown_format_and_leaves_no_report(repo: SampleRep
     assert repo.classify().code == 0 and repo.report.exists()
     result = repo.cli("classify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt", "--format", "xml")
     assert result.code == 2 and "--format 'xml'" in result.stderr
-    assert not repo.report.exists()  # a stale report must not vouch for this run
+    assert list(repo.report_json()) == ["stale"]  # a stale report must not vouch for this run
 
 
 def test_annotation_text_is_escaped():
