@@ -384,6 +384,10 @@ def review(
     head: Annotated[str, typer.Option("--head", help="The patch's head (any revision): reviewed as merged into the base; only its implementation paths are used.")],
     out: Annotated[Path, typer.Option("--out", help="Output directory: review.json and one gate directory per suite.")] = Path(".artifacts/review"),
     repo: Annotated[Path, typer.Option("--repo", help="The git repository (read as objects; its working tree plays no part).")] = Path("."),
+    output_format: Annotated[str, typer.Option("--format", help="Standard output: text, or github (workflow annotations, then the verdict line).")] = "text",
+    junit_xml: JunitOption = None,
+    sarif: Annotated[Optional[Path], typer.Option("--sarif", help="Also write the blocking witnesses as SARIF 2.1.0 to this file (for code scanning).")] = None,
+    summary: Annotated[Optional[Path], typer.Option("--summary", help="Also write a Markdown summary to this file (a pull-request comment, or $GITHUB_STEP_SUMMARY).")] = None,
 ) -> None:
     """The pull-request gate: the base's policy, oracle and freezes applied to the head's implementation.
 
@@ -395,13 +399,34 @@ def review(
     def action() -> int:
         import os
 
+        from witness_gate import formats, store, witness
         from witness_gate import review as reviews
-        from witness_gate import store
 
+        if output_format not in ("text", "github"):
+            raise WitnessGateError(f"--format {output_format!r}: review writes text or github (JUnit, SARIF and Markdown go to files)")
         store.check_output_dir(out, "--out")
+        extra = {"--junit-xml": junit_xml, "--sarif": sarif, "--summary": summary}
+        for option, path in extra.items():
+            if path is not None:
+                store.check_output_file(path, option)
         result = reviews.review(repo, base, head, out, datetime.now(timezone.utc), os.environ)
-        for line in result.lines:
-            typer.echo(_coloured(line))
+        suites = [
+            formats.SuiteFindings(name, record, formats.findings(record, witness.index(out / name / "witnesses", [r["file"].rsplit("/", 1)[-1] for r in record["witnesses"]])))
+            for name, record in result.suites.items()
+        ]
+        if junit_xml is not None:
+            store.write_atomic(junit_xml, formats.review_junit_xml(result.record, suites, result.reasons))
+        if sarif is not None:
+            store.write_atomic(sarif, formats.json_bytes(formats.review_sarif(result.record, suites, result.reasons)))
+        if summary is not None:
+            store.write_atomic(summary, formats.review_summary(result.record, suites, result.reasons).encode())
+        if output_format == "github":
+            for line in formats.review_annotations(suites, result.reasons):
+                typer.echo(line)
+            typer.echo(result.lines[-1])
+        else:
+            for line in result.lines:
+                typer.echo(_coloured(line))
         return result.exit_code
 
     _run(action)

@@ -79,9 +79,12 @@ def diff_reasons(record: dict[str, Any]) -> list[str]:
 
 
 def junit_xml(record: dict[str, Any], found: list[Finding], suite: str) -> bytes:
+    return junit_document([junit_testsuite(record, found, suite)])
+
+
+def junit_testsuite(record: dict[str, Any], found: list[Finding], suite: str, reasons: list[str] | None = None) -> ElementTree.Element:
     """One testcase per witness (failing when it blocks, skipped when a freeze silences it),
     plus one for the verdict, which carries diff-level reasons such as a mixed edit."""
-    root = ElementTree.Element("testsuites")
     cases = []
     for finding in found:
         case = ElementTree.Element("testcase", classname=finding.property_path or suite, name=f"{finding.assertion_id}[{finding.witness_hash[:12]}]")
@@ -93,24 +96,33 @@ def junit_xml(record: dict[str, Any], found: list[Finding], suite: str) -> bytes
         cases.append(case)
     verdict = ElementTree.Element("testcase", classname=suite, name="witness-gate verdict")
     if record["exit_code"] != 0:
-        text = "\n".join([*diff_reasons(record), f"verdict: {record['verdict']} (exit {record['exit_code']})"])
+        shown = diff_reasons(record) if reasons is None else reasons
+        text = "\n".join([*shown, f"verdict: {record['verdict']} (exit {record['exit_code']})"])
         failure = ElementTree.SubElement(verdict, "failure", message=f"verdict: {record['verdict']}", type=record["verdict"])
         failure.text = text
     cases.append(verdict)
     failed = sum(1 for case in cases if case.find("failure") is not None)
     skipped = sum(1 for case in cases if case.find("skipped") is not None)
-    testsuite = ElementTree.SubElement(
-        root, "testsuite", name=suite, tests=str(len(cases)), failures=str(failed), errors="0", skipped=str(skipped)
-    )
+    testsuite = ElementTree.Element("testsuite", name=suite, tests=str(len(cases)), failures=str(failed), errors="0", skipped=str(skipped))
     testsuite.extend(cases)
-    root.set("tests", str(len(cases)))
-    root.set("failures", str(failed))
+    return testsuite
+
+
+def junit_document(testsuites: list[ElementTree.Element]) -> bytes:
+    root = ElementTree.Element("testsuites")
+    root.extend(testsuites)
+    root.set("tests", str(sum(int(suite.get("tests", "0")) for suite in testsuites)))
+    root.set("failures", str(sum(int(suite.get("failures", "0")) for suite in testsuites)))
     ElementTree.indent(root)
     return ElementTree.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
 
 
 def sarif(record: dict[str, Any], found: list[Finding]) -> dict[str, Any]:
-    """A SARIF 2.1.0 log: one result per blocking witness, at its property's definition."""
+    return sarif_log(sarif_results(found), record["verdict"], diff_reasons(record))
+
+
+def sarif_results(found: list[Finding]) -> list[dict[str, Any]]:
+    """One SARIF result per blocking witness, at its property's definition."""
     results = []
     for finding in found:
         if not finding.blocks:
@@ -129,6 +141,11 @@ def sarif(record: dict[str, Any], found: list[Finding]) -> dict[str, Any]:
                 }
             }]
         results.append(result)
+    return results
+
+
+def sarif_log(results: list[dict[str, Any]], verdict: str, reasons: list[str]) -> dict[str, Any]:
+    """A SARIF 2.1.0 log of one run."""
     rules = [{"id": label, "name": label, "shortDescription": {"text": text}, "help": {"text": NEXT_STEPS[label]}} for label, text in _RULE_HELP.items()]
     return {
         "$schema": SARIF_SCHEMA,
@@ -136,13 +153,17 @@ def sarif(record: dict[str, Any], found: list[Finding]) -> dict[str, Any]:
         "runs": [{
             "tool": {"driver": {"name": "witness-gate", "version": __version__, "informationUri": "https://witness-gate.dev", "rules": rules}},
             "results": results,
-            "properties": {"verdict": record["verdict"], "reasons": diff_reasons(record)},
+            "properties": {"verdict": verdict, "reasons": reasons},
         }],
     }
 
 
 def sarif_bytes(record: dict[str, Any], found: list[Finding]) -> bytes:
-    return (json.dumps(sarif(record, found), indent=2, sort_keys=True) + "\n").encode()
+    return json_bytes(sarif(record, found))
+
+
+def json_bytes(log: dict[str, Any]) -> bytes:
+    return (json.dumps(log, indent=2, sort_keys=True) + "\n").encode()
 
 
 def _escape_data(text: str) -> str:
@@ -155,6 +176,10 @@ def _escape_property(text: str) -> str:
 
 def github_annotations(record: dict[str, Any], found: list[Finding]) -> list[str]:
     """GitHub Actions workflow commands: an error per blocking witness, a notice per frozen one."""
+    return [*witness_annotations(found), *(annotation("error", reason) for reason in diff_reasons(record))]
+
+
+def witness_annotations(found: list[Finding]) -> list[str]:
     lines = []
     for finding in found:
         if not finding.blocks and not finding.frozen_by:
@@ -162,6 +187,68 @@ def github_annotations(record: dict[str, Any], found: list[Finding]) -> list[str
         kind = "error" if finding.blocks else "notice"
         where = f"file={_escape_property(finding.property_path)},line={finding.property_line or 1}," if finding.property_path else ""
         lines.append(f"::{kind} {where}title={_escape_property('witness-gate ' + finding.label)}::{_escape_data(finding.message)}")
-    for reason in diff_reasons(record):
-        lines.append(f"::error title=witness-gate::{_escape_data(reason)}")
     return lines
+
+
+def annotation(kind: str, text: str) -> str:
+    return f"::{kind} title=witness-gate::{_escape_data(text)}"
+
+
+# --- a review: every suite's witnesses, and what blocks beyond them ------------------------
+
+
+@dataclass(frozen=True)
+class SuiteFindings:
+    name: str  # the suite, and its gate directory under the review's --out
+    record: dict[str, Any]  # its gate record
+    found: list[Finding]
+
+
+def review_junit_xml(review: dict[str, Any], suites: list[SuiteFindings], reasons: list[str]) -> bytes:
+    """A testsuite per gated suite, and one for the review's own verdict and reasons."""
+    own = junit_testsuite(review, [], "witness-gate review", reasons)
+    return junit_document([*(junit_testsuite(suite.record, suite.found, suite.name) for suite in suites), own])
+
+
+def review_sarif(review: dict[str, Any], suites: list[SuiteFindings], reasons: list[str]) -> dict[str, Any]:
+    return sarif_log([result for suite in suites for result in sarif_results(suite.found)], review["verdict"], reasons)
+
+
+def review_annotations(suites: list[SuiteFindings], reasons: list[str]) -> list[str]:
+    """An error per blocking witness and per blocking reason; a warning per oracle edit."""
+    lines = [line for suite in suites for line in witness_annotations(suite.found)]
+    return lines + [annotation("warning" if reason.startswith("oracle edit: ") else "error", reason) for reason in reasons]
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    fence = "``" if "`" in text else "`"
+    return f"{fence} {_cell(text)} {fence}" if fence == "``" else f"`{_cell(text)}`"
+
+
+def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons: list[str]) -> str:
+    """Markdown for a pull request (a comment, or $GITHUB_STEP_SUMMARY): a row per witness
+    with its label, counts, cause and failing input, a row for each suite without one, and
+    what else blocks or needs the oracle's owners."""
+    lines = [
+        f"## witness-gate review: {review['verdict']} (exit {review['exit_code']})",
+        "",
+        f"Base `{review['base'][:12]}`, head `{review['head'][:12]}`, {review['changed_paths']} changed paths.",
+        "",
+        "| suite | witness | label | failed replays | cause | failing input | next step |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for suite in suites:
+        for finding in suite.found:
+            counts = f"{finding.failures}/{finding.runs}" if finding.runs else "-"
+            step = f"frozen by {finding.frozen_by}" if finding.frozen_by else finding.next_step
+            lines.append(f"| {_cell(suite.name)} | {_cell(finding.assertion_id)} | **{finding.label}** | {counts} | {finding.cause} "
+                         f"| {_code(finding.failing_input)} | {_cell(step)} |")
+        if not suite.found:
+            lines.append(f"| {_cell(suite.name)} | - | {suite.record['verdict']} | - | - | - | {_cell('; '.join(suite.record['reasons']) or 'nothing failed')} |")
+    if reasons:
+        lines += ["", *(f"- {_cell(reason)}" for reason in reasons)]
+    return "\n".join(lines) + "\n"

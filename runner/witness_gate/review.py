@@ -68,6 +68,8 @@ class ReviewResult:
     exit_code: int
     lines: list[str]
     record: dict[str, Any]
+    suites: dict[str, dict[str, Any]]  # each suite's gate record, by name (its directory under --out)
+    reasons: list[str]  # what blocks or needs review beyond the suites' own lines
 
 
 def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
@@ -307,30 +309,27 @@ def _utf8(path: str) -> bool:
 
 def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | None, paths: list[str], ownership: Ownership, suites: dict, head_oracle: dict,
              problems: list[str], out_dir: Path) -> ReviewResult:
-    lines, codes = [], []
-    for problem in problems:  # each is the patch's doing: a verdict, never a refusal it could choose
-        lines.append(f"blocked: {problem}")
-        codes.append(EXIT_BLOCKED)
+    codes = [EXIT_BLOCKED] * len(problems)
+    reasons = [f"blocked: {problem}" for problem in problems]  # each is the patch's doing: a verdict, never a refusal it could choose
+    suite_lines = []
     for name, record in suites.items():
         codes.append(record["exit_code"])
-        for line in gates.summary_lines(record)[:-1]:
-            lines.append(f"{name}: {line}")
-        lines.append(f"{name}: gate {record['verdict']} under the base's oracle and freezes, with the head's implementation")
+        suite_lines += [f"{name}: {line}" for line in gates.summary_lines(record)[:-1]]
+        suite_lines.append(f"{name}: gate {record['verdict']} under the base's oracle and freezes, with the head's implementation")
     for name, record in head_oracle.items():
         if "error" in record:
-            lines.append(f"{name}: the head's own oracle could not run: {record['error']}")
+            reasons.append(f"{name}: the head's own oracle could not run: {record['error']}")
         else:
-            for row in record["witnesses"]:
-                lines.append(f"{name}: the head's oracle rejects the unchanged implementation: {row['assertion_id']} ({row['label']})")
+            reasons += [f"{name}: the head's oracle rejects the unchanged implementation: {row['assertion_id']} ({row['label']})" for row in record["witnesses"]]
     if ownership.oracle:
-        for path, who in sorted(ownership.oracle.items()):
-            lines.append(f"oracle edit: {path} (owner: {who})")
+        reasons += [f"oracle edit: {path} (owner: {who})" for path, who in sorted(ownership.oracle.items())]
         if ownership.impl:
             codes.append(EXIT_BLOCKED)
-            lines.append("mixed_edit: the patch changes implementation and oracle paths - Block. Split the diff: oracle first, in its own review.")
+            reasons.append("mixed_edit: the patch changes implementation and oracle paths - Block. Split the diff: oracle first, in its own review.")
         else:
             codes.append(EXIT_ORACLE_REVIEW)
-            lines.append("oracle_review: the patch changes oracle paths - Open a separate oracle review; the owners of each path above must approve it.")
+            reasons.append("oracle_review: the patch changes oracle paths - Open a separate oracle review; the owners of each path above must approve it.")
+    lines = [*reasons[:len(problems)], *suite_lines, *reasons[len(problems):]]
     exit_code = most_severe(codes)
     record = {
         "schema_version": SCHEMA_VERSION,
@@ -342,4 +341,4 @@ def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | No
     lines.append(f"review: {record['verdict']} (exit {exit_code}; base {base[:12]}, head {head[:12]}, {len(paths)} changed paths)")
     out_dir.mkdir(parents=True, exist_ok=True)
     store.save_artifact(out_dir / "review.json", "review", record)
-    return ReviewResult(exit_code, lines, record)
+    return ReviewResult(exit_code, lines, record, suites, reasons)

@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from xml.etree import ElementTree
+
 import pytest
 
 from support.flaky import flaky_property_source
@@ -566,3 +568,40 @@ def test_a_head_that_turns_on_cache_writes_is_an_oracle_edit(repo: Repo):
     result = repo.review()
     assert result.returncode == 3, result.stdout + result.stderr
     assert "oracle edit: pants.toml (owner: gate controls)" in result.stdout
+
+
+# --- what CI reads ---------------------------------------------------------------------------
+
+
+def test_a_red_review_speaks_ci_formats_with_the_failing_input(repo: Repo):
+    buggy(repo)
+    repo.edit(ORACLE, '"""The oracle:', '"""The oracle (reworded):')
+    repo.commit("bug, and an oracle edit")
+    files = {option: repo.root.parent / name for option, name in (("--junit-xml", "junit.xml"), ("--sarif", "review.sarif"), ("--summary", "summary.md"))}
+    result = repo.review(extra=(*(arg for option, path in files.items() for arg in (option, str(path))), "--format", "github"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    shrunk = '{"claimed_total":0,"lines":[{"price":0,"qty":4}]}'
+    annotations = result.stdout.splitlines()
+    assert any(line.startswith("::error file=tests/properties/orders_props.py,") and f"Failing input: {shrunk}" in line for line in annotations), annotations
+    assert f"::warning title=witness-gate::oracle edit: {ORACLE} (owner: suite orders (properties))" in annotations
+    assert annotations[-1].startswith("review: blocked (exit 1;")
+    suites = ElementTree.parse(files["--junit-xml"]).getroot().findall("testsuite")
+    assert [suite.get("name") for suite in suites] == ["orders", "witness-gate review"]
+    [witness_case, _] = suites[0].findall("testcase")
+    assert f"Failing input: {shrunk}" in witness_case.find("failure").get("message")
+    assert "mixed_edit" in suites[1].find("testcase/failure").text
+    [run] = json.loads(files["--sarif"].read_text())["runs"]
+    assert [r["ruleId"] for r in run["results"]] == ["mixed_edit"] and run["properties"]["verdict"] == "blocked"
+    summary = files["--summary"].read_text()
+    assert "| orders | prop_order_total_non_negative | **mixed_edit** | 24/24 | deterministic |" in summary
+    assert f"`{shrunk}`" in summary and f"- oracle edit: {ORACLE}" in summary
+
+
+def test_a_green_review_summary_names_each_suite(repo: Repo):
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""Order totals, line by line."""')
+    repo.commit("docstring")
+    summary = repo.root.parent / "summary.md"
+    result = repo.review(extra=("--summary", str(summary)))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "## witness-gate review: pass (exit 0)" in summary.read_text()
+    assert "| orders | - | pass | - | - | - | nothing failed |" in summary.read_text()

@@ -45,12 +45,12 @@ class Repo:
         self.git("checkout", "-q", "-B", name, start)
 
     def review(self, base: str = "main", head: str = "patch", env: dict[str, str] | None = None, python_path: list[str] | None = None,
-               launcher: tuple[str, ...] = ()):
+               launcher: tuple[str, ...] = (), extra: tuple[str, ...] = ()):
         """The review, with this interpreter's import path (or `python_path`), started
         through `launcher` (e.g. a namespace that changes what the machine offers)."""
         path = python_path if python_path is not None else [os.path.abspath(p) for p in sys.path]
         environment = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(path)}
-        argv = [*launcher, sys.executable, "-m", "witness_gate", "review", "--base", base, "--head", head, "--out", str(self.root.parent / "out")]
+        argv = [*launcher, sys.executable, "-m", "witness_gate", "review", "--base", base, "--head", head, "--out", str(self.root.parent / "out"), *extra]
         return subprocess.run(argv, cwd=self.root, env=environment, capture_output=True, text=True, timeout=900)
 
     def review_json(self) -> dict:
