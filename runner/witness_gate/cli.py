@@ -419,7 +419,7 @@ def review(
         if sarif is not None:
             store.write_atomic(sarif, formats.json_bytes(formats.review_sarif(result.record, suites, result.reasons)))
         if summary is not None:
-            store.write_atomic(summary, formats.review_summary(result.record, suites, result.reasons).encode())
+            store.write_atomic(summary, formats.review_summary(result.record, suites, result.reasons, result.freeze_commands).encode())
         if output_format == "github":
             for line in formats.review_annotations(suites, result.reasons):
                 typer.echo(line)

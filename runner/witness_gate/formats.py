@@ -229,10 +229,11 @@ def _code(text: str) -> str:
     return f"{fence} {_cell(text)} {fence}" if fence == "``" else f"`{_cell(text)}`"
 
 
-def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons: list[str]) -> str:
+def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons: list[str], freeze_commands: dict[tuple[str, str], str]) -> str:
     """Markdown for a pull request (a comment, or $GITHUB_STEP_SUMMARY): a row per witness
-    with its label, counts, cause and failing input, a row for each suite without one, and
-    what else blocks or needs the oracle's owners."""
+    with its label, counts, cause and failing input (and, for an unfrozen flake, the command
+    that writes its freeze), a row for each suite without one, and what else blocks or
+    needs the oracle's owners."""
     lines = [
         f"## witness-gate review: {review['verdict']} (exit {review['exit_code']})",
         "",
@@ -244,9 +245,12 @@ def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons:
     for suite in suites:
         for finding in suite.found:
             counts = f"{finding.failures}/{finding.runs}" if finding.runs else "-"
-            step = f"frozen by {finding.frozen_by}" if finding.frozen_by else finding.next_step
+            step = _cell(f"frozen by {finding.frozen_by}" if finding.frozen_by else finding.next_step)
+            command = freeze_commands.get((suite.name, finding.witness_hash))
+            if command is not None:
+                step += f" Freeze in a pull request of its own: {_code(command)}"
             lines.append(f"| {_cell(suite.name)} | {_cell(finding.assertion_id)} | **{finding.label}** | {counts} | {finding.cause} "
-                         f"| {_code(finding.failing_input)} | {_cell(step)} |")
+                         f"| {_code(finding.failing_input)} | {step} |")
         if not suite.found:
             lines.append(f"| {_cell(suite.name)} | - | {suite.record['verdict']} | - | - | - | {_cell('; '.join(suite.record['reasons']) or 'nothing failed')} |")
     if reasons:

@@ -19,10 +19,11 @@ caller's environment play no part.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,7 @@ class ReviewResult:
     record: dict[str, Any]
     suites: dict[str, dict[str, Any]]  # each suite's gate record, by name (its directory under --out)
     reasons: list[str]  # what blocks or needs review beyond the suites' own lines
+    freeze_commands: dict[tuple[str, str], str] = field(default_factory=dict)  # (suite, witness hash) of each unfrozen flake
 
 
 def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
@@ -229,7 +231,27 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
         raise WitnessGateError(f"{base_ref}:pyproject.toml: [[tool.witness-gate.suites]] declares no suite: nothing to gate")
     with store.staged_directory(out_dir, "review.json", "--out") as stage:
         result = _review(repo, base, head, config, stage, now)
-    return result
+    hours = min(_FREEZE_HOURS, config.max_freeze_hours)
+    commands = {(name, row["witness_hash"]): freeze_command(out_dir / name, row, config.freezes_dir, hours)
+                for name, record in result.suites.items() for row in record["witnesses"] if row["label"] == "flake" and row["frozen_by"] is None}
+    told = [f"{name}: to freeze it, open a pull request of its own against the base (its owners review it) with the file this writes: {command}"
+            for (name, _), command in commands.items()]
+    return replace(result, lines=[*result.lines[:-1], *told, result.lines[-1]], freeze_commands=commands)
+
+
+_FREEZE_HOURS = 24
+
+
+def freeze_command(gate_dir: Path, row: dict[str, Any], freezes_dir: str, hours: int) -> str:
+    """The command that writes the freeze of a flake the review found, from the review's
+    artifacts, in a checkout of the base (pure)."""
+    name = row["file"].rsplit("/", 1)[-1]
+    return shlex.join([
+        "witness-gate", "freeze", "--assertion", row["assertion_id"], "--lock", str(gate_dir / "fixture.lock"),
+        "--witness", str(gate_dir / row["file"]), "--report", str(gate_dir / "classification.json"),
+        "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", str(hours),
+        "--out", f"{freezes_dir.rstrip('/')}/{name}",
+    ])
 
 
 def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path, now: datetime) -> ReviewResult:

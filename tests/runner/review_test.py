@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -284,15 +285,16 @@ def test_a_freeze_merged_first_lets_the_flake_pass_until_it_expires(repo: Repo):
     repo.commit("PR 2: an implementation change")
     red = repo.review()
     assert red.returncode == 1 and "flake: prop_sometimes" in red.stdout, red.stdout + red.stderr
-    out = repo.root.parent / "out/orders"
-    [row] = json.loads((out / "gate.json").read_text())["witnesses"]
+    # The review prints the command that writes the freeze; run it as printed, on the base.
+    [told] = [line for line in red.stdout.splitlines() if line.startswith("orders: to freeze it, open a pull request of its own")]
+    command = shlex.split(told.split("with the file this writes: ", 1)[1])
+    assert command[:2] == ["witness-gate", "freeze"] and command[-2:] == ["--out", f".witness-gate/freezes/{command[command.index('--witness') + 1].rsplit('/', 1)[1]}"]
     repo.branch("freeze", "main")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-    frozen = subprocess.run([sys.executable, "-m", "witness_gate", "freeze", "--assertion", row["assertion_id"], "--lock", str(out / "fixture.lock"),
-                             "--witness", str(out / row["file"]), "--report", str(out / "classification.json"), "--failures", str(row["failures"]),
-                             "--runs", str(row["runs"]), "--expires-in-hours", "24", "--out", ".witness-gate/freezes/flake.json", "--root", str(repo.root)],
-                            cwd=repo.root, env=env, capture_output=True, text=True)
+    frozen = subprocess.run([sys.executable, "-m", "witness_gate", *command[1:]], cwd=repo.root, env=env, capture_output=True, text=True)
     assert frozen.returncode == 0, frozen.stderr
+    [freeze_file] = (repo.root / ".witness-gate/freezes").iterdir()
+    freeze_file.rename(freeze_file.with_name("flake.json"))
     repo.commit("PR 1: freeze the flake")
     assert repo.review(head="freeze").returncode == 3  # the freeze itself is reviewed by the owners
     repo.git("checkout", "-q", "main")
