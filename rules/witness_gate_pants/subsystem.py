@@ -63,7 +63,7 @@ class WitnessGate(Subsystem):
         help=help_text(
             """
             The resolve (a name from `[python].resolves`) the runner is installed from, the way
-            Pants installs its own tools: it must provide `requirements`, e.g. `witness-gate==0.3.0`,
+            Pants installs its own tools: it must provide `requirements`, e.g. `witness-gate==0.4.0`,
             next to the team's own Hypothesis. The runner is built once per resolve and shared by
             every `witness_properties` target.
             """

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["property", "__version__"]
-__version__ = "0.3.0"  # the single source: tests/distribution/versions_test.py checks every other copy
+__version__ = "0.4.0"  # the single source: tests/distribution/versions_test.py checks every other copy
 
 
 def __getattr__(name: str) -> Any:

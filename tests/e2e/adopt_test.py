@@ -55,7 +55,7 @@ class Adopter(GitRepo):
     def __init__(self, root: Path, caches: Path) -> None:
         super().__init__(root)
         # Pants caches the plugin-resolving process by its requirement string, not the
-        # wheel's bytes: a store of this run's own keeps a rebuilt 0.3.0 wheel from meeting
+        # wheel's bytes: a store of this run's own keeps a rebuilt 0.4.0 wheel from meeting
         # a stale resolve (downloads, keyed by content, are shared).
         self.env = {**os.environ, "PANTS_LOCAL_STORE_DIR": str(caches / "store")}
 
@@ -226,7 +226,7 @@ def test_the_cli_path_gates_and_reviews_the_same_repository(adopter):
     for command in commands("cli"):
         done = adopter.sh(command)
         assert done.code == 0, (command, done.output)
-    assert adopter.sh(".venv/bin/witness-gate --version").output.startswith("witness-gate 0.3.0")
+    assert adopter.sh(".venv/bin/witness-gate --version").output.startswith("witness-gate 0.4.0")
 
     adopter.git("checkout", "-q", "-B", "patch")
     adopter.edit(IMPL, *BUG)
