@@ -438,22 +438,24 @@ def codeowners(
     check: Annotated[Optional[Path], typer.Option("--check", help="An existing CODEOWNERS file: exit 1 when it leaves an oracle path without an owner.")] = None,
     root: Root = Path("."),
 ) -> None:
-    """Print CODEOWNERS lines for every oracle path `review` judges, or check a CODEOWNERS file."""
+    """Print CODEOWNERS lines for every oracle path `review` judges (build files that declare gated targets included), or check a CODEOWNERS file."""
 
     def action() -> int:
         from witness_gate import codeowners as owners
         from witness_gate import store
 
         config = _config(root)
+        build_files = owners.gated_build_files(root)
         if check is not None:
-            missing = owners.uncovered(config, store.read_regular_file(check, "CODEOWNERS").decode("utf-8", "replace"))
+            missing = owners.uncovered(config, store.read_regular_file(check, "CODEOWNERS").decode("utf-8", "replace"), build_files)
             for pattern in missing:
                 typer.echo(f"uncovered: {pattern} has no owner in {check}")
-            typer.echo(f"codeowners: {len(owners.required(config)) - len(missing)} of {len(owners.required(config))} oracle paths owned")
+            total = len(owners.required(config, build_files))
+            typer.echo(f"codeowners: {total - len(missing)} of {total} oracle paths owned")
             return 1 if missing else 0
         if not owner:
             raise WitnessGateError("--owner is required to print CODEOWNERS lines (or give --check FILE)")
-        for line in owners.lines(config, owner):
+        for line in owners.lines(config, owner, build_files):
             typer.echo(line)
         return 0
 

@@ -15,19 +15,37 @@ any depth.
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from witness_gate.config import GateConfig
-from witness_gate.review import oracle_entries
+from witness_gate.review import declares_gated_targets, is_build_file, oracle_entries
 
 
 _PROBES = ("module.py", "freeze.json", "data", "nested/module.py")
 
 
-def required(config: GateConfig) -> list[tuple[str, str]]:
-    """(CODEOWNERS pattern, what it owns) for every oracle entry, in a stable order."""
+def gated_build_files(root: Path) -> list[str]:
+    """The build files under `root` that declare gated targets (hidden directories, such as
+    .git, and symlinks are not walked)."""
+    found = []
+    for top, directories, files in os.walk(root):
+        directories[:] = sorted(d for d in directories if not d.startswith(".") and not os.path.islink(os.path.join(top, d)))
+        for name in sorted(files):
+            path = Path(top, name)
+            relative = path.relative_to(root).as_posix()
+            if is_build_file(relative) and not path.is_symlink() and path.is_file() and declares_gated_targets(relative, path.read_bytes()):
+                found.append(relative)
+    return found
+
+
+def required(config: GateConfig, gated_build_files: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(CODEOWNERS pattern, what it owns) for every oracle entry and every build file that
+    declares gated targets (a control `review` judges as an oracle edit), in a stable order."""
     seen, found = set(), []
-    for entry, who in oracle_entries(config):
+    entries = [*oracle_entries(config), *((path, "gate controls (declares gated targets)") for path in sorted(gated_build_files))]
+    for entry, who in entries:
         name = entry.rstrip("/")
         directory = entry.endswith("/") or (who.endswith("(properties)") and not name.endswith(".py"))
         pattern = f"/{name}/" if directory else f"/{name}"
@@ -37,8 +55,8 @@ def required(config: GateConfig) -> list[tuple[str, str]]:
     return found
 
 
-def lines(config: GateConfig, owners: Sequence[str]) -> list[str]:
-    patterns = required(config)
+def lines(config: GateConfig, owners: Sequence[str], gated_build_files: Sequence[str] = ()) -> list[str]:
+    patterns = required(config, gated_build_files)
     width = max(len(pattern) for pattern, _ in patterns)
     return [f"{pattern.ljust(width)} {' '.join(owners)}  # witness-gate oracle: {who}" for pattern, who in patterns]
 
@@ -72,7 +90,7 @@ def _matches(pattern: str, path: str) -> bool:
     return False
 
 
-def uncovered(config: GateConfig, codeowners: str) -> list[str]:
+def uncovered(config: GateConfig, codeowners: str, gated_build_files: Sequence[str] = ()) -> list[str]:
     """The oracle patterns a CODEOWNERS text leaves without an owner; a directory counts as
     owned only when files of every kind the gate reads there are."""
     rules = _rules(codeowners)
@@ -85,7 +103,7 @@ def uncovered(config: GateConfig, codeowners: str) -> list[str]:
         return bool(owners)
 
     missing = []
-    for pattern, _ in required(config):
+    for pattern, _ in required(config, gated_build_files):
         name = pattern.strip("/")
         probes = [f"{name}/{probe}" for probe in _PROBES] if pattern.endswith("/") else [name]
         if not all(owned(probe) for probe in probes):

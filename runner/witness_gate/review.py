@@ -132,16 +132,19 @@ def _symlinked_oracle(tree: Path, config: GateConfig) -> dict[str, str]:
     return found
 
 
+def is_build_file(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name in _BUILD_FILE_NAMES or name.endswith(_STARLARK_SUFFIX)
+
+
+def declares_gated_targets(path: str, text: bytes) -> bool:
+    """Whether a build (or .bzl) file names a gated target type (pure)."""
+    return is_build_file(path) and any(kind in text for kind in _GATED_TARGET_TYPES)
+
+
 def _gated_build_files(repo: Path, revisions: tuple[str, ...], paths: list[str]) -> frozenset[str]:
     """The changed build (and .bzl) files that name a gated target type in any of the revisions."""
-    found = set()
-    for path in paths:
-        name = path.rsplit("/", 1)[-1]
-        if name in _BUILD_FILE_NAMES or name.endswith(_STARLARK_SUFFIX):
-            texts = [git.read_file(repo, revision, path) or b"" for revision in revisions]
-            if any(kind in text for text in texts for kind in _GATED_TARGET_TYPES):
-                found.add(path)
-    return frozenset(found)
+    return frozenset(path for path in paths if any(declares_gated_targets(path, git.read_file(repo, revision, path) or b"") for revision in revisions))
 
 
 def _gate_config(config: GateConfig) -> GateConfig:
