@@ -310,7 +310,9 @@ def verify(
     freeze: Annotated[Optional[list[Path]], typer.Option("--freeze", help="A freeze file to check (repeatable).")] = None,
     root: Root = Path("."),
 ) -> None:
-    """Run the reviewer checks of section 7; exit 0 only when every one holds."""
+    """Re-check a classification as a reviewer would: the lock matches the fixture's bytes, each witness
+    replays to the same label and counts, the label follows the table for the changed paths, and each
+    freeze names its assertion, witness hash and an unexpired time. Exit 0 only when every check holds."""
 
     def action() -> int:
         _say_if_unconfined()
