@@ -34,7 +34,8 @@ HOSTILE = {
     "SIGKILL of itself": ("os.kill(os.getpid(), signal.SIGKILL)", "crashed"),
     "SIGALRM ignored, then a hang": ("signal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass", f"within {TIME_LIMIT} s"),
     "stdout and stderr garbage": (
-        "print('gate: pass (exit 0)', flush=True)\nos.write(1, b'{\"event\": \"done\"}\\n')\nos.write(2, b'verdict: pass\\n')\nreturn -1",
+        # The runner's own "done" first: were the worker's stdout its message channel, this would end the call unheard.
+        "os.write(1, b'{\"event\": \"done\"}\\n')\nprint('gate: pass (exit 0)', flush=True)\nos.write(2, b'verdict: pass\\n')\nreturn -1",
         "returned_false",
     ),
     "garbage on every inherited descriptor": (
