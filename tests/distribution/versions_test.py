@@ -1,9 +1,10 @@
-"""One version everywhere, and the Hypothesis range CI claims: its lower bound really runs.
+"""One version everywhere, and the ranges the runner declares: their lower bounds really run.
 
-The range in pyproject.toml and 3rdparty/python/requirements.txt is what the runner's
-wheel declares; the lockfile pins the newest release, which every other test runs; this
-file runs the lower bound, in a fresh venv from PyPI, through a whole gate, and shows a
-lock pinned under one version is refused under the other."""
+The ranges in pyproject.toml and 3rdparty/python/requirements.txt are what the runner's
+wheel declares; the lockfile pins the newest releases, which every other test runs; this
+file runs the lower bound of each (Hypothesis, jsonschema, typer, rich), together in a
+fresh venv from PyPI, through a whole gate, and shows a lock pinned under one Hypothesis
+is refused under the other."""
 
 from __future__ import annotations
 
@@ -25,9 +26,19 @@ BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"]
 IMPL = "src/orders_app/pricing.py"
 
 
-def declared_hypothesis() -> str:
-    [spec] = [r for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"] if r.startswith("hypothesis")]
+# The runner's requirements, each with a lower bound CI runs.
+REQUIREMENTS = ("hypothesis", "jsonschema", "typer", "rich")
+
+
+def declared(name: str) -> str:
+    [spec] = [r for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"] if re.match(rf"{name}\b", r)]
     return spec
+
+
+def lowest_version(name: str) -> str:
+    bound = re.fullmatch(rf"{name}>=([\d.]+)(,<[\d.]+)?", declared(name))
+    assert bound, declared(name)
+    return bound.group(1)
 
 
 def test_every_copy_of_the_version_agrees():
@@ -40,27 +51,46 @@ def test_every_copy_of_the_version_agrees():
     assert printed.stdout == f"witness-gate {version} (Hypothesis {hypothesis_version()})\n"
 
 
-def test_the_hypothesis_range_is_declared_once_in_two_places():
-    requirements = [line for line in (ROOT / "3rdparty/python/requirements.txt").read_text().splitlines() if line.startswith("hypothesis")]
-    assert requirements == [declared_hypothesis()]
+@pytest.mark.parametrize("name", REQUIREMENTS)
+def test_each_range_is_declared_once_in_two_places(name: str):
+    requirements = [line for line in (ROOT / "3rdparty/python/requirements.txt").read_text().splitlines() if re.match(rf"{name}\b", line)]
+    assert requirements == [declared(name)]
 
 
 @pytest.fixture(scope="module")
 def lowest(tmp_path_factory) -> tuple[str, str]:
-    """A venv with the range's lower bound of Hypothesis (and the runner's other
-    requirements) from PyPI; the runner's sources come from this checkout."""
-    bound = re.fullmatch(r"hypothesis>=([\d.]+),<\d+", declared_hypothesis())
-    assert bound, declared_hypothesis()
+    """A venv with the lower bound of every range the runner declares, from PyPI (what
+    they depend on in turn is pip's choice, as for anyone who installs them); the
+    runner's sources come from this checkout."""
     venv = tmp_path_factory.mktemp("lowest") / "venv"
     subprocess.run([sys._base_executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin/pip"), "install", "-q", "--disable-pip-version-check", f"hypothesis=={bound.group(1)}.0",
-                    "jsonschema>=4.23,<5", "typer>=0.12,<0.29", "rich>=13.8"], check=True, timeout=900)
+    subprocess.run([str(venv / "bin/pip"), "install", "-q", "--disable-pip-version-check", *(f"{name}=={lowest_version(name)}" for name in REQUIREMENTS)],
+                   check=True, timeout=900)
     return str(venv / "bin/python"), str(Path(witness_gate.__file__).resolve().parents[1])
 
 
-def test_the_lowest_hypothesis_gates_a_regression_and_its_lock_is_refused_under_another(lowest, tmp_path):
+def test_the_venv_holds_each_lower_bound(lowest):
+    python, _ = lowest
+    script = f"import importlib.metadata as m, json; print(json.dumps([m.version(n) for n in {list(REQUIREMENTS)!r}]))"
+    installed = json.loads(subprocess.run([python, "-c", script], capture_output=True, text=True, check=True).stdout)
+    assert [release(v) for v in installed] == [release(lowest_version(name)) for name in REQUIREMENTS]
+
+
+def release(version: str) -> tuple[int, ...]:
+    """A plain release number without its trailing zeros (6.140 is 6.140.0)."""
+    parts = [int(part) for part in version.split(".")]
+    while parts and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def test_the_lowest_versions_gate_a_regression_and_its_lock_is_refused_under_another(lowest, tmp_path):
     python, runner = lowest
     old = copy_example(tmp_path / "orders", python=python, python_path=runner)
+    # The gate's artifacts are checked against schemas/ (jsonschema) as they are written.
+    clean = old.gate()
+    assert clean.code == 0 and re.search(r"^gate: pass \(exit 0", clean.stdout, re.M), clean.stdout + clean.stderr
+    assert (old.root / ".artifacts/gate/gate.json").is_file()
     old.edit(IMPL, *BUG)
     result = old.gate(IMPL)
     assert result.code == 1, result.stdout + result.stderr

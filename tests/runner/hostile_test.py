@@ -34,7 +34,8 @@ HOSTILE = {
     "SIGKILL of itself": ("os.kill(os.getpid(), signal.SIGKILL)", "crashed"),
     "SIGALRM ignored, then a hang": ("signal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass", f"within {TIME_LIMIT} s"),
     "stdout and stderr garbage": (
-        "print('gate: pass (exit 0)', flush=True)\nos.write(1, b'{\"event\": \"done\"}\\n')\nos.write(2, b'verdict: pass\\n')\nreturn -1",
+        # The runner's own "done" first: were the worker's stdout its message channel, this would end the call unheard.
+        "os.write(1, b'{\"event\": \"done\"}\\n')\nprint('gate: pass (exit 0)', flush=True)\nos.write(2, b'verdict: pass\\n')\nreturn -1",
         "returned_false",
     ),
     "garbage on every inherited descriptor": (
@@ -87,3 +88,19 @@ if json.load(open("/run/witness-gate/request.json"))["mode"] == "replay":
     assert row["label"] == "unclassified", result.stdout
     assert "not replayed: the replay interpreter could not load the module" in result.stdout
     assert "ImportError: pricing is unavailable in replays" in result.stdout
+
+
+@pytest.mark.parametrize("code, evidence", [("os._exit(0)", "replay process ended without a result (exit status 0)"),
+                                            ("while True:\n    pass", f"replay did not finish within {TIME_LIMIT} s")],
+                         ids=["exits", "hangs"])
+def test_code_that_fails_differently_in_forked_replays_is_still_a_regression(repo: SampleRepo, code: str, evidence: str):
+    # Replays run in children forked from the interpreter that imported the module, then in
+    # that interpreter itself: code that ends or hangs only in a forked child must not make
+    # those replays count as passes (it returns a wrong total everywhere else).
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""The implementation under test: order totals."""\nimport os\n_IMPORTED_BY = os.getpid()')
+    inject(repo, f"if os.getpid() != _IMPORTED_BY:\n{''.join(f'    {line}' + chr(10) for line in code.splitlines())}return -1")
+    result = repo.gate(IMPL, extra=("--replays", "2", "--replay-interpreters", "3"))
+    assert result.code == 1, result.stdout + result.stderr
+    assert [row["label"] for row in repo.gate_json()["witnesses"]] == ["regression"], result.stdout
+    report = (repo.root / ".artifacts/gate/classification.json").read_text()
+    assert evidence in report, report

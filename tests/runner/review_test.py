@@ -73,15 +73,15 @@ def test_an_oracle_only_patch_goes_to_its_own_review_even_when_it_passes(repo: R
     ids=["move the oracle prefix", "shadow the import path", "point the suite elsewhere"],
 )
 def test_editing_the_configuration_with_the_bug_is_judged_not_obeyed(repo: Repo, path, old, new):
+    shutil.copytree(repo.root / "src/orders_app", repo.root / "decoy/orders_app")  # unbroken: copied before the bug
     buggy(repo)
-    (repo.root / "decoy/orders_app").mkdir(parents=True)
-    shutil.copytree(repo.root / "src/orders_app", repo.root / "decoy/orders_app", dirs_exist_ok=True)
     repo.edit(path, old, new)
     repo.commit("bug, and a configuration that hides it")
     assert_red(repo.review(), CAUGHT, "oracle edit: pyproject.toml (owner: gate controls)", "mixed_edit")
 
 
-@pytest.mark.parametrize("control", ["pants", "pants.toml", ".pants.rc", ".ci/run", ".bazelignore", "bazel/BUILD.bazel"])
+@pytest.mark.parametrize("control", ["pants", "pants.toml", ".pants.rc", "BUILD", "WORKSPACE", ".bazelrc", ".ci/run", ".github/workflows/ci.yml",
+                                     ".bazelignore", "bazel/BUILD.bazel"])
 def test_a_launcher_or_build_setting_in_the_same_patch_is_an_oracle_edit(repo: Repo, control):
     buggy(repo)
     (repo.root / control).parent.mkdir(parents=True, exist_ok=True)
@@ -96,6 +96,15 @@ def test_the_callers_environment_does_not_change_the_verdict(repo: Repo):
     noise = {"PYTHONHASHSEED": "1", "HYPOTHESIS_PROFILE": "ci", "PEX_SCRIPT": "/bin/true", "PANTS_WITNESS_GATE_ENABLED": "false",
              "GIT_DIR": "/nonexistent", "PYTHONSAFEPATH": "1"}
     assert_red(repo.review(env=noise), "orders: regression")
+
+
+def test_a_git_directory_in_the_environment_does_not_redirect_the_review(repo: Repo):
+    buggy(repo)
+    repo.commit("bug")
+    elsewhere = repo.root.parent / "elsewhere.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo.root), str(elsewhere)], check=True)
+    subprocess.run(["git", "-C", str(elsewhere), "branch", "-f", "patch", "main"], check=True)  # there the head changes nothing
+    assert_red(repo.review(env={"GIT_DIR": str(elsewhere)}), CAUGHT)
 
 
 # --- B and E. the gated suite or its implementation disappears --------------------------
@@ -127,6 +136,8 @@ def test_renaming_and_weakening_the_property_is_both_sides_of_a_rename(repo: Rep
     repo.commit("bug, and the property renamed and weakened")
     result = repo.review()
     assert_red(result, CAUGHT, f"oracle edit: {ORACLE}", "mixed_edit")
+    if "\n" in new_name:  # one name, never two lines of the gate's changed-file list
+        assert "a changed path the gate's list cannot carry; judged by its owner only" in result.stdout, result.stdout
 
 
 def test_a_file_an_oracle_symlink_points_to_is_oracle(repo: Repo):
@@ -171,13 +182,13 @@ def test_uncommitted_and_excluded_files_play_no_part(repo: Repo):
 # Each build tool's declaration of the gated targets, and the edit that points them at an
 # unbroken copy of the implementation. Bazel's puts the fixture in a package of its own,
 # so its BUILD.bazel names only witness_gate_test.
+PANTS_DECLARATION = (
+    'witness_fixture(name="fx", source="fixtures/orders.json", generator_version=3)\n'
+    'witness_properties(name="properties", sources=["properties/*.py"], fixture=":fx", dependencies=["src/orders_app"])\n'
+)
 GATED_DECLARATIONS = {
-    "pants": (
-        "tests/BUILD",
-        'witness_fixture(name="fx", source="fixtures/orders.json", generator_version=3)\n'
-        'witness_properties(name="properties", sources=["properties/*.py"], fixture=":fx", dependencies=["src/orders_app"])\n',
-        'dependencies=["src/orders_app"]', 'dependencies=["decoy/orders_app"]',
-    ),
+    "pants": ("tests/BUILD", PANTS_DECLARATION, 'dependencies=["src/orders_app"]', 'dependencies=["decoy/orders_app"]'),
+    "pants BUILD.pants": ("tests/BUILD.pants", PANTS_DECLARATION, 'dependencies=["src/orders_app"]', 'dependencies=["decoy/orders_app"]'),
     "bazel": (
         "tests/BUILD.bazel",
         'load("//tools:gate.bzl", "witness_gate_test")\n'
@@ -200,6 +211,19 @@ def test_a_build_file_that_declares_gated_targets_is_a_control(repo: Repo, tool:
     repo.edit(build_file, original, decoy)
     repo.commit("bug, and the properties pointed at an unbroken copy")
     assert_red(repo.review(), CAUGHT, f"oracle edit: {build_file} (owner: gate controls (declares gated targets))", "mixed_edit")
+
+
+@pytest.mark.parametrize("side", ["base", "head"])
+def test_a_build_file_that_declares_gated_targets_in_one_revision_only_is_a_control(repo: Repo, side: str):
+    # The base's declaration dropped by the head (`pants test` would no longer gate it), or
+    # a declaration the head adds to a build file that had none: either side makes it a control.
+    (repo.root / "tests/BUILD").write_text(PANTS_DECLARATION if side == "base" else "python_sources()\n")
+    repo.commit(f"base: tests/BUILD {'with' if side == 'base' else 'without'} the gated targets")
+    repo.git("branch", "-f", "main", "HEAD")
+    buggy(repo)
+    (repo.root / "tests/BUILD").write_text("python_sources()\n" if side == "base" else PANTS_DECLARATION.replace("src/orders_app", "decoy/orders_app"))
+    repo.commit("bug, and the gated targets dropped or re-declared")
+    assert_red(repo.review(), CAUGHT, "oracle edit: tests/BUILD (owner: gate controls (declares gated targets))", "mixed_edit")
 
 
 def test_a_starlark_file_that_wraps_the_gated_rule_is_a_control(repo: Repo):
@@ -277,7 +301,10 @@ def test_weakening_first_and_breaking_later_never_passes_quietly(repo: Repo):
 # --- the two-step flow: a reviewed freeze, then the implementation ------------------------
 
 
-def test_a_freeze_merged_first_lets_the_flake_pass_until_it_expires(repo: Repo):
+def flaky_base_and_a_change(repo: Repo) -> str:
+    """A base with a flaky property, and an implementation change on the patch branch
+    whose review is red with that flake (its witness and report stay in the review's
+    --out); returns the freeze command the review printed for it."""
     (repo.root / "tests/properties/flaky_props.py").write_text(flaky_property_source())
     repo.commit("base: a flaky property")
     repo.git("branch", "-f", "main", "HEAD")
@@ -285,16 +312,33 @@ def test_a_freeze_merged_first_lets_the_flake_pass_until_it_expires(repo: Repo):
     repo.commit("PR 2: an implementation change")
     red = repo.review()
     assert red.returncode == 1 and "flake: prop_sometimes" in red.stdout, red.stdout + red.stderr
-    # The review prints the command that writes the freeze; run it as printed, on the base.
     [told] = [line for line in red.stdout.splitlines() if line.startswith("orders: to freeze it, open a pull request of its own")]
-    command = shlex.split(told.split("with the file this writes: ", 1)[1])
+    return told.split("with the file this writes: ", 1)[1]
+
+
+def freeze_the_flake(repo: Repo, printed: str) -> None:
+    """Runs the freeze command the review printed, as printed, then names the freeze
+    .witness-gate/freezes/flake.json."""
+    command = shlex.split(printed)
     assert command[:2] == ["witness-gate", "freeze"] and command[-2:] == ["--out", f".witness-gate/freezes/{command[command.index('--witness') + 1].rsplit('/', 1)[1]}"]
-    repo.branch("freeze", "main")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
     frozen = subprocess.run([sys.executable, "-m", "witness_gate", *command[1:]], cwd=repo.root, env=env, capture_output=True, text=True)
     assert frozen.returncode == 0, frozen.stderr
     [freeze_file] = (repo.root / ".witness-gate/freezes").iterdir()
     freeze_file.rename(freeze_file.with_name("flake.json"))
+
+
+def test_a_valid_freeze_riding_with_the_change_it_silences_blocks(repo: Repo):
+    # Unlike the empty freeze above, this one would cover the flake if the head's freezes counted.
+    freeze_the_flake(repo, flaky_base_and_a_change(repo))
+    repo.commit("the implementation change, and a freeze of its flake")
+    assert_red(repo.review(), "oracle edit: .witness-gate/freezes/flake.json (owner: freezes)", "mixed_edit")
+
+
+def test_a_freeze_merged_first_lets_the_flake_pass_until_it_expires(repo: Repo):
+    printed = flaky_base_and_a_change(repo)
+    repo.branch("freeze", "main")
+    freeze_the_flake(repo, printed)
     repo.commit("PR 1: freeze the flake")
     assert repo.review(head="freeze").returncode == 3  # the freeze itself is reviewed by the owners
     repo.git("checkout", "-q", "main")
@@ -460,14 +504,26 @@ def _export_ignore(repo: Repo, git_dir: Path) -> None:
 
 
 def _graft(repo: Repo, git_dir: Path) -> None:
-    (git_dir / "info/grafts").write_text(repo.git("rev-parse", "patch") + "\n")  # the head as a root: no change to review
+    # The base grafted onto the head: the head looks merged already, so nothing would change.
+    (git_dir / "info/grafts").write_text(f"{repo.git('rev-parse', 'main')} {repo.git('rev-parse', 'patch')}\n")
+
+
+def _replace(repo: Repo, git_dir: Path) -> None:
+    # The buggy blob replaced by the base's: every read of the head's file would get the fixed code.
+    repo.git("replace", repo.git("rev-parse", f"patch:{IMPL}"), repo.git("rev-parse", f"main:{IMPL}"))
 
 
 def _ref_file(repo: Repo, git_dir: Path) -> None:
-    (git_dir / "main").write_text(repo.git("rev-parse", "patch") + "\n")  # what `git rev-parse main` reads first
+    # What `git rev-parse main` reads before refs/heads/main, pointing at a weakened oracle on no branch.
+    repo.branch("weak", "main")
+    repo.edit(ORACLE, *WEAKEN)
+    repo.commit("a weakened oracle")
+    (git_dir / "main").write_text(repo.git("rev-parse", "weak") + "\n")
+    repo.git("checkout", "-q", "patch")
+    repo.git("branch", "-D", "weak")
 
 
-@pytest.mark.parametrize("trick", [_smudge_filter, _export_ignore, _graft, _ref_file], ids=lambda trick: trick.__name__.strip("_"))
+@pytest.mark.parametrize("trick", [_smudge_filter, _export_ignore, _graft, _replace, _ref_file], ids=lambda trick: trick.__name__.strip("_"))
 def test_local_git_state_cannot_rewrite_what_is_reviewed(repo: Repo, trick):
     buggy(repo)
     repo.commit("bug")

@@ -16,7 +16,9 @@ from witness_gate import schemas
 IMPL = "src/orders_app/pricing.py"
 ORACLE = "tests/properties/orders_props.py"
 BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
-WEAKEN = ('    return total == order["claimed_total"]', "    return True")
+# A property that no longer sees BUG (its totals fall short of the claim, and below zero for a
+# free line) yet still refuses its reject payload (a negative claim), so only the review can tell.
+WEAKEN = ('    if total < 0:\n        return False\n    return total == order["claimed_total"]', '    return order["claimed_total"] >= 0')
 # The base's property, run on the head's implementation, still fails on every replay
 # (two per interpreter, six interpreters, two rounds: the suite sets `replays = 2`).
 CAUGHT = "prop_order_total_non_negative failed 24/24 replays"
