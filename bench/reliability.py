@@ -634,7 +634,7 @@ def run_stopped(argv: list[str], cwd: Path, env: dict[str, str], shim: Path, are
 
 def judge_stopped(name: str, run: StoppedRun, area: Path, before: dict[str, bytes], scratch: Path, verdict_names: tuple[str, ...]) -> list[str]:
     """The store's promise at every stop: each file a reader sees is the complete previous
-    version or the complete new one (absent is allowed); a verdict (gate.json, review.json)
+    version or the complete new one (absent, or a whole stale marker, is allowed); a verdict (gate.json, review.json)
     in its new version comes with every file of its run; the new files were put in place by
     a rename; a killed run died of the signal, there."""
     problems = []
@@ -659,7 +659,7 @@ def judge_stopped(name: str, run: StoppedRun, area: Path, before: dict[str, byte
         views.append((f"after the kill at {run.killed.kind} of {run.killed.path}", run.after_kill))
     for where, seen in views:
         for relative, data in seen.items():
-            if data == before.get(relative):
+            if data == before.get(relative) or _stale_marker(data):
                 continue
             # A finished run's new version is known byte for byte; a killed run's new version
             # must at least be whole.
@@ -678,6 +678,19 @@ def judge_stopped(name: str, run: StoppedRun, area: Path, before: dict[str, byte
             if data != before.get(relative) and not any(target == moved or moved in target.parents for moved in renamed):
                 problems.append(f"{name}: {relative} was written in place, not renamed into place")
     return problems
+
+
+def _stale_marker(data: bytes) -> bool:
+    """A whole record that stands in for an artifact an earlier run left (`store.mark_stale`,
+    where the store has it): every reader refuses it in one line, as it would a missing file."""
+    from witness_gate import store
+
+    key = getattr(store, "STALE_KEY", None)
+    try:
+        record = json.loads(data)
+    except ValueError:
+        return False
+    return key is not None and isinstance(record, dict) and list(record) == [key] and isinstance(record[key], str)
 
 
 def crash_windows(work: Path) -> Figure:
