@@ -522,12 +522,16 @@ SHIM_SOURCE = ROOT / "bench" / "crash_shim.c"
 CRASH = "crash"  # every command of the crash figure writes under this directory of the sample repository
 
 
+class NoCompiler(RuntimeError):
+    """No C compiler to build the shim with (tests/reliability: a failure in CI, else a skip)."""
+
+
 def build_shim(work: Path) -> Path:
-    """Compiles bench/crash_shim.c. A missing compiler fails the figure: it is never skipped."""
+    """Compiles bench/crash_shim.c with the host's cc."""
     search = os.environ.get("PATH") or os.defpath
     compiler = shutil.which("cc", path=search) or shutil.which("gcc", path=search)
     if compiler is None:
-        raise RuntimeError(f"no C compiler (cc) on {search}: the crash figure compiles {SHIM_SOURCE.name} at run time; install one (apt-get install gcc)")
+        raise NoCompiler(f"no C compiler (cc) on {search}: the crash figure compiles {SHIM_SOURCE.name} at run time; install one (apt-get install gcc)")
     shim = work / "crash_shim.so"
     built = subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-o", str(shim), str(SHIM_SOURCE), "-ldl"], capture_output=True, text=True,
                            env={**os.environ, "PATH": search})
@@ -565,6 +569,12 @@ def complete_artifact(relative: str, data: bytes, scratch: Path) -> str | None:
     try:
         if name.endswith(".xml"):
             ElementTree.fromstring(data)
+        elif name.endswith(".sarif"):
+            if json.loads(data).get("version") != "2.1.0":
+                return "not a SARIF 2.1.0 log"
+        elif name.endswith(".md"):
+            if not data.decode().endswith("\n"):
+                return "a Markdown summary that does not end its last line"
         elif parent == "witnesses":
             witness.load(path)
         elif name == "freeze.json":
@@ -574,7 +584,7 @@ def complete_artifact(relative: str, data: bytes, scratch: Path) -> str | None:
             store.load_artifact(path, kind)
         else:
             return "a file no command of the figure writes"
-    except (WitnessGateError, ElementTree.ParseError) as error:
+    except (WitnessGateError, ElementTree.ParseError, ValueError) as error:
         return str(error)[:300]
     finally:
         path.unlink()
@@ -693,13 +703,13 @@ def _stale_marker(data: bytes) -> bool:
     return key is not None and isinstance(record, dict) and list(record) == [key] and isinstance(record[key], str)
 
 
-def crash_windows(work: Path) -> Figure:
+def crash_windows(work: Path, shim: Path | None = None) -> Figure:
     """Every command that writes an artifact, run with bench/crash_shim.c: the process is
     stopped in every write window (half of a write's bytes in the file; just before and
     just after each rename into the output area) while a reader looks at the outputs. Each
     command runs twice: fresh, then (after every command's first run) over its previous
     outputs, killed with SIGKILL in a chosen window (mid-write, or just before a rename)."""
-    shim = build_shim(work)
+    shim = shim or build_shim(work)
     repo = copy_example(work / "crash-repo")
     repo.edit(IMPL, *BUG)
     add_flaky_property(repo)
@@ -739,7 +749,7 @@ def crash_windows(work: Path) -> Figure:
             kills += killed
             written |= files
     torn = sum("neither the previous" in p or "in place" in p or "before" in p for p in problems)
-    line = (f"crash windows: {len(written)} artifact files written by pin, check, classify, freeze, gate and review (JUnit included), "
+    line = (f"crash windows: {len(written)} artifact files written by pin, check, classify, freeze, gate and review (JUnit, SARIF and summary included), "
             f"stopped {stops} times inside their write windows; {len(kills)} kill -9 inside a window ({', '.join(kills)}); "
             f"{torn} torn, partial, out-of-order or in-place files seen")
     return Figure(line, problems)
@@ -771,7 +781,8 @@ def _review_setup(directory: Path) -> tuple[Path, list[str], Path]:
     buggy(repo)
     repo.commit("patch: a regression")
     area = directory / "out"
-    return area, ["review", "--base", "main", "--head", "patch", "--out", str(area / "review")], repo.root
+    return area, ["review", "--base", "main", "--head", "patch", "--out", str(area / "review"), "--junit-xml", str(area / "review.junit.xml"),
+                  "--sarif", str(area / "review.sarif"), "--summary", str(area / "review.md")], repo.root
 
 
 def _stopped_run(name: str, argv: Callable[[], list[str]], cwd: Path, env: dict[str, str], shim: Path, area: Path, scratch: Path,
