@@ -285,7 +285,7 @@ def catalogue() -> list[Case]:
     return cases
 
 
-def judge(case: Case, command: str, result: Run, before: dict[str, str], after: dict[str, str]) -> list[str]:
+def judge(case: Case, command: str, result: Run, before: dict[str, str], after: dict[str, str], root: Path | None = None) -> list[str]:
     where = f"{case.name} / {command}"
     problems = []
     output = result.stdout + result.stderr
@@ -299,7 +299,9 @@ def judge(case: Case, command: str, result: Run, before: dict[str, str], after: 
             problems.append(f"{where}: exit {result.code}, wanted 2 ({output.strip()[:200]})")
         elif len(lines) != 1 or case.mentions not in lines[0]:
             problems.append(f"{where}: error is not one line naming {case.mentions!r}: {result.stderr.strip()[:300]}")
-        written = {path for path, digest in after.items() if before.get(path) != digest}
+        # A stale verdict may go, or be marked stale (store.mark_stale) in its place.
+        written = {path for path, digest in after.items() if before.get(path) != digest
+                   and not (path in VERDICT_FILES and root is not None and _stale_marker((root / path).read_bytes()))}
         removed = set(before) - set(after) - VERDICT_FILES
         if written or removed:
             problems.append(f"{where}: files written or removed: {sorted(written | removed)[:5]}")
@@ -323,7 +325,7 @@ def bad_inputs(work: Path, every_command: bool = True) -> Figure:
             case.setup(repo)
             before = snapshot(repo.root)
             result = COMMANDS[command](repo)
-            found = judge(case, command, result, before, snapshot(repo.root))
+            found = judge(case, command, result, before, snapshot(repo.root), repo.root)
             problems.extend(found)
             tried += 1
             if not found:
