@@ -285,7 +285,7 @@ def catalogue() -> list[Case]:
     return cases
 
 
-def judge(case: Case, command: str, result: Run, before: dict[str, str], after: dict[str, str]) -> list[str]:
+def judge(case: Case, command: str, result: Run, before: dict[str, str], after: dict[str, str], root: Path | None = None) -> list[str]:
     where = f"{case.name} / {command}"
     problems = []
     output = result.stdout + result.stderr
@@ -299,7 +299,9 @@ def judge(case: Case, command: str, result: Run, before: dict[str, str], after: 
             problems.append(f"{where}: exit {result.code}, wanted 2 ({output.strip()[:200]})")
         elif len(lines) != 1 or case.mentions not in lines[0]:
             problems.append(f"{where}: error is not one line naming {case.mentions!r}: {result.stderr.strip()[:300]}")
-        written = {path for path, digest in after.items() if before.get(path) != digest}
+        # A stale verdict may go, or be marked stale (store.mark_stale) in its place.
+        written = {path for path, digest in after.items() if before.get(path) != digest
+                   and not (path in VERDICT_FILES and root is not None and _stale_marker((root / path).read_bytes()))}
         removed = set(before) - set(after) - VERDICT_FILES
         if written or removed:
             problems.append(f"{where}: files written or removed: {sorted(written | removed)[:5]}")
@@ -323,7 +325,7 @@ def bad_inputs(work: Path, every_command: bool = True) -> Figure:
             case.setup(repo)
             before = snapshot(repo.root)
             result = COMMANDS[command](repo)
-            found = judge(case, command, result, before, snapshot(repo.root))
+            found = judge(case, command, result, before, snapshot(repo.root), repo.root)
             problems.extend(found)
             tried += 1
             if not found:
@@ -515,6 +517,306 @@ def _duration(root: Path, env: dict[str, str], argv: list[str]) -> float:
     shutil.rmtree(root / "kill", ignore_errors=True)
     return time.monotonic() - started
 
+
+# --- 3b. a kill inside every write window, made certain ------------------------------------
+
+SHIM_SOURCE = ROOT / "bench" / "crash_shim.c"
+CRASH = "crash"  # every command of the crash figure writes under this directory of the sample repository
+
+
+class NoCompiler(RuntimeError):
+    """No C compiler to build the shim with (tests/reliability: a failure in CI, else a skip)."""
+
+
+def build_shim(work: Path) -> Path:
+    """Compiles bench/crash_shim.c with the host's cc."""
+    search = os.environ.get("PATH") or os.defpath
+    compiler = shutil.which("cc", path=search) or shutil.which("gcc", path=search)
+    if compiler is None:
+        raise NoCompiler(f"no C compiler (cc) on {search}: the crash figure compiles {SHIM_SOURCE.name} at run time; install one (apt-get install gcc)")
+    shim = work / "crash_shim.so"
+    built = subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-o", str(shim), str(SHIM_SOURCE), "-ldl"], capture_output=True, text=True,
+                           env={**os.environ, "PATH": search})
+    if built.returncode != 0:
+        raise RuntimeError(f"{compiler} could not build {SHIM_SOURCE.name}: {built.stderr.strip()[:500]}")
+    return shim
+
+
+def visible_files(area: Path) -> dict[str, bytes]:
+    """What a reader of `area` sees: every regular file whose path below `area` has no
+    hidden component (a temp file or a staging directory is hidden, and never read)."""
+    found = {}
+    for path in sorted(area.rglob("*")) if area.is_dir() else []:
+        relative = path.relative_to(area)
+        if any(part.startswith(".") for part in relative.parts) or path.is_symlink() or not path.is_file():
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            found[relative.as_posix()] = path.read_bytes()
+    return found
+
+
+def complete_artifact(relative: str, data: bytes, scratch: Path) -> str | None:
+    """None when `data` is a whole artifact of the kind its name says (it parses and its
+    schema accepts it), else the problem."""
+    import xml.etree.ElementTree as ElementTree
+
+    from witness_gate import freeze as freezes
+    from witness_gate import store, witness
+    from witness_gate.errors import WitnessGateError
+
+    path = scratch / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    name, parent = path.name, path.parent.name
+    try:
+        if name.endswith(".xml"):
+            ElementTree.fromstring(data)
+        elif name.endswith(".sarif"):
+            if json.loads(data).get("version") != "2.1.0":
+                return "not a SARIF 2.1.0 log"
+        elif name.endswith(".md"):
+            if not data.decode().endswith("\n"):
+                return "a Markdown summary that does not end its last line"
+        elif parent == "witnesses":
+            witness.load(path)
+        elif name == "freeze.json":
+            freezes.load(path)
+        elif name.endswith(".lock") or name in ("classification.json", "gate.json", "review.json"):
+            kind = {"classification.json": "report", "gate.json": "gate", "review.json": "review"}.get(name, "lock")
+            store.load_artifact(path, kind)
+        else:
+            return "a file no command of the figure writes"
+    except (WitnessGateError, ElementTree.ParseError, ValueError) as error:
+        return str(error)[:300]
+    finally:
+        path.unlink()
+    return None
+
+
+@dataclass
+class Stop:
+    kind: str  # "write" (half the bytes in), "rename" (just before) or "renamed" (just after)
+    path: str  # the file written, or the rename's destination
+    source: str  # the rename's source ("" for a write)
+    seen: dict[str, bytes]  # what a reader of the area saw while the process was stopped
+
+
+@dataclass
+class StoppedRun:
+    code: int
+    stops: list[Stop]
+    killed: Stop | None
+    after_kill: dict[str, bytes]
+    stderr: str
+
+
+def run_stopped(argv: list[str], cwd: Path, env: dict[str, str], shim: Path, area: Path, kill: Callable[[Stop], bool]) -> StoppedRun:
+    """Runs `argv` with the shim, stopping it in every write window under `area` (staging
+    directories and temp files inside it included); at each stop a reader's view of `area`
+    is recorded, then the run goes on, or is killed with SIGKILL there when
+    `kill(stop)` says so."""
+    import socket
+
+    area.mkdir(parents=True, exist_ok=True)
+    watched = area.resolve()
+    ours, theirs = socket.socketpair()
+    environment = {**env, "LD_PRELOAD": str(shim), "WG_CRASH_FD": str(theirs.fileno()), "WG_CRASH_ROOT": str(watched),
+                   "WG_CRASH_PARENT": str(os.getpid())}
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(argv, cwd=cwd, env=environment, pass_fds=[theirs.fileno()],
+                                   stdout=subprocess.DEVNULL, stderr=errors)
+        theirs.close()
+        stops, killed, after_kill = [], None, {}
+        with ours, ours.makefile("rb") as lines:
+            for line in lines:
+                kind, first, second = line.decode().rstrip("\n").split("\t")
+                path, source = (first, "") if kind == "write" else (second, first)
+                stop = Stop(kind, path, source, visible_files(area))
+                stops.append(stop)
+                if kill(stop):
+                    process.kill()
+                    process.wait()
+                    killed, after_kill = stop, visible_files(area)
+                    break
+                ours.sendall(b"c")
+        code = process.wait(timeout=600)
+        errors.seek(0)
+        return StoppedRun(code, stops, killed, after_kill, errors.read().decode(errors="replace")[-2000:])
+
+
+def judge_stopped(name: str, run: StoppedRun, area: Path, before: dict[str, bytes], scratch: Path, verdict_names: tuple[str, ...]) -> list[str]:
+    """The store's promise at every stop: each file a reader sees is the complete previous
+    version or the complete new one (absent, or a whole stale marker, is allowed); a verdict (gate.json, review.json)
+    in its new version comes with every file of its run; the new files were put in place by
+    a rename; a killed run died of the signal, there."""
+    problems = []
+    final = None if run.killed else visible_files(area)
+    complete: dict[tuple[str, bytes], str | None] = {}
+
+    def whole(relative: str, data: bytes) -> str | None:
+        if (relative, data) not in complete:
+            complete[(relative, data)] = complete_artifact(relative, data, scratch)
+        return complete[(relative, data)]
+
+    if final is not None:
+        if run.code not in (0, 1):
+            problems.append(f"{name}: exit {run.code}: {run.stderr.strip()[-300:]}")
+        for relative, data in final.items():
+            if whole(relative, data) is not None:
+                problems.append(f"{name}: the finished run left {relative} invalid: {whole(relative, data)}")
+    elif run.code != -signal.SIGKILL:
+        problems.append(f"{name}: the kill at {run.killed.kind} of {run.killed.path} did not kill the run (exit {run.code})")
+    views = [(f"stopped at {stop.kind} of {stop.path}", stop.seen) for stop in run.stops]
+    if run.killed:
+        views.append((f"after the kill at {run.killed.kind} of {run.killed.path}", run.after_kill))
+    for where, seen in views:
+        for relative, data in seen.items():
+            if data == before.get(relative) or _stale_marker(data):
+                continue
+            # A finished run's new version is known byte for byte; a killed run's new version
+            # must at least be whole.
+            if (data != final.get(relative)) if final is not None else (whole(relative, data) is not None):
+                problems.append(f"{name}: {where}: {relative} is neither the previous nor a complete new version ({len(data)} bytes)")
+        for verdict in verdict_names if final is not None else ():
+            prefix = verdict.rpartition("/")[0] + "/"
+            if verdict in seen and seen[verdict] == final.get(verdict) and seen[verdict] != before.get(verdict):
+                behind = [r for r, d in final.items() if r.startswith(prefix) and seen.get(r) != d]
+                if behind:
+                    problems.append(f"{name}: {where}: the new {verdict} is visible before {', '.join(behind[:3])} of its run")
+    if final is not None:
+        renamed = [Path(stop.path) for stop in run.stops if stop.kind == "renamed"]
+        for relative, data in final.items():
+            target = area.resolve() / relative
+            if data != before.get(relative) and not any(target == moved or moved in target.parents for moved in renamed):
+                problems.append(f"{name}: {relative} was written in place, not renamed into place")
+    return problems
+
+
+def _stale_marker(data: bytes) -> bool:
+    """A whole record that stands in for an artifact an earlier run left (`store.mark_stale`,
+    where the store has it): every reader refuses it in one line, as it would a missing file."""
+    from witness_gate import store
+
+    key = getattr(store, "STALE_KEY", None)
+    try:
+        record = json.loads(data)
+    except ValueError:
+        return False
+    return key is not None and isinstance(record, dict) and list(record) == [key] and isinstance(record[key], str)
+
+
+def crash_windows(work: Path, shim: Path | None = None) -> Figure:
+    """Every command that writes an artifact, run with bench/crash_shim.c: the process is
+    stopped in every write window (half of a write's bytes in the file; just before and
+    just after each rename into the output area) while a reader looks at the outputs. Each
+    command runs twice: fresh, then (after every command's first run) over its previous
+    outputs, killed with SIGKILL in a chosen window (mid-write, or just before a rename)."""
+    shim = shim or build_shim(work)
+    repo = copy_example(work / "crash-repo")
+    repo.edit(IMPL, *BUG)
+    add_flaky_property(repo)
+    repo.configure("replay-timeout-seconds = 3")
+    (repo.root / CHANGED).write_text(f"{IMPL}\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path), "HYPOTHESIS_STORAGE_DIRECTORY": str(repo.root / ".hypothesis")}
+    area, lock = repo.root / CRASH, f"{CRASH}/fixture.lock"
+    # (command, its arguments, where its second run is killed: the stop's kind and a pattern
+    # of its path relative to the area, and the verdict files that must come last)
+    commands: list[tuple[str, Callable[[], list[str]], tuple[str, str], tuple[str, ...]]] = [
+        ("pin", lambda: ["pin", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", *PLAN, "--out", lock],
+         ("write", "*fixture.lock*"), ()),
+        ("check", lambda: ["check", "--lock", lock, "--properties", "tests/properties", "--out", f"{CRASH}/witnesses"],
+         ("write", "witnesses/*prop_sometimes.*"), ()),
+        ("classify", lambda: ["classify", "--lock", lock, "--witnesses", f"{CRASH}/witnesses", "--diff-paths", CHANGED,
+                              "--out", f"{CRASH}/classification.json", "--junit-xml", f"{CRASH}/classify.junit.xml"],
+         ("write", "*classify.junit.xml*"), ()),
+        ("freeze", lambda: ["freeze", "--assertion", "prop_sometimes", "--lock", lock, "--witness", _flake_in(area),
+                            "--report", f"{CRASH}/classification.json", *_counts_in(area), "--expires-in-hours", "24",
+                            "--out", f"{CRASH}/freeze.json"],
+         ("rename", "freeze.json"), ()),
+        ("gate", lambda: ["gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--properties",
+                          "tests/properties/orders_props.py", "--diff-paths", CHANGED, "--freezes", f"{CRASH}/no-freezes",
+                          "--out", f"{CRASH}/gate", "--junit-xml", f"{CRASH}/gate.junit.xml", *PLAN],
+         ("rename", "gate/gate.json"), ("gate/gate.json",)),
+    ]
+    jobs = [(name, argv, repo.root, env, area, kill_at, verdicts) for name, argv, kill_at, verdicts in commands]
+    review_area, review_argv, review_root = _review_setup(work / "crash-review")
+    jobs.append(("review", lambda: review_argv, review_root, {**env, "HYPOTHESIS_STORAGE_DIRECTORY": str(review_root / ".hypothesis")},
+                 review_area, ("rename", "review"), ("review/review.json",)))
+    problems, stops, kills, written = _control(work, shim, env), 0, [], set()
+    for second in (False, True):  # every command fresh first (each reads the one before's outputs), then each again
+        for name, argv, cwd, environment, watched, kill_at, verdicts in jobs:
+            found, counted, killed, files = _stopped_run(name, argv, cwd, environment, shim, watched, work / "crash-scratch", kill_at, verdicts, second)
+            problems += found
+            stops += counted
+            kills += killed
+            written |= files
+    torn = sum("neither the previous" in p or "in place" in p or "before" in p for p in problems)
+    line = (f"crash windows: {len(written)} artifact files written by pin, check, classify, freeze, gate and review (JUnit, SARIF and summary included), "
+            f"stopped {stops} times inside their write windows; {len(kills)} kill -9 inside a window ({', '.join(kills)}); "
+            f"{torn} torn, partial, out-of-order or in-place files seen")
+    return Figure(line, problems)
+
+
+def _control(work: Path, shim: Path, env: dict[str, str]) -> list[str]:
+    """The figure's own check: a process that writes a lock in place must be caught torn."""
+    area = work / "crash-control"
+    writer = f"open('x.lock', 'wb').write({json.dumps({'control': list(range(100))}).encode()!r})"
+    run = run_stopped([sys.executable, "-c", writer], area, env, shim, area, lambda stop: False)
+    caught = [p for p in judge_stopped("control", run, area, {}, work / "crash-scratch", ()) if "neither the previous" in p]
+    return [] if caught else ["control: a lock written in place was not seen torn: the shim stopped nothing (is LD_PRELOAD honoured?)"]
+
+
+def _flake_in(area: Path) -> str:
+    return str(next((area / "witnesses").glob("prop_sometimes.*.json")).relative_to(area.parent))
+
+
+def _counts_in(area: Path) -> list[str]:
+    [entry] = [e for e in json.loads((area / "classification.json").read_text())["witnesses"] if e["assertion_id"] == "prop_sometimes"]
+    return ["--failures", str(entry["failures"]), "--runs", str(entry["runs"])]
+
+
+def _review_setup(directory: Path) -> tuple[Path, list[str], Path]:
+    """A review of a regression; it writes DIRECTORY/out/review (the watched area is DIRECTORY/out)."""
+    from support.review_repo import buggy, review_repo
+
+    repo = review_repo(directory)
+    buggy(repo)
+    repo.commit("patch: a regression")
+    area = directory / "out"
+    return area, ["review", "--base", "main", "--head", "patch", "--out", str(area / "review"), "--junit-xml", str(area / "review.junit.xml"),
+                  "--sarif", str(area / "review.sarif"), "--summary", str(area / "review.md")], repo.root
+
+
+def _stopped_run(name: str, argv: Callable[[], list[str]], cwd: Path, env: dict[str, str], shim: Path, area: Path, scratch: Path,
+                 kill_at: tuple[str, str], verdicts: tuple[str, ...], second: bool) -> tuple[list[str], int, list[str], set[str]]:
+    """The first run is stopped in every window; the second, over the first's outputs, is
+    stopped in every window and killed in the one `kill_at` names."""
+    import fnmatch
+
+    label = "over its previous outputs" if second else "fresh"
+    before = visible_files(area)
+    try:
+        arguments = argv()
+    except (OSError, ValueError, KeyError, StopIteration) as error:
+        return [f"{name} ({label}): its inputs are missing or broken: {type(error).__name__}: {error}"], 0, [], set()
+
+    def kill(stop: Stop) -> bool:
+        return second and stop.kind == kill_at[0] and fnmatch.fnmatch(os.path.relpath(stop.path, area.resolve()), kill_at[1])
+
+    run = run_stopped([sys.executable, "-m", "witness_gate", *arguments], cwd, env, shim, area, kill)
+    problems = judge_stopped(f"{name} ({label})", run, area, before, scratch, verdicts)
+    written, kills = set(), []
+    if not second:
+        written = {f"{area.name}/{r}" for r, d in visible_files(area).items() if d != before.get(r)}
+        for wanted in ("write", "rename"):
+            if not any(stop.kind == wanted for stop in run.stops):
+                problems.append(f"{name}: no {wanted} window under {area}: the figure cannot stop the run inside one")
+    elif run.killed is None:
+        problems.append(f"{name} ({label}): the run never reached the window it was to be killed in, {kill_at[0]} of {kill_at[1]} (exit {run.code})")
+    else:
+        where = "mid-write" if run.killed.kind == "write" else "before the rename"
+        kills.append(f"{name}: {where} of {os.path.relpath(run.killed.path, area.resolve())}")
+    return problems, len(run.stops), kills, written
 
 # --- 4. concurrency --------------------------------------------------------------------------
 
@@ -719,6 +1021,7 @@ def main(argv: list[str]) -> int:
             lambda: bad_inputs(work / "bad"),
             lambda: fuzz(work / "fuzz", args.fuzz_cases, args.seed),
             lambda: kill_nine(work / "kill", args.kill_trials, args.seed),
+            lambda: crash_windows(work / "crash"),
             lambda: concurrency(work / "concurrency", args.concurrent_rounds),
             lambda: bypass_attempts(work / "bypass"),
             lambda: code_from_data(work / "data"),
