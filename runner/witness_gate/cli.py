@@ -123,12 +123,14 @@ def _coloured(line: str) -> str:
     return line if colour is None or not colon else line.replace(word, typer.style(word, fg=colour, bold=True), 1)
 
 
-def _check_junit_xml(junit_xml: Path | None) -> None:
-    """Refuses, before anything runs, a --junit-xml that the run's end would rename over."""
+def _check_output_files(**files: Path | None) -> None:
+    """Refuses, before anything runs, an output file (`--junit-xml` as junit_xml=...) that the
+    run's end would rename over."""
     from witness_gate import store
 
-    if junit_xml is not None:
-        store.check_output_file(junit_xml, "--junit-xml")
+    for name, path in files.items():
+        if path is not None:
+            store.check_output_file(path, "--" + name.replace("_", "-"))
 
 
 def _check_format(output_format: str) -> None:
@@ -238,7 +240,7 @@ def classify(
         from witness_gate import report, store
 
         store.check_output_file(out, "--out")
-        _check_junit_xml(junit_xml)
+        _check_output_files(junit_xml=junit_xml)
         try:
             _check_format(output_format)
             record = report.build(lock, witnesses, diff_paths, root, _config(root, impl_prefix, oracle_prefix, generated_oracle), _progress())
@@ -360,7 +362,7 @@ def gate(
         from witness_gate.properties import property_files
 
         store.check_output_dir(out, "--out")
-        _check_junit_xml(junit_xml)
+        _check_output_files(junit_xml=junit_xml)
         _check_format(output_format)
         config = load_config(root, max_freeze_hours=max_freeze_hours, replay_timeout_seconds=replay_timeout_seconds,
                              import_paths=tuple(import_path or ()))
@@ -407,10 +409,7 @@ def review(
         if output_format not in ("text", "github"):
             raise WitnessGateError(f"--format {output_format!r}: review writes text or github (JUnit, SARIF and Markdown go to files)")
         store.check_output_dir(out, "--out")
-        extra = {"--junit-xml": junit_xml, "--sarif": sarif, "--summary": summary}
-        for option, path in extra.items():
-            if path is not None:
-                store.check_output_file(path, option)
+        _check_output_files(junit_xml=junit_xml, sarif=sarif, summary=summary)
         result = reviews.review(repo, base, head, out, datetime.now(timezone.utc), os.environ)
         suites = [
             formats.SuiteFindings(name, record, formats.findings(record, witness.index(out / name / "witnesses", [r["file"].rsplit("/", 1)[-1] for r in record["witnesses"]])))

@@ -225,8 +225,8 @@ def _cell(text: str) -> str:
 
 
 def _code(text: str) -> str:
-    fence = "``" if "`" in text else "`"
-    return f"{fence} {_cell(text)} {fence}" if fence == "``" else f"`{_cell(text)}`"
+    # A code span holding a backtick needs a double fence, padded so it cannot merge.
+    return f"`` {_cell(text)} ``" if "`" in text else f"`{_cell(text)}`"
 
 
 def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons: list[str], freeze_commands: dict[tuple[str, str], str]) -> str:

@@ -17,7 +17,7 @@ namespace whose init dies with the runner's handle on it, so one kill ends every
 descendant, `setsid()` or not. The runner's files, its staging, `--out`, the changed-file
 list, other suites' trees, `$PEX_ROOT` beyond the runner's own import path, the CI
 checkout and the runner's `/proc` are not in the worker's world. `review` refuses to run
-where the machine cannot provide this (`require_confinement`); `check` and `gate` run
+where the machine cannot provide this (`require_confinement`); the other commands run
 local workers without it and say so (`unconfined_notice`).
 """
 
@@ -166,7 +166,7 @@ def require_confinement(command: str) -> None:
 
 
 def unconfined_notice() -> str | None:
-    """The line `check` and `gate` print when their workers ran without confinement."""
+    """The line `check`, `gate`, `classify`, `freeze` and `verify` print when their workers run without confinement."""
     missing = confinement().missing
     if not missing:
         return None
@@ -254,9 +254,9 @@ class Worker:
     def __init__(self, request: dict[str, Any], hash_secret: int, root: Path, scratch: Path) -> None:
         read_end, write_end = os.pipe()
         request_path = scratch / f"request-{os.getpid()}-{next(_requests)}.json"
-        request_path.write_text(json.dumps({**request, "protocol_fd": write_end}), "utf-8")
-        import_path = worker_path(root)
         bwrap = confinement().bwrap
+        request_path.write_text(json.dumps({**request, "protocol_fd": write_end, "confined": bwrap is not None}), "utf-8")
+        import_path = worker_path(root)
         if bwrap is None:
             argv, home, request_arg = [], scratch, str(request_path)
         else:

@@ -54,6 +54,7 @@ class _Falsified(Exception):
 def main(request_path: str) -> None:
     request = json.loads(Path(request_path).read_text("utf-8"))
     channel = _Channel(request["protocol_fd"])
+    _network.confined = request["confined"]
     sys.addaudithook(_network.hear)  # before any user code: an audit hook cannot be removed
     try:
         root = Path(request["root"])
@@ -89,6 +90,7 @@ class _NetworkWatch:
 
     def __init__(self) -> None:
         self.reached: str | None = None
+        self.confined = True
 
     def hear(self, event: str, args: tuple[Any, ...]) -> None:
         if event in self._EVENTS and self.reached is None:
@@ -100,8 +102,8 @@ class _NetworkWatch:
         outcome = evaluate(prop, payload, fixture, expect)
         if outcome.passed or self.reached is None or outcome.evidence is None:
             return outcome
-        note = (f"the property reached for the network ({self.reached}); the gate's workers have no network and "
-                "live network inputs are out of scope: pin what the code reads as bytes. ")
+        sandboxed = "the gate's workers have no network, and " if self.confined else ""
+        note = f"the property reached for the network ({self.reached}); {sandboxed}live network inputs are out of scope: pin what the code reads as bytes. "
         return Outcome(False, failure_evidence(outcome.evidence["kind"], outcome.evidence["exception_type"], note + outcome.evidence["message"]))
 
 

@@ -663,3 +663,39 @@ def test_a_green_review_summary_names_each_suite(repo: Repo):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "## witness-gate review: pass (exit 0)" in summary.read_text()
     assert "| orders | - | pass | - | - | - | nothing failed |" in summary.read_text()
+
+
+def test_review_refuses_a_format_ci_reads_from_files(repo: Repo):
+    buggy(repo)
+    repo.commit("bug")
+    result = repo.review(extra=("--format", "sarif"))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.splitlines() == ["witness-gate: error: --format 'sarif': review writes text or github (JUnit, SARIF and Markdown go to files)"]
+    assert not (repo.root.parent / "out").exists()
+
+
+def test_an_out_directory_holding_someone_elses_files_is_refused_and_left_alone(repo: Repo):
+    buggy(repo)
+    repo.commit("bug")
+    out = repo.root.parent / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("not the review's\n")
+    result = repo.review()
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--out holds files that no earlier run wrote (no review.json)" in result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    assert not [p for p in repo.root.parent.iterdir() if ".staging-" in p.name]
+
+
+def test_a_second_review_into_the_same_out_replaces_the_first_whole(repo: Repo):
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""Order totals, line by line."""')
+    repo.commit("docstring")
+    assert repo.review().returncode == 0
+    out = repo.root.parent / "out"
+    (out / "orders" / "left-over.json").write_text("{}\n")  # what the first run's directory held besides
+    buggy(repo)
+    repo.commit("bug")
+    assert_red(repo.review(), CAUGHT)
+    assert repo.review_json()["verdict"] == "blocked"
+    assert not (out / "orders" / "left-over.json").exists()
+    assert not [p for p in repo.root.parent.iterdir() if ".staging-" in p.name]
