@@ -43,12 +43,16 @@ def deciding_variant(by_variant: Mapping[str, Sequence[Replay]]) -> str:
     """The shrunk payload's variant that fails most reliably, or the unshrunk payload's when
     no shrunk one failed (ties go to the earlier of `VARIANTS`): the label rests on it, so a
     failure that needs its history is not hidden by the isolated replays that pass, and
-    counts are never mixed across payloads."""
+    counts are never mixed across payloads. A variant after history decides only where the
+    same payload alone fails never or always: a payload that fails alone only sometimes is
+    nondeterministic by itself, and earlier calls that make it fail more often (warm
+    threads, a clock read at a luckier moment) do not make it certain."""
     shrunk = [v for v in VARIANTS if v in _FAMILIES["shrunk"] and by_variant.get(v)]
     if any(counts(by_variant[v])[0] for v in shrunk):
         present = shrunk
     else:
         present = [v for v in VARIANTS if by_variant.get(v)]
+    present = [v for v in present if v in _ISOLATED or not _mixed(by_variant[_isolated_of(v, by_variant)])]
     return max(present, key=lambda v: (_ratio(by_variant[v]), -VARIANTS.index(v)))
 
 
@@ -122,10 +126,8 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     interpreters = {r.interpreter for r in replays}
     if failures == 0:
         return "none_found", f"never failed: 0 of {runs} replays of each variant (isolated, after its history, in one process)"
-    isolated = _isolated_of(decider, by_variant)
-    isolated_failures, isolated_runs = counts(by_variant[isolated])
-    history_explains = failures == runs or isolated_failures == 0
-    if decider not in _ISOLATED and isolated_failures < isolated_runs and history_explains:
+    if decider not in _ISOLATED:  # so the same payload alone never failed (see deciding_variant)
+        isolated_failures, isolated_runs = counts(by_variant[_isolated_of(decider, by_variant)])
         where = f"after the {history_length} calls that preceded it in check" if decider != "in_process" else "when called again in the same process"
         return "history", (
             f"fails {failures} of {runs} replays {where} but {isolated_failures} of {isolated_runs} in isolation: "
@@ -136,10 +138,6 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
             f"fails on every replay: {runs} of {runs} across {len(interpreters)} interpreters "
             f"({len(secrets)} hash secrets) and {len(columns)} random seeds"
         )
-    if decider not in _ISOLATED:  # the isolated payload varies too: its pattern says why
-        replays = by_variant[isolated]
-        failures, runs = counts(replays)
-        secrets, columns = {r.hash_secret for r in replays}, {r.column for r in replays}
     by_column = _varies_with(replays, lambda r: r.hash_secret, lambda r: r.column)
     by_secret = _varies_with(replays, lambda r: r.column, lambda r: r.hash_secret)
     if _consistent(replays) and by_column and not by_secret:

@@ -255,17 +255,16 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, LoadedP
             channel.send({"event": "call", "job": index, "slot": slot})
             report(index, slot, _run_job(props, jobs[index], seed, fixture))
 
-    start = time.monotonic()
-    for slot, row in enumerate(request["seeds"]):
-        # Slots are spread over time, so a failure that depends on the clock is seen to vary.
-        time.sleep(max(0.0, start + slot * request["spacing_seconds"] - time.monotonic()))
-        for index in runnable:
-            if jobs[index]["fork"]:
-                run(index, slot, row[index])
     # Without forking last: state these calls leave behind would leak into later forks.
-    for slot, row in enumerate(request["seeds"]):
-        for index in runnable:
-            if not jobs[index]["fork"]:
+    for forked in (True, False):
+        batch = [index for index in runnable if jobs[index]["fork"] == forked]
+        start = time.monotonic()
+        for slot, row in enumerate(request["seeds"]):
+            # Both passes spread their slots over time, so a failure that depends on the
+            # clock is seen to vary in each; calls in one process with no pause between them
+            # all land in one instant, and one instant makes a clock bug look certain.
+            time.sleep(max(0.0, start + slot * request["spacing_seconds"] - time.monotonic()))
+            for index in batch:
                 run(index, slot, row[index])
 
 

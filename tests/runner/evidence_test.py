@@ -57,7 +57,18 @@ def test_a_failure_only_after_its_history_is_a_history_regression():
 
 def test_a_history_variant_that_varies_while_isolation_varies_too_is_not_blamed_on_history():
     replays = {"shrunk": grid(lambda i, c, s: c % 3 == 0), "shrunk_history": grid(lambda i, c, s: c % 2 == 0)}
-    assert deciding_variant(replays) == "shrunk_history"
+    assert deciding_variant(replays) == "shrunk"
+    assert cause(replays, 3)[0] != "history"
+
+
+@pytest.mark.parametrize("after_history", ["shrunk_history", "in_process"])
+def test_a_payload_that_fails_alone_only_sometimes_is_a_flake_however_reliably_its_history_fails(after_history):
+    # Seen on one CPU: a thread race lost on 112 of 150 isolated replays and on every replay
+    # after earlier calls in one process (warm threads). Fails alone, so history is not its
+    # cause; fails sometimes, so it is not certain: the isolated counts decide.
+    replays = {"shrunk": grid(lambda i, c, s: (i.index + s) % 4 != 0), after_history: grid(lambda *_: True)}
+    assert deciding_variant(replays) == "shrunk"
+    assert 0 < counts(replays["shrunk"])[0] < counts(replays["shrunk"])[1]
     assert cause(replays, 3)[0] != "history"
 
 

@@ -12,10 +12,12 @@ in a repository of its own, with the implementation in the changed-file list:
   (PYTHONHASHSEED, HYPOTHESIS_* and PYTHON* noise) writes the same witness bytes and the
   same counts.
 
-Two cases lean on this machine, and say so: `listdir_order` needs a temporary directory
-on a filesystem that lists entries by a hash of their names (ext4 here; tmpfs lists them
-in reverse creation order, so there the bug is deterministic and is rightly a
-regression), and `thread_race` was tuned to this 2-core VM's thread start-up time.
+No case leans on the machine it was written on. Each brings its conditions: the
+workers' file system is the sandbox's tmpfs whatever the host's (so `listdir_order`,
+a flake on ext4's hashed directories, is a deterministic control there); `thread_race`
+draws its service latency over three decades, so the race is won and lost on an idle
+core, a busy one or a single CPU (`taskset -c 0`); `time_window` fails in half of every
+wall-clock second, which every replay variant samples at spaced slots.
 """
 
 from __future__ import annotations

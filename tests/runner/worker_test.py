@@ -1,0 +1,51 @@
+"""The worker's replay schedule: when each replay runs is evidence, so it is tested as such."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+import witness_gate
+from witness_gate import worker
+from witness_gate.properties import _MARK, LoadedProperty
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.messages: list[dict] = []
+
+    def send(self, message: dict) -> None:
+        self.messages.append(message)
+
+
+def test_replays_in_one_process_are_spread_over_time_like_forked_ones(tmp_path: Path):
+    # A clock bug fails for part of every second. Replays called back to back all land in
+    # one instant, so one process would fail on every slot or none and make the bug look
+    # certain (a wall-clock flake labelled a regression); the slots must be spaced.
+    called_at: list[float] = []
+
+    @witness_gate.property(payloads=st.integers())
+    def prop_clock(value: int) -> bool:
+        called_at.append(time.monotonic())
+        return True
+
+    prop = LoadedProperty("prop_clock", prop_clock, getattr(prop_clock, _MARK), "p.py", "0" * 64, 1)
+    spacing, slots = 0.2, 3
+    request = {
+        "jobs": [{"assertion_id": "prop_clock", "payload": 1, "expect": "accept", "witness": "w", "history": [], "fork": False}],
+        "seeds": [[slot] for slot in range(slots)],
+        "hung": [],
+        "spacing_seconds": spacing,
+        "timeout": 10,
+    }
+    fixture_path = tmp_path / "fixture.json"
+    fixture_path.write_text("[]")
+    channel = _Recorder()
+    worker._replay(request, channel, {"prop_clock": prop}, worker._Fixture(fixture_path, "unused: the property takes no fixture"))
+    assert [m["failed"] for m in channel.messages if m["event"] == "outcome"] == [False] * slots
+    # The last slot starts (slots - 1) spacings after the pass began; the first at once.
+    # Half of that span leaves room for a stalled machine; back to back is about 0.
+    span = called_at[-1] - called_at[0]
+    assert len(called_at) == slots and span >= (slots - 1) * spacing / 2, f"{slots} replays in one process within {span:.3f} s"
