@@ -1,9 +1,11 @@
-"""witness-gate for Pants: `witness_fixture` and `witness_properties` targets, run by `pants test`.
+"""witness-gate for Pants: `witness_fixture` and `witness_properties` targets, run by `pants test`,
+and `pants witness-gate-suites`, which tells `witness-gate review` what the graph declares.
 
 Enable with `backend_packages.add = ["witness_gate_pants"]` and `[witness-gate].enabled = true`.
 """
 
 from witness_gate_pants import rules as gate_rules
+from witness_gate_pants import suites
 from witness_gate_pants.target_types import WitnessFixtureTarget, WitnessPropertiesTarget
 
 
@@ -12,4 +14,4 @@ def target_types():
 
 
 def rules():
-    return [*gate_rules.rules()]
+    return [*gate_rules.rules(), *suites.rules()]

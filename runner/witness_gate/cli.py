@@ -392,6 +392,7 @@ def review(
     junit_xml: JunitOption = None,
     sarif: Annotated[Optional[Path], typer.Option("--sarif", help="Also write the blocking witnesses as SARIF 2.1.0 to this file (for code scanning).")] = None,
     summary: Annotated[Optional[Path], typer.Option("--summary", help="Also write a Markdown summary to this file (a pull-request comment, or $GITHUB_STEP_SUMMARY).")] = None,
+    suites: Annotated[Optional[Path], typer.Option("--suites", help="The base's build graph: the file `pants witness-gate-suites --output-file=<file> ::` wrote in a clean checkout of the base. Required when the base declares witness_properties targets; refused when it was read from another commit or the base's pyproject.toml declares suites too.")] = None,
 ) -> None:
     """The pull-request gate: the base's policy, oracle and freezes applied to the head's implementation.
 
@@ -410,19 +411,19 @@ def review(
             raise WitnessGateError(f"--format {output_format!r}: review writes text or github (JUnit, SARIF and Markdown go to files)")
         store.check_output_dir(out, "--out")
         _check_output_files(junit_xml=junit_xml, sarif=sarif, summary=summary)
-        result = reviews.review(repo, base, head, out, datetime.now(timezone.utc), os.environ)
-        suites = [
+        result = reviews.review(repo, base, head, out, datetime.now(timezone.utc), os.environ, suites)
+        findings = [
             formats.SuiteFindings(name, record, formats.findings(record, witness.index(out / name / "witnesses", [r["file"].rsplit("/", 1)[-1] for r in record["witnesses"]])))
             for name, record in result.suites.items()
         ]
         if junit_xml is not None:
-            store.write_atomic(junit_xml, formats.review_junit_xml(result.record, suites, result.reasons))
+            store.write_atomic(junit_xml, formats.review_junit_xml(result.record, findings, result.reasons))
         if sarif is not None:
-            store.write_atomic(sarif, formats.json_bytes(formats.review_sarif(result.record, suites, result.reasons)))
+            store.write_atomic(sarif, formats.json_bytes(formats.review_sarif(result.record, findings, result.reasons)))
         if summary is not None:
-            store.write_atomic(summary, formats.review_summary(result.record, suites, result.reasons, result.freeze_commands).encode())
+            store.write_atomic(summary, formats.review_summary(result.record, findings, result.reasons, result.freeze_commands).encode())
         if output_format == "github":
-            for line in formats.review_annotations(suites, result.reasons):
+            for line in formats.review_annotations(findings, result.reasons):
                 typer.echo(line)
             typer.echo(result.lines[-1])
         else:
@@ -438,14 +439,18 @@ def codeowners(
     owner: Annotated[Optional[list[str]], typer.Option("--owner", help="Owner of the oracle paths, e.g. @org/spec-owners (repeatable).")] = None,
     check: Annotated[Optional[Path], typer.Option("--check", help="An existing CODEOWNERS file: exit 1 when it leaves an oracle path without an owner.")] = None,
     root: Root = Path("."),
+    suites: Annotated[Optional[Path], typer.Option("--suites", help="The build graph's suites (`pants witness-gate-suites --output-file=<file> ::` of this checkout's commit) when BUILD files declare them.")] = None,
 ) -> None:
     """Print CODEOWNERS lines for every oracle path `review` judges (build files that declare gated targets included), or check a CODEOWNERS file."""
 
     def action() -> int:
+        from witness_gate import build_graph, git, store
         from witness_gate import codeowners as owners
-        from witness_gate import store
 
         config = _config(root)
+        if suites is not None:
+            commit = git.commit(root, "HEAD", "checkout")
+            config = build_graph.graph_config(store.read_regular_file(suites, "--suites document"), str(suites), commit, config, "this checkout's HEAD")
         build_files = owners.gated_build_files(root)
         if check is not None:
             missing = owners.uncovered(config, store.read_regular_file(check, "CODEOWNERS").decode("utf-8", "replace"), build_files)

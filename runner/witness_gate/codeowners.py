@@ -1,7 +1,8 @@
 """CODEOWNERS for the oracle (spec: "Do not add a freeze command those owners cannot see").
 
 Every path `review` treats as oracle (the suites' properties and fixtures, the oracle
-prefixes, the freezes directory and the gate's controls) gets a CODEOWNERS line, and
+prefixes, the freezes directory, the gate's controls and, for suites of a build graph,
+the globs that add oracle files) gets a CODEOWNERS line, and
 `uncovered` tells which of them an existing CODEOWNERS file leaves without an owner.
 Pure functions of the configuration and the file's text.
 
@@ -44,7 +45,11 @@ def required(config: GateConfig, gated_build_files: Sequence[str] = ()) -> list[
     """(CODEOWNERS pattern, what it owns) for every oracle entry and every build file that
     declares gated targets (a control `review` judges as an oracle edit), in a stable order."""
     seen, found = set(), []
-    entries = [*oracle_entries(config), *((path, "gate controls (declares gated targets)") for path in sorted(gated_build_files))]
+    entries = [
+        *oracle_entries(config),
+        *((pattern, f"suite {suite.name} (a file its glob adds)") for suite in config.suites for pattern in suite.oracle_globs),
+        *((path, "gate controls (declares gated targets)") for path in sorted(gated_build_files)),
+    ]
     for entry, who in entries:
         name = entry.rstrip("/")
         directory = entry.endswith("/") or (who.endswith("(properties)") and not name.endswith(".py"))

@@ -24,6 +24,13 @@ class Suite:
     # Modules (or directories) the properties import that are oracle too, e.g. strategies:
     # reviewed with the oracle, taken from the base, never from the patch.
     oracle_dependencies: tuple[str, ...] = ()
+    # From a build graph only (build_graph.py): the target's own ownership and source
+    # roots, as `pants test` derives them; empty for a pyproject suite, which uses the
+    # repository-wide prefixes and import paths.
+    impl: tuple[str, ...] = ()
+    oracle_paths: tuple[str, ...] = ()
+    oracle_globs: tuple[str, ...] = ()  # a path they match that no entry owns is oracle (a property module the head adds)
+    import_paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -159,6 +160,12 @@ def _tree_entries(repo: Path, revision: str) -> list[tuple[bytes, bytes, bytes, 
             mode, kind, obj = meta.split(b" ")
             entries.append((mode, kind, obj, raw_path.decode("utf-8", "surrogateescape")))
     return entries
+
+
+def files_where(repo: Path, revision: str, wanted: Callable[[str], bool]) -> dict[str, bytes]:
+    """The committed files of a revision whose path `wanted` accepts, with their bytes."""
+    files = [(obj, path) for _, kind, obj, path in _tree_entries(repo, revision) if kind == b"blob" and wanted(path)]
+    return dict(zip([path for _, path in files], _blobs(repo, [obj for obj, _ in files])))
 
 
 def _blobs(repo: Path, object_ids: list[bytes]) -> list[bytes]:

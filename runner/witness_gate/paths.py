@@ -8,6 +8,7 @@ nest (impl "src/", oracle "src/properties/"), the longest match owns the path.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
@@ -81,6 +82,45 @@ def parse_changed_paths(data: bytes, source: str) -> list[str]:
         if problem:
             raise WitnessGateError(f"{source}: line {number}: {problem}")
     return lines
+
+
+def glob_matches(path: str, pattern: str) -> bool:
+    """Whether a repository path matches a build-system glob: `*` and `?` within one
+    segment, `[...]` a character class, `**` any number of whole segments (Pants' syntax)."""
+    return _glob_regex(pattern).fullmatch(path) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    parts = []
+    segments = pattern.split("/")
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == "**":
+            parts.append(".*" if last else "(?:[^/]+/)*")
+            continue
+        parts.append(_segment_regex(segment) + ("" if last else "/"))
+    return re.compile("".join(parts), re.S)
+
+
+def _segment_regex(segment: str) -> str:
+    out, at = [], 0
+    while at < len(segment):
+        char = segment[at]
+        close = segment.find("]", at + 2) if char == "[" else -1
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif close != -1:
+            body = segment[at + 1:close]
+            negated, members = body[0] in "!^", body.replace("\\", "\\\\")
+            out.append("[" + ("^" + members[1:] if negated else members) + "]")
+            at = close
+        else:
+            out.append(re.escape(char))
+        at += 1
+    return "".join(out)
 
 
 def _matches(path: str, entry: str) -> bool:

@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import gate as gates
-from witness_gate import cache_trust, git, integrity, sandbox, store
+from witness_gate import build_graph, cache_trust, git, integrity, sandbox, store
 from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
-from witness_gate.paths import owner, repo_path_problem
+from witness_gate.paths import glob_matches, owner, repo_path_problem
 from witness_gate.properties import property_files
 
 # The gate's own controls, owned like oracle paths: whoever edits them edits the check.
@@ -82,6 +82,7 @@ def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
         entries.append((suite.fixture, f"suite {suite.name} (fixture)"))
         entries += [(path, f"suite {suite.name} (properties)") for path in suite.properties]
         entries += [(path, f"suite {suite.name} (oracle dependencies)") for path in suite.oracle_dependencies]
+        entries += [(path, f"suite {suite.name} (oracle paths)") for path in suite.oracle_paths]
     entries += [(prefix, "oracle prefix") for prefix in (*config.oracle_prefixes, *config.generated_oracle_paths)]
     entries.append((config.freezes_dir.rstrip("/") + "/", "freezes"))
     entries += [(path, "gate controls") for path in CONTROL_PATHS]
@@ -91,8 +92,9 @@ def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
 def own(paths: list[str], config: GateConfig, symlinked: dict[str, str], gated_build_files: frozenset[str] = frozenset()) -> Ownership:
     """Splits the changed paths: oracle by every entry above (anything an oracle path
     reaches through a symlink too, a build file that declares gated targets, an attributes
-    file), everything else implementation: a data file or a module outside the
-    implementation prefixes is still something the head's code may read (pure)."""
+    file, a path no entry owns that a build-graph suite's oracle glob matches), everything
+    else implementation: a data file or a module outside the implementation prefixes is
+    still something the head's code may read (pure)."""
     entries = oracle_entries(config)
     impl, oracle = [], {}
     prefixes = [entry for entry, _ in entries]
@@ -105,9 +107,11 @@ def own(paths: list[str], config: GateConfig, symlinked: dict[str, str], gated_b
             oracle[path] = "gate controls (declares gated targets)"
         elif name in _ATTRIBUTE_FILES:
             oracle[path] = "gate controls (git attributes)"
-        elif owner(path, config.impl_prefixes, prefixes) == "oracle":
+        elif (side := owner(path, config.impl_prefixes, prefixes)) == "oracle":
             found = [(entry, who) for entry, who in entries if path == entry.rstrip("/") or path.startswith(entry.rstrip("/") + "/")]
             oracle[path] = max(found, key=lambda pair: len(pair[0].rstrip("/")))[1]
+        elif side is None and (matched := [(s.name, p) for s in config.suites for p in s.oracle_globs if glob_matches(path, p)]):
+            oracle[path] = f"suite {matched[0][0]} (matches {matched[0][1]})"
         else:  # implementation, or declared by no one: the code under test may read it, so it comes from the head
             impl.append(path)
     return Ownership(tuple(impl), oracle)
@@ -154,6 +158,9 @@ def _gate_config(config: GateConfig) -> GateConfig:
 
 
 def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out: Path, now: datetime) -> dict[str, Any]:
+    if suite.impl:  # a target of the build graph: its own implementation and source roots, as under `pants test`
+        config = replace(config, impl_prefixes=tuple(p for p in suite.impl if p in config.impl_prefixes) or config.impl_prefixes,
+                         import_paths=suite.import_paths or (".",))
     files = property_files([tree / entry for entry in suite.properties])
     request = gates.GateRequest(
         tree, tree / suite.fixture, suite.generator_version, suite.replays, suite.max_examples, files, out, False, changed,
@@ -218,7 +225,8 @@ def _blocked_unless_run(outcome: dict[str, Any] | str) -> dict[str, Any]:
     return {"exit_code": EXIT_BLOCKED, "verdict": "blocked", "witnesses": [], "freezes": [], "reasons": [f"blocked: {outcome}"], "mode": "gate"}
 
 
-def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetime, environ: Mapping[str, str]) -> ReviewResult:
+def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetime, environ: Mapping[str, str],
+           suites_document: Path | None = None) -> ReviewResult:
     integrity.verify_own_code()
     sandbox.require_confinement("review")
     base, head = git.commit(repo, base_ref, "base"), git.commit(repo, head_ref, "head")
@@ -226,12 +234,7 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
     writes = cache_trust.cache_write_settings(environ, {f"{base_ref}:{name}": git.read_file(repo, base, name) for name in cache_trust.CONFIG_FILES})
     if writes:
         raise WitnessGateError(f"{'; '.join(writes)}: a pull-request job must not write the shared remote cache; {cache_trust.FIX} (docs/scale-out.md)")
-    policy = git.read_file(repo, base, "pyproject.toml")
-    if policy is None:
-        raise WitnessGateError(f"{base_ref}: the base has no pyproject.toml: nothing declares what to gate")
-    config = parse_config(policy, f"{base_ref}:pyproject.toml")
-    if not config.suites:
-        raise WitnessGateError(f"{base_ref}:pyproject.toml: [[tool.witness-gate.suites]] declares no suite: nothing to gate")
+    config = _base_config(repo, base_ref, base, suites_document)
     with store.staged_directory(out_dir, "review.json", "--out") as stage:
         result = _review(repo, base, head, config, stage, now)
     hours = min(_FREEZE_HOURS, config.max_freeze_hours)
@@ -239,7 +242,35 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
                 for name, record in result.suites.items() for row in record["witnesses"] if row["label"] == "flake" and row["frozen_by"] is None}
     told = [f"{name}: to freeze it, open a pull request of its own against the base (its owners review it) with the file this writes: {command}"
             for (name, _), command in commands.items()]
-    return replace(result, lines=[*result.lines[:-1], *told, result.lines[-1]], freeze_commands=commands)
+    declared = f"the base's build graph ({suites_document})" if suites_document is not None else "the base's pyproject.toml"
+    suites = f"suites: {', '.join(suite.name for suite in config.suites)} (declared in {declared})"
+    return replace(result, lines=[suites, *result.lines[:-1], *told, result.lines[-1]], freeze_commands=commands)
+
+
+def _base_config(repo: Path, base_ref: str, base: str, suites_document: Path | None) -> GateConfig:
+    """What the base declares: its build graph's suites (from the document its Pants
+    printed) where its BUILD files declare gated targets, else its pyproject suites."""
+    policy = git.read_file(repo, base, "pyproject.toml")
+    pyproject = parse_config(policy, f"{base_ref}:pyproject.toml") if policy is not None else GateConfig()
+    if suites_document is not None:
+        data = store.read_regular_file(suites_document, "--suites document")
+        return build_graph.graph_config(data, str(suites_document), base, pyproject)
+    declaring = [path for path, text in sorted(git.files_where(repo, base, _is_pants_build_file).items()) if build_graph.declares_pants_suites(text)]
+    if declaring:
+        shown = ", ".join(declaring[:3]) + (f" and {len(declaring) - 3} more" if len(declaring) > 3 else "")
+        raise WitnessGateError(
+            f"{base_ref}: {shown} declare witness_properties targets, which only the build graph describes: "
+            f"run `{build_graph.GOAL}` in a clean checkout of the base and pass that file with --suites"
+        )
+    if policy is None:
+        raise WitnessGateError(f"{base_ref}: the base has no pyproject.toml and no witness_properties target: nothing declares what to gate")
+    if not pyproject.suites:
+        raise WitnessGateError(f"{base_ref}:pyproject.toml: [[tool.witness-gate.suites]] declares no suite: nothing to gate")
+    return pyproject
+
+
+def _is_pants_build_file(path: str) -> bool:
+    return is_build_file(path) and not path.endswith(_STARLARK_SUFFIX)
 
 
 _FREEZE_HOURS = 24

@@ -16,7 +16,7 @@ from typing import Any
 
 from witness_gate.errors import WitnessGateError
 
-NAMES = ("lock", "witness", "freeze", "report", "gate", "review")
+NAMES = ("lock", "witness", "freeze", "report", "gate", "review", "suites")
 
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$")
 

@@ -234,10 +234,20 @@ def test_the_cli_path_gates_and_reviews_the_same_repository(adopter):
     gate = [adopter.sh(command) for command in commands("cli-gate")][-1]
     assert gate.code == 1 and "regression: prop_balance_is_credits_minus_debits" in gate.output, gate.output
 
-    [review] = commands("review")
+    # The suite is declared once, in tests/BUILD: the base's own Pants tells review about it.
+    *prepare, review = commands("review")
+    for command in prepare:
+        done = adopter.sh(command)
+        assert done.code == 0, (command, done.output)
+    graph = json.loads((adopter.root / ".artifacts/suites.json").read_text())
+    schemas.validate("suites", graph, "suites.json")
+    assert graph["commit"] == adopter.git("rev-parse", "main") and [s["name"] for s in graph["suites"]] == ["tests.properties"]
     reviewed = adopter.sh(review)
     assert reviewed.code == 1, reviewed.output
-    assert "ledger: regression: prop_balance_is_credits_minus_debits" in reviewed.output
+    assert "suites: tests.properties (declared in the base's build graph" in reviewed.output
+    assert "tests.properties: regression: prop_balance_is_credits_minus_debits" in reviewed.output
+    without_graph = adopter.sh(review.replace("--suites .artifacts/suites.json ", ""))
+    assert without_graph.code == 2 and "tests/BUILD declare witness_properties targets" in without_graph.output, without_graph.output
 
 
 def extra_properties(name: str) -> str:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+
 import pytest
 from conftest import SampleRepo
+
+from support.review_repo import GRAPH_BUILD, graph_document
 
 from witness_gate.codeowners import _matches, lines, required, uncovered
 from witness_gate.config import parse_config
@@ -76,3 +81,25 @@ def test_a_build_file_that_declares_gated_targets_needs_an_owner(repo: SampleRep
     assert failed.code == 1, failed.stdout + failed.stderr
     assert [line for line in failed.stdout.splitlines() if line.startswith("uncovered:")] == ["uncovered: /tests/BUILD has no owner in CODEOWNERS"]
     assert "/tests/BUILD" in repo.cli("codeowners", "--owner", "@acme/spec").stdout
+
+
+def test_suites_of_a_build_graph_need_owners_for_their_files_and_the_files_their_globs_add(repo: SampleRepo):
+    repo.write("pyproject.toml", '[tool.witness-gate]\nimport-paths = ["src"]\n')  # the suite is declared once, in BUILD
+    repo.write("tests/BUILD", GRAPH_BUILD)
+    git = ["git", "-c", "user.email=o@witness-gate", "-c", "user.name=o"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
+        subprocess.run([*git, *args], cwd=repo.root, check=True, capture_output=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo.root, check=True, capture_output=True, text=True).stdout.strip()
+    document = repo.root.parent / "suites.json"
+    document.write_text(json.dumps(graph_document(head)))
+    printed = repo.cli("codeowners", "--owner", "@acme/spec", "--suites", str(document))
+    assert printed.code == 0, printed.stderr
+    for pattern in ("/tests/properties/orders_props.py", "/tests/properties/*.py", "/tests/fixtures/orders.json", "/tests/BUILD"):
+        assert any(line.split()[0] == pattern for line in printed.stdout.splitlines()), (pattern, printed.stdout)
+    repo.write("CODEOWNERS", "/tests/properties/orders_props.py @acme/spec\n/tests/fixtures/ @acme/spec\n/tests/BUILD @acme/spec\n")
+    failed = repo.cli("codeowners", "--check", "CODEOWNERS", "--suites", str(document))
+    assert failed.code == 1 and "uncovered: /tests/properties/*.py has no owner in CODEOWNERS" in failed.stdout, failed.stdout
+    stale = repo.root.parent / "stale.json"
+    stale.write_text(json.dumps(graph_document("f" * 40)))
+    refused = repo.cli("codeowners", "--owner", "@acme/spec", "--suites", str(stale))
+    assert refused.code == 2 and "not this checkout's HEAD" in refused.stderr, refused.stderr

@@ -18,6 +18,7 @@ import pytest
 from conftest import EXAMPLE, SampleRepo, add_flaky_property
 from gate_test import BUG, IMPL, freeze_flake
 
+from support.review_repo import graph_document
 from witness_gate import schemas
 from witness_gate.errors import WitnessGateError
 
@@ -40,7 +41,10 @@ def produce_artifacts(repo: SampleRepo) -> list[tuple[str, Path]]:
     repo.gate(IMPL)
     shutil.copytree(repo.root / ".artifacts/gate", repo.root / "collected/flake")
     produce_review(repo.root / "review-repo", repo.root / "collected/review")
-    kinds = {"fixture.lock": "lock", "classification.json": "report", "gate.json": "gate", "freeze.json": "freeze", "review.json": "review"}
+    # The plugin's goal runs under Pants (tests/rules/suites_test.py); its document for the example, as it prints it.
+    (repo.root / "collected/suites.json").write_text(json.dumps(graph_document("0" * 40), sort_keys=True, separators=(",", ":")) + "\n")
+    kinds = {"fixture.lock": "lock", "classification.json": "report", "gate.json": "gate", "freeze.json": "freeze", "review.json": "review",
+             "suites.json": "suites"}
     for path in sorted((repo.root / "collected").rglob("*.json")) + sorted((repo.root / "collected").rglob("*.lock")):
         produced.append(("witness" if path.parent.name == "witnesses" else kinds[path.name], path))
     return produced
@@ -78,6 +82,10 @@ def broken_copies(schema: str, path: Path, out_dir: Path) -> list[tuple[str, Pat
     }
     if "expires_at" in record:
         variants["bad_time"] = {**copy.deepcopy(record), "expires_at": "tomorrow"}
+    if schema == "suites":  # the path and name patterns' lookaheads, which each engine compiles its own way
+        for label, key, value in [("dot_segment", "fixture", "tests/../fixtures/orders.json"), ("path_name", "name", "../escape")]:
+            variants[label] = copy.deepcopy(record)
+            variants[label]["suites"][0][key] = value
     stem = f"{path.parent.name}-{path.name}"
     copies = []
     for label, variant in variants.items():

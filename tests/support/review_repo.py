@@ -82,3 +82,31 @@ def assert_red(result, *reasons: str) -> None:
 
 def buggy(repo: Repo) -> None:
     repo.edit(IMPL, *BUG)
+
+
+# The example's suite as a Pants team declares it, once, in tests/BUILD.
+GRAPH_BUILD = '''witness_fixture(name="orders-fixture", source="fixtures/orders.json", generator_version=3)
+
+witness_properties(
+    name="properties",
+    sources=["properties/*.py"],
+    fixture=":orders-fixture",
+    dependencies=["src/orders_app"],
+    replays=2,
+)
+'''
+
+
+def graph_document(commit: str, **changes) -> dict:
+    """What `pants witness-gate-suites` prints at `commit` for the example declared in
+    tests/BUILD as GRAPH_BUILD does (tests/rules/suites_test.py checks the goal's output
+    field by field), with `changes` to its one suite."""
+    suite = {
+        "name": "tests.properties", "address": "tests:properties", "fixture": "tests/fixtures/orders.json", "generator_version": 3,
+        "properties": ["tests/properties/orders_props.py"], "replays": 2, "max_examples": 100, "import_paths": ["src"],
+        "impl": ["src/orders_app/__init__.py", "src/orders_app/pricing.py"],
+        "oracle": ["tests/BUILD", "tests/fixtures/orders.json", "tests/properties/orders_props.py"],
+        "oracle_globs": ["tests/properties/*.py"],
+    }
+    return {"schema_version": 1, "commit": commit, "freezes_dir": ".witness-gate/freezes", "max_freeze_hours": 168,
+            "replay_timeout_seconds": 60, "suites": [{**suite, **changes}]}

@@ -1,0 +1,79 @@
+"""The suites a build graph declares: the document `pants witness-gate-suites` prints.
+
+Where a repository declares its gated targets in BUILD files, those declarations are the
+only ones: `review` reads the base's graph from this document (schemas/suites.schema.json),
+printed by the base's own Pants and plugin in a clean checkout of the base, and refuses
+one read from any other commit. Pure: bytes and names in, configuration out.
+"""
+
+from __future__ import annotations
+
+from witness_gate import schemas
+from witness_gate.canonical import parse_json
+from witness_gate.config import GateConfig, Suite
+from witness_gate.errors import WitnessGateError
+from witness_gate.paths import check_repo_path
+
+# What `pants witness-gate-suites` reads: a build file naming this target type declares a
+# suite only that document can describe.
+PANTS_GATED_TARGET = b"witness_properties"
+GOAL = "pants witness-gate-suites --output-file=<file> ::"
+
+
+def graph_config(data: bytes, source: str, base: str, pyproject: GateConfig, role: str = "the base") -> GateConfig:
+    """The review's whole configuration from the document: its suites, each with the
+    ownership and source roots its target has under `pants test`, and the plugin's
+    options. `[tool.witness-gate]` of the base's pyproject.toml plays no part (`pants test`
+    never reads it either); suites declared there as well are refused."""
+    document = parse_json(data, source)
+    schemas.validate("suites", document, source)
+    if document["commit"] != base:
+        raise WitnessGateError(
+            f"{source}: read from commit {document['commit']}, not {role} {base}: run `{GOAL}` in a clean checkout of {role}"
+        )
+    if pyproject.suites:
+        raise WitnessGateError(
+            f"{source} and the base's pyproject.toml both declare suites ({_names(s.name for s in pyproject.suites)} there, "
+            f"{_names(s['name'] for s in document['suites'])} in the graph): declare each suite once, in BUILD; "
+            "remove [[tool.witness-gate.suites]]"
+        )
+    if not document["suites"]:
+        raise WitnessGateError(f"{source}: the base's build graph declares no witness_properties target: nothing to gate")
+    suites = tuple(_suite(entry, f"{source} suite {entry['name']}") for entry in document["suites"])
+    oracle = {path for suite in suites for path in (suite.fixture, *suite.properties, *suite.oracle_paths)}
+    # A file one target tests and another's oracle reads is the oracle's: the stricter owner.
+    impl = sorted({path for suite in suites for path in suite.impl} - oracle)
+    return GateConfig(
+        suites=suites,
+        impl_prefixes=tuple(impl),
+        oracle_prefixes=tuple(sorted(oracle)),
+        import_paths=tuple(sorted({root for suite in suites for root in suite.import_paths})) or (".",),
+        freezes_dir=check_repo_path(document["freezes_dir"], source),
+        max_freeze_hours=document["max_freeze_hours"],
+        replay_timeout_seconds=float(document["replay_timeout_seconds"]),
+    )
+
+
+def _suite(entry: dict, where: str) -> Suite:
+    def paths(key: str) -> tuple[str, ...]:
+        return tuple(check_repo_path(path, where) for path in entry[key])
+
+    fixture = check_repo_path(entry["fixture"], where)
+    properties = paths("properties")
+    oracle = paths("oracle")
+    missing = sorted({fixture, *properties} - set(oracle))
+    if missing:
+        raise WitnessGateError(f"{where}: {missing[0]} is the suite's fixture or property module but not among its oracle paths")
+    return Suite(
+        entry["name"], fixture, entry["generator_version"], properties, entry["replays"], entry["max_examples"],
+        impl=paths("impl"), oracle_paths=tuple(path for path in oracle if path not in {fixture, *properties}),
+        oracle_globs=tuple(entry["oracle_globs"]), import_paths=paths("import_paths"),
+    )
+
+
+def _names(names) -> str:
+    return ", ".join(sorted(names))
+
+
+def declares_pants_suites(text: bytes) -> bool:
+    return PANTS_GATED_TARGET in text

@@ -1,0 +1,129 @@
+"""Suites declared once, in the build graph: `review --suites` with the document the base's
+`pants witness-gate-suites` prints (its production by the real goal is tests/rules/suites_test.py
+and tests/e2e/adopt_test.py), and every way around that declaration refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from support.review_repo import BUG, GRAPH_BUILD, IMPL, Repo, graph_document as document, review_repo
+from witness_gate.build_graph import graph_config
+from witness_gate.config import GateConfig, Suite
+from witness_gate.errors import WitnessGateError
+
+
+def encoded(value: dict) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+
+
+BASE = "a" * 40
+
+
+def test_the_graph_is_the_whole_configuration():
+    config = graph_config(encoded(document(BASE)), "suites.json", BASE, GateConfig(oracle_prefixes=("elsewhere/",)))
+    [suite] = config.suites
+    assert suite == Suite("tests.properties", "tests/fixtures/orders.json", 3, ("tests/properties/orders_props.py",), 2, 100,
+                          impl=("src/orders_app/__init__.py", "src/orders_app/pricing.py"), oracle_paths=("tests/BUILD",),
+                          oracle_globs=("tests/properties/*.py",), import_paths=("src",))
+    assert config.oracle_prefixes == ("tests/BUILD", "tests/fixtures/orders.json", "tests/properties/orders_props.py")
+    assert config.impl_prefixes == ("src/orders_app/__init__.py", "src/orders_app/pricing.py")
+    assert config.import_paths == ("src",) and config.replay_timeout_seconds == 60.0
+
+
+def test_a_file_one_target_tests_and_another_targets_oracle_reads_is_oracle():
+    shared = document(BASE, impl=["src/orders_app/pricing.py", "tests/fixtures/orders.json"])
+    config = graph_config(encoded(shared), "suites.json", BASE, GateConfig())
+    assert "tests/fixtures/orders.json" not in config.impl_prefixes
+
+
+@pytest.mark.parametrize(
+    "broken, message",
+    [
+        (document("b" * 40), "read from commit bbbb"),
+        ({**document(BASE), "suites": []}, "declares no witness_properties target"),
+        (document(BASE, oracle=["tests/BUILD"]), "not among its oracle paths"),
+        (document(BASE, name="../escape"), "/suites/0/name"),
+        ({key: value for key, value in document(BASE).items() if key != "commit"}, "'commit' is a required property"),
+    ],
+    ids=["another commit", "no suite", "properties not oracle", "a name that is a path", "no commit"],
+)
+def test_a_document_that_is_not_the_bases_graph_is_refused(broken: dict, message: str):
+    with pytest.raises(WitnessGateError, match=message):
+        graph_config(encoded(broken), "suites.json", BASE, GateConfig())
+
+
+def test_suites_declared_in_pyproject_as_well_are_refused_naming_both():
+    pyproject = GateConfig(suites=(Suite("orders", "tests/fixtures/orders.json", 3, ("tests/properties",)),))
+    with pytest.raises(WitnessGateError, match=r"both declare suites \(orders there, tests.properties in the graph\)"):
+        graph_config(encoded(document(BASE)), "suites.json", BASE, pyproject)
+
+
+# --- review, from the graph -----------------------------------------------------------
+
+
+@pytest.fixture
+def graph_repo(tmp_path: Path) -> Repo:
+    """The orders example declared once, in tests/BUILD: its pyproject.toml declares nothing."""
+    repo = review_repo(tmp_path)
+    repo.git("checkout", "-q", "main")
+    (repo.root / "pyproject.toml").unlink()
+    (repo.root / "tests/BUILD").write_text(GRAPH_BUILD)
+    repo.commit("the suite declared in BUILD only")
+    repo.branch("patch")
+    return repo
+
+
+def review_from_graph(repo: Repo, commit: str | None = None, **changes):
+    path = repo.root.parent / "suites.json"
+    path.write_bytes(encoded(document(commit or repo.git("rev-parse", "main"), **changes)))
+    return repo.review(extra=("--suites", str(path)))
+
+
+def test_a_bug_is_blocked_by_the_suite_the_graph_declares(graph_repo: Repo):
+    graph_repo.edit(IMPL, *BUG)
+    graph_repo.commit("a bug")
+    result = review_from_graph(graph_repo)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "suites: tests.properties (declared in the base's build graph" in output
+    assert "tests.properties: regression: prop_order_total_non_negative" in output
+    assert graph_repo.review_json()["suites"] == {"tests.properties": "blocked"}
+
+
+def test_a_property_module_the_head_adds_under_the_graphs_glob_is_an_oracle_edit(graph_repo: Repo):
+    # No BUILD edit: the base's `sources=["properties/*.py"]` already takes the new module in
+    # under `pants test`, so it is oracle here too, although the base's graph never listed it.
+    (graph_repo.root / "tests/properties/lenient_props.py").write_text("# a property module of the head's\n")
+    graph_repo.commit("a property module")
+    result = review_from_graph(graph_repo)
+    output = result.stdout + result.stderr
+    assert result.returncode == 3, output
+    assert "oracle edit: tests/properties/lenient_props.py (owner: suite tests.properties (matches tests/properties/*.py))" in output
+
+
+def test_a_base_that_declares_gated_targets_is_not_reviewed_without_its_graph(graph_repo: Repo):
+    # The pyproject suite a team kept from before is not a second source of truth review may
+    # fall back on: the BUILD declaration is the one `pants test` runs.
+    graph_repo.git("checkout", "-q", "main")
+    (graph_repo.root / "pyproject.toml").write_text(
+        '[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nproperties = ["tests/properties"]\n'
+    )
+    graph_repo.commit("a second declaration")
+    graph_repo.branch("patch")
+    graph_repo.edit(IMPL, *BUG)
+    graph_repo.commit("a bug")
+    result = graph_repo.review()
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "main: tests/BUILD declare witness_properties targets, which only the build graph describes" in result.stderr
+    twice = review_from_graph(graph_repo)
+    assert twice.returncode == 2 and "both declare suites (orders there, tests.properties in the graph)" in twice.stderr, twice.stderr
+
+
+def test_a_graph_read_from_the_head_is_refused(graph_repo: Repo):
+    graph_repo.edit(IMPL, *BUG)
+    graph_repo.commit("a bug")
+    result = review_from_graph(graph_repo, commit=graph_repo.git("rev-parse", "patch"))
+    assert result.returncode == 2 and "not the base" in result.stderr, result.stdout + result.stderr
