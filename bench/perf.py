@@ -1,6 +1,6 @@
 """Speed and memory of witness-gate against baselines measured in the same run.
 
-    python bench/perf.py [--runs 5] [--only pin,check,replay,start,paths,pants]
+    python bench/perf.py [--runs 5] [--only pin,check,replay,start,paths,pants,review]
 
 Each figure is the median of `--runs` timings of the gate and of its baseline, printed
 as a ratio next to its target. Nothing here asserts a timing: these machines are noisy,
@@ -25,6 +25,7 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from support.git_repo import GitRepo  # noqa: E402
 from support.sample_repo import copy_example  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path), "CI": "true"}
@@ -200,10 +201,96 @@ def bench_pants(runs: int) -> None:
     report("./pants test of an unchanged target, second run", ours, base, "<= 1.5x")
 
 
+_PACKAGE = {
+    "src/pkg{n:03d}/__init__.py": "",
+    "src/pkg{n:03d}/ledger.py": (
+        "def balance(entries: list) -> int:\n"
+        "    return sum(amount if kind == 'credit' else -amount for kind, amount in entries)\n"
+    ),
+    "props/pkg{n:03d}_props.py": (
+        "from hypothesis import strategies as st\n\nimport witness_gate\nfrom pkg{n:03d}.ledger import balance\n\n"
+        "entries = st.lists(st.tuples(st.sampled_from(['credit', 'debit']), st.integers(0, 10**6)), max_size=12)\n\n\n"
+        "@witness_gate.property(payloads=entries.map(lambda es: [list(e) for e in es]))\n"
+        "def prop_credits_minus_debits(entries: list) -> bool:\n"
+        "    return balance(entries) == sum(a for k, a in entries if k == 'credit') - sum(a for k, a in entries if k == 'debit')\n\n\n"
+        "@witness_gate.property(payloads=entries.map(lambda es: [list(e) for e in es]))\n"
+        "def prop_order_free(entries: list) -> bool:\n"
+        "    return balance(list(reversed(entries))) == balance(entries)\n\n\n"
+        "@witness_gate.property(payloads=entries.map(lambda es: [['credit', a] for _, a in es]))\n"
+        "def prop_credits_never_negative(entries: list) -> bool:\n"
+        "    return balance(entries) >= 0\n"
+    ),
+    "tests/pkg{n:03d}/test_ledger_{n:03d}.py": (
+        "from hypothesis import given, settings, strategies as st\n\nfrom pkg{n:03d}.ledger import balance\n\n"
+        "entries = st.lists(st.tuples(st.sampled_from(['credit', 'debit']), st.integers(0, 10**6)), max_size=12)\n\n\n"
+        "@settings(max_examples=100, database=None)\n@given(entries)\n"
+        "def test_credits_minus_debits(entries):\n"
+        "    assert balance(entries) == sum(a for k, a in entries if k == 'credit') - sum(a for k, a in entries if k == 'debit')\n\n\n"
+        "@settings(max_examples=100, database=None)\n@given(entries)\n"
+        "def test_order_free(entries):\n    assert balance(list(reversed(entries))) == balance(entries)\n\n\n"
+        "@settings(max_examples=100, database=None)\n@given(entries.map(lambda es: [('credit', a) for _, a in es]))\n"
+        "def test_credits_never_negative(entries):\n    assert balance(entries) >= 0\n"
+    ),
+}
+
+
+def _packages_repo(root: Path, count: int) -> tuple[GitRepo, dict]:
+    """`count` packages, each a suite of three properties in the build graph (and the same
+    three as plain @given tests); the base, then a pull request that edits pkg000 honestly.
+    Returns the repository and the suites document of its base."""
+    repo = GitRepo(root)
+    files = {"fixtures/accounts.json": "[]\n", **{path.format(n=n): text.format(n=n) for n in range(count) for path, text in _PACKAGE.items()}}
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    repo.git("init", "-q", "-b", "main")
+    repo.commit("the base: one suite per package")
+    suites = [{
+        "name": f"props.pkg{n:03d}", "address": f"props:pkg{n:03d}", "fixture": "fixtures/accounts.json", "generator_version": 1,
+        "properties": [f"props/pkg{n:03d}_props.py"], "replays": 5, "max_examples": 100, "import_paths": ["src"],
+        "impl": [f"src/pkg{n:03d}/__init__.py", f"src/pkg{n:03d}/ledger.py"],
+        "oracle": ["fixtures/accounts.json", f"props/pkg{n:03d}_props.py"], "oracle_globs": [f"props/pkg{n:03d}_*.py"],
+    } for n in range(count)]
+    graph = {"schema_version": 1, "commit": repo.git("rev-parse", "HEAD"), "freezes_dir": ".witness-gate/freezes",
+             "max_freeze_hours": 168, "replay_timeout_seconds": 60, "suites": suites}
+    repo.git("checkout", "-q", "-b", "patch")
+    repo.edit("src/pkg000/ledger.py", "    return sum(", "    # credits add, debits subtract\n    return sum(")
+    repo.commit("an honest edit to one package")
+    return repo, graph
+
+
+def bench_review(work: Path, runs: int) -> None:
+    """`review` of a pull request that edits one package of N, each package one suite of
+    three properties declared in the build graph, against plain pytest + Hypothesis of the
+    same properties as @given tests (100 examples each): the changed package alone (what a
+    `--changed-since` run costs) and every package."""
+    times = {}
+    for count in (12, 48, 192):
+        repo, graph = _packages_repo(work / f"review-{count}", count)
+        document = repo.root.parent / f"suites-{count}.json"
+        document.write_text(json.dumps(graph))
+        out = repo.root.parent / f"out-{count}"
+        review = cli("review", "--base", "main", "--head", "patch", "--suites", str(document), "--out", str(out))
+        ours, rss = median_of(runs, lambda: timed(review, repo.root))
+        verdict = json.loads((out / "review.json").read_text())
+        ran = sum(1 for value in verdict["suites"].values() if value != "unaffected")
+        pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        plain_env = {**ENV, "PYTHONPATH": os.pathsep.join([str(repo.root / "src"), ENV["PYTHONPATH"]])}
+        for target in ("tests/pkg000", "tests"):  # every baseline must be a green run of every test it names
+            done = subprocess.run([*pytest, target], cwd=repo.root, env=plain_env, capture_output=True, text=True)
+            assert done.returncode == 0 and f"{3 * (1 if target != 'tests' else count)} passed" in done.stdout, done.stdout[-2000:]
+        changed, _ = median_of(runs, lambda: timed([*pytest, "tests/pkg000"], repo.root, plain_env))
+        every, _ = median_of(runs, lambda: timed([*pytest, "tests"], repo.root, plain_env))
+        times[count] = ours
+        report(f"review, {count} suites, one changed package (verdict {verdict['verdict']}, {ran} suite run)", ours, changed,
+               "<= 2x plain pytest of the changed package", f"; plain pytest of every package {every:.3f} s; peak RSS {rss / 1024:.0f} MiB")
+    print(f"review growth from 12 to 48 suites: {times[48] / times[12]:.2f}x (target <= 1.3x); to 192: {times[192] / times[12]:.2f}x", flush=True)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", default="pin,check,replay,start,paths,pants")
+    parser.add_argument("--only", default="pin,check,replay,start,paths,pants,review")
     parser.add_argument("--pex", type=Path, default=ROOT / "dist" / "runner" / "witness-gate.pex")
     args = parser.parse_args(argv)
     chosen = set(args.only.split(","))
@@ -217,6 +304,7 @@ def main(argv: list[str]) -> int:
             "start": lambda: bench_start(work, args.runs, args.pex),
             "paths": lambda: bench_scale_paths(work / "paths", args.runs),
             "pants": lambda: bench_pants(args.runs),
+            "review": lambda: bench_review(work, args.runs),
         }
         for name, step in steps.items():
             if name in chosen:

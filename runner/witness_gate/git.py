@@ -180,11 +180,12 @@ def _blobs(repo: Path, object_ids: list[bytes]) -> list[bytes]:
     return contents
 
 
-def export(repo: Path, revision: str, target: Path) -> None:
-    """The revision's tree, written blob by blob under `target` (a submodule is an empty
-    directory; a symlink that leaves the tree is refused)."""
+def export(repo: Path, revision: str, target: Path, wanted: Callable[[str], bool] | None = None) -> None:
+    """The revision's tree (or the paths of it `wanted` accepts), written blob by blob
+    under `target` (a submodule is an empty directory; a symlink that leaves the tree is
+    refused)."""
     target.mkdir(parents=True, exist_ok=True)
-    entries = _tree_entries(repo, revision)
+    entries = [entry for entry in _tree_entries(repo, revision) if wanted is None or wanted(entry[3])]
     files = [entry for entry in entries if entry[1] == b"blob"]
     for (mode, _, _, path), data in zip(files, _blobs(repo, [obj for _, _, obj, _ in files])):
         _write(target, path, mode, data)

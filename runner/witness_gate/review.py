@@ -53,7 +53,7 @@ _GATED_TARGET_TYPES = (b"witness_properties", b"witness_fixture", b"witness_gate
 # Where each suite's gate writes inside its tree (the lock lives under the root it pins);
 # the workers see it read-only, and the review copies it out when the suite is done.
 _WORK = ".witness-gate-review"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -172,6 +172,34 @@ def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out:
 # Compiled code the interpreter loads instead of, or beside, a module's source: a patch
 # that carries it would be tested on bytes the diff does not show.
 _COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd")
+
+
+def unaffected_reason(suite: Suite, ownership: Ownership) -> str | None:
+    """Why a suite of the build graph need not run for these changes, or None when it must
+    (pure). It must when a changed path is in its closure (its implementation files, its
+    fixture, properties and oracle paths) or matches its oracle globs, and every suite must
+    when a gate control, a freeze or anything else not one suite's own changed. A pyproject
+    suite declares no closure, so it always runs. Sound because a graph suite runs in a
+    tree of its closure only: what it does not declare, it cannot read."""
+    if not suite.impl:
+        return None
+    closure = {*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths}
+    changed = [*ownership.impl, *ownership.oracle]
+    if any(path in closure or any(glob_matches(path, pattern) for pattern in suite.oracle_globs) for path in changed):
+        return None
+    if any(not who.startswith("suite ") for who in ownership.oracle.values()):
+        return None
+    return f"unaffected: none of the {len(changed)} changed paths is in its closure ({len(closure)} files)"
+
+
+def _closure_only(suite: Suite, config: GateConfig) -> Callable[[str], bool] | None:
+    """Which base paths a suite's tree holds: a graph suite's closure and the freezes, as
+    `pants test` gives its sandbox; everything for a pyproject suite."""
+    if not suite.impl:
+        return None
+    closure = {*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths}
+    freezes = config.freezes_dir.rstrip("/") + "/"
+    return lambda path: path in closure or path.startswith(freezes)
 
 
 def compiled_code(path: str) -> bool:
@@ -319,16 +347,20 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         problems += [f"{p[:200]!r}: a changed path the gate's list cannot carry; judged by its owner only" for p in paths if p not in listable]
         changed_list = work / "changed.txt"
         changed_list.write_text("".join(f"{p}\n" for p in listable), "utf-8")
-        suites, head_oracle = {}, {}
+        if (base_tree / _WORK).exists() or (base_tree / _WORK).is_symlink() or any(p.split("/", 1)[0] == _WORK for p in paths):
+            problems.append(f"{_WORK}/ is committed: it is the review's own work directory; remove it")
+        suites, unaffected, head_oracle = {}, {}, {}
         for index, suite in enumerate(config.suites):
+            reason = unaffected_reason(suite, ownership)
+            if reason is not None:
+                unaffected[suite.name] = reason
+                continue
             # A fresh tree per suite, written from git objects after the previous suite ended.
             tree = work / f"suite-{index}"
-            git.export(repo, base, tree)
+            git.export(repo, base, tree, _closure_only(suite, config))
             applied = _apply_head(repo, landed.tree, tree, ownership, by_path)
-            if index == 0:
+            if not suites:
                 problems += applied
-                if (tree / _WORK).exists() or (tree / _WORK).is_symlink():
-                    problems.append(f"{_WORK}/ is committed: it is the review's own work directory; remove it")
             _remove(tree / _WORK)
             suites[suite.name] = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now)))
             _copy_out(tree / _WORK / suite.name, out_dir / suite.name)
@@ -340,7 +372,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
                 outcome = _attempt(lambda: _run_suite(suite, head_tree, config, changed_list, head_tree / _WORK / suite.name, now))
                 head_oracle[suite.name] = outcome if isinstance(outcome, dict) else {"error": outcome}
                 _copy_out(head_tree / _WORK / suite.name, out_dir / "head-oracle" / suite.name)
-    return _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir)
+    return _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir, unaffected)
 
 
 def _remove(path: Path) -> None:
@@ -364,7 +396,7 @@ def _utf8(path: str) -> bool:
 
 
 def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | None, paths: list[str], ownership: Ownership, suites: dict, head_oracle: dict,
-             problems: list[str], out_dir: Path) -> ReviewResult:
+             problems: list[str], out_dir: Path, unaffected: dict[str, str] | None = None) -> ReviewResult:
     codes = [EXIT_BLOCKED] * len(problems)
     reasons = [f"blocked: {problem}" for problem in problems]  # each is the patch's doing: a verdict, never a refusal it could choose
     suite_lines = []
@@ -372,6 +404,7 @@ def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | No
         codes.append(record["exit_code"])
         suite_lines += [f"{name}: {line}" for line in gates.summary_lines(record)[:-1]]
         suite_lines.append(f"{name}: gate {record['verdict']} under the base's oracle and freezes, with the head's implementation")
+    suite_lines += [f"{name}: {reason}" for name, reason in (unaffected or {}).items()]
     for name, record in head_oracle.items():
         if "error" in record:
             reasons.append(f"{name}: the head's own oracle could not run: {record['error']}")
@@ -391,7 +424,7 @@ def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | No
         "schema_version": SCHEMA_VERSION,
         "base": base, "head": head, "merge_base": fork_point, "merged_tree": merged_tree, "changed_paths": len(paths),
         "implementation_paths": list(ownership.impl), "oracle_paths": dict(sorted(ownership.oracle.items())),
-        "suites": {name: record["verdict"] for name, record in suites.items()},
+        "suites": {**{name: record["verdict"] for name, record in suites.items()}, **{name: "unaffected" for name in unaffected or {}}},
         "verdict": VERDICTS[exit_code], "exit_code": exit_code,
     }
     lines.append(f"review: {record['verdict']} (exit {exit_code}; base {base[:12]}, head {head[:12]}, {len(paths)} changed paths)")

@@ -127,3 +127,88 @@ def test_a_graph_read_from_the_head_is_refused(graph_repo: Repo):
     graph_repo.commit("a bug")
     result = review_from_graph(graph_repo, commit=graph_repo.git("rev-parse", "patch"))
     assert result.returncode == 2 and "not the base" in result.stderr, result.stdout + result.stderr
+
+
+# --- only what the pull request can affect, in a tree of its closure ------------------
+
+VAT = '''import json
+from pathlib import Path
+
+RATE_FILE = Path(__file__).resolve().parents[2] / "data" / "vat.json"  # read, but no target declares it
+
+
+def with_vat(cents: int) -> int:
+    rate = json.loads(RATE_FILE.read_text())["percent"] if RATE_FILE.exists() else None
+    if rate is None:
+        raise FileNotFoundError(f"{RATE_FILE.name}: the VAT table is missing")
+    return cents + cents * rate // 100
+'''
+VAT_PROPS = '''from hypothesis import strategies as st
+
+import witness_gate
+from vat.vat import with_vat
+
+
+@witness_gate.property(payloads=st.integers(min_value=0, max_value=10**6))
+def prop_vat_never_lowers_a_price(cents: int) -> bool:
+    return with_vat(cents) >= cents
+'''
+VAT_SUITE = {
+    "name": "tests.vat", "address": "tests:vat", "fixture": "tests/fixtures/orders.json", "generator_version": 3,
+    "properties": ["tests/vat/vat_props.py"], "replays": 2, "max_examples": 20, "import_paths": ["src"],
+    "impl": ["src/vat/__init__.py", "src/vat/vat.py"],  # data/vat.json is not declared
+    "oracle": ["tests/BUILD", "tests/fixtures/orders.json", "tests/vat/vat_props.py"], "oracle_globs": ["tests/vat/*.py"],
+}
+
+
+@pytest.fixture
+def two_suites(graph_repo: Repo) -> Repo:
+    graph_repo.git("checkout", "-q", "main")
+    for path, text in {"src/vat/__init__.py": "", "src/vat/vat.py": VAT, "data/vat.json": '{"percent": 19}\n', "tests/vat/vat_props.py": VAT_PROPS}.items():
+        (graph_repo.root / path).parent.mkdir(parents=True, exist_ok=True)
+        (graph_repo.root / path).write_text(text)
+    graph_repo.commit("a second suite")
+    graph_repo.branch("patch")
+    return graph_repo
+
+
+def review_two_suites(repo: Repo):
+    graph = document(repo.git("rev-parse", "main"))
+    graph["suites"].append(VAT_SUITE)
+    path = repo.root.parent / "suites.json"
+    path.write_bytes(encoded(graph))
+    return repo.review(extra=("--suites", str(path)))
+
+
+def test_a_suite_no_changed_path_reaches_does_not_run(two_suites: Repo):
+    two_suites.edit(IMPL, *BUG)
+    two_suites.commit("a bug in pricing")
+    result = review_two_suites(two_suites)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "tests.vat: unaffected: none of the 1 changed paths is in its closure (5 files)" in output
+    assert two_suites.review_json()["suites"] == {"tests.properties": "blocked", "tests.vat": "unaffected"}
+    assert not (two_suites.root.parent / "out" / "tests.vat").exists()
+
+
+def test_a_suite_runs_in_a_tree_of_its_closure_and_cannot_read_what_it_does_not_declare(two_suites: Repo):
+    # The VAT module reads data/vat.json, which its target does not declare: under `pants
+    # test` the file is not in the sandbox, and in review it is not in the suite's tree. So a
+    # change to that file (unowned, "read by nobody") can never be what a passing suite read.
+    two_suites.edit("src/vat/vat.py", "def with_vat", "# reviewed\ndef with_vat")
+    two_suites.commit("touch the VAT module")
+    result = review_two_suites(two_suites)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "tests.properties: unaffected" in output
+    assert "tests.vat: regression: prop_vat_never_lowers_a_price" in output and "the VAT table is missing" in output, output
+
+
+def test_a_gate_control_change_runs_every_suite(two_suites: Repo):
+    (two_suites.root / ".github").mkdir()
+    (two_suites.root / ".github/CODEOWNERS").write_text("* @acme\n")
+    two_suites.commit("a control")
+    result = review_two_suites(two_suites)
+    output = result.stdout + result.stderr
+    assert result.returncode == 3, output
+    assert "unaffected" not in output

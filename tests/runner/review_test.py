@@ -24,7 +24,7 @@ from xml.etree import ElementTree
 import pytest
 
 from support.flaky import flaky_property_source
-from support.review_repo import BUG, CAUGHT, IMPL, ORACLE, WEAKEN, Repo, assert_red, buggy, review_repo
+from support.review_repo import BUG, CAUGHT, IMPL, ORACLE, WEAKEN, Repo, assert_red, buggy, graph_document, review_repo
 
 
 
@@ -199,18 +199,34 @@ GATED_DECLARATIONS = {
 }
 
 
+def declared_in_pants_only(repo: Repo) -> None:
+    """The base declares its suite once, in BUILD: no pyproject suite beside it."""
+    (repo.root / "pyproject.toml").unlink()
+
+
+def review_from_graph(repo: Repo, build_file: str = "tests/BUILD"):
+    """The review with the document the base's `pants witness-gate-suites` prints."""
+    oracle = sorted([build_file, "tests/fixtures/orders.json", "tests/properties/orders_props.py"])
+    document = repo.root.parent / "suites.json"
+    document.write_text(json.dumps(graph_document(repo.git("rev-parse", "main"), oracle=oracle)))
+    return repo.review(extra=("--suites", str(document)))
+
+
 @pytest.mark.parametrize("tool", sorted(GATED_DECLARATIONS))
 def test_a_build_file_that_declares_gated_targets_is_a_control(repo: Repo, tool: str):
     build_file, declaration, original, decoy = GATED_DECLARATIONS[tool]
     (repo.root / build_file).write_text(declaration)
     (repo.root / "src/orders_app/BUILD").write_text("python_sources()\n")  # the implementation's own: not a control
+    if tool.startswith("pants"):
+        declared_in_pants_only(repo)
     repo.commit(f"base: the gated targets declared for {tool} test")
     repo.git("branch", "-f", "main", "HEAD")
     shutil.copytree(repo.root / "src/orders_app", repo.root / "decoy/orders_app")  # unbroken
     buggy(repo)
     repo.edit(build_file, original, decoy)
     repo.commit("bug, and the properties pointed at an unbroken copy")
-    assert_red(repo.review(), CAUGHT, f"oracle edit: {build_file} (owner: gate controls (declares gated targets))", "mixed_edit")
+    reviewed = review_from_graph(repo, build_file) if tool.startswith("pants") else repo.review()
+    assert_red(reviewed, CAUGHT, f"oracle edit: {build_file} (owner: gate controls (declares gated targets))", "mixed_edit")
 
 
 @pytest.mark.parametrize("side", ["base", "head"])
@@ -218,12 +234,15 @@ def test_a_build_file_that_declares_gated_targets_in_one_revision_only_is_a_cont
     # The base's declaration dropped by the head (`pants test` would no longer gate it), or
     # a declaration the head adds to a build file that had none: either side makes it a control.
     (repo.root / "tests/BUILD").write_text(PANTS_DECLARATION if side == "base" else "python_sources()\n")
+    if side == "base":
+        declared_in_pants_only(repo)
     repo.commit(f"base: tests/BUILD {'with' if side == 'base' else 'without'} the gated targets")
     repo.git("branch", "-f", "main", "HEAD")
     buggy(repo)
     (repo.root / "tests/BUILD").write_text("python_sources()\n" if side == "base" else PANTS_DECLARATION.replace("src/orders_app", "decoy/orders_app"))
     repo.commit("bug, and the gated targets dropped or re-declared")
-    assert_red(repo.review(), CAUGHT, "oracle edit: tests/BUILD (owner: gate controls (declares gated targets))", "mixed_edit")
+    reviewed = review_from_graph(repo) if side == "base" else repo.review()
+    assert_red(reviewed, CAUGHT, "oracle edit: tests/BUILD (owner: gate controls (declares gated targets))", "mixed_edit")
 
 
 def test_a_starlark_file_that_wraps_the_gated_rule_is_a_control(repo: Repo):
