@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from witness_gate.evidence import CONTROLLED
+
 LABELS = ("regression", "flake", "oracle_defect", "mixed_edit", "not_reproduced", "unclassified")
 
 NEXT_STEPS = {
@@ -18,6 +20,22 @@ NEXT_STEPS = {
     "not_reproduced": "Not a pass: this witness no longer shows the failure; investigate before declaring it gone. No freeze.",
     "unclassified": "Not a pass: the evidence is incomplete; fix the pin or the changed-file list and classify again.",
 }
+
+# A flake whose failures follow nothing the runner controls (the clock, threads, the OS)
+# can end the next run's search on another payload: a freeze binds one witness hash.
+UNREPEATABLE_FLAKE = (
+    "Its cause is nothing the runner controls, so the next run's search may keep a different witness, "
+    "which a freeze of this one would not cover; a rare flake of this kind belongs on the suite's ordinary retry policy."
+)
+
+
+def next_step(label: str, cause: str) -> str:
+    """What a reviewer does with a labelled witness; for a flake, whether a freeze of it
+    can hold beyond this run (pure)."""
+    if label == "flake" and cause not in CONTROLLED:
+        return f"{NEXT_STEPS[label]} {UNREPEATABLE_FLAKE}"
+    return NEXT_STEPS[label]
+
 
 EXIT_PASS, EXIT_BLOCKED, EXIT_BAD_INPUT, EXIT_ORACLE_REVIEW, EXIT_INCOMPLETE = 0, 1, 2, 3, 4
 

@@ -14,7 +14,7 @@ from typing import Any
 from witness_gate import lock as locks
 from witness_gate import evidence, store, witness
 from witness_gate.canonical import sha256_hex
-from witness_gate.classify import NEXT_STEPS, VERDICTS, classify, run_exit_code
+from witness_gate.classify import NEXT_STEPS, VERDICTS, classify, next_step, run_exit_code
 from witness_gate.config import GateConfig
 from witness_gate.errors import WitnessGateError
 from witness_gate.paths import parse_changed_paths, split_paths
@@ -153,6 +153,7 @@ def _entry(name: str, record: dict[str, Any], result: WitnessReplays, changed: b
         })
     return {
         **_base(name, record, changed, label),
+        "next_step": next_step(label, cause),
         "failures": failures,
         "runs": runs,
         "replayed": decider,

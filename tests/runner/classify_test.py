@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from witness_gate.classify import LABELS, classify, freeze_allowed, run_exit_code
+from witness_gate.classify import LABELS, NEXT_STEPS, UNREPEATABLE_FLAKE, classify, freeze_allowed, next_step, run_exit_code
 
 
 # The spec's own table, verbatim: classify(failures, runs, impl_changed, oracle_changed).
@@ -54,3 +54,16 @@ def test_run_exit_code_takes_the_most_severe_label():
     assert run_exit_code(["oracle_defect", "regression", "flake"], False, False) == 1
     assert run_exit_code([], mixed_diff=True, lock_changed=False) == 1
     assert run_exit_code(["flake"], mixed_diff=False, lock_changed=True) == 1
+
+
+@pytest.mark.parametrize("cause, holds", [("random_seed", True), ("hash_secret", True), ("history", True), ("time", False), ("none_found", False)])
+def test_a_flake_says_whether_a_freeze_of_its_witness_can_hold_beyond_this_run(cause: str, holds: bool):
+    # The search runs under the schedule: where the runner controls the cause, the next run
+    # keeps the same witness; where it does not, the next witness may differ.
+    step = next_step("flake", cause)
+    assert step.startswith(NEXT_STEPS["flake"])
+    assert (UNREPEATABLE_FLAKE in step) is not holds
+
+
+def test_only_a_flake_gets_the_caveat():
+    assert next_step("regression", "none_found") == NEXT_STEPS["regression"]

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import pytest
 
+from witness_gate.classify import UNREPEATABLE_FLAKE
+
 sys.path.insert(0, str(Path(__file__).resolve().parent / "flake_cases"))
 from catalogue import CASES, Case  # noqa: E402  # pants: no-infer-dep
 
@@ -85,8 +87,10 @@ def test_each_root_cause_class_gets_its_label(case: Case, tmp_path: Path):
         assert entry["label"] == "flake", summary
         if case.controlled_by in CONTROLLED_CAUSE:
             assert entry["cause"] == CONTROLLED_CAUSE[case.controlled_by], summary
+            assert UNREPEATABLE_FLAKE not in entry["next_step"], summary  # the next run keeps this witness
         else:
             assert entry["cause"] in ("time", "none_found"), summary
+            assert UNREPEATABLE_FLAKE in entry["next_step"], summary  # a freeze of it may cover no later run
     elif case.kind == "state":
         assert (entry["label"], entry["cause"]) == ("regression", "history"), summary
         assert entry["replayed"] in ("shrunk_history", "unshrunk_history", "in_process"), summary
