@@ -435,6 +435,32 @@ def review(
 
 
 @app.command()
+def note(
+    out: Annotated[Path, typer.Option("--out", help="The gate's output directory (its --out): gate.json and witnesses/.")] = Path(".artifacts/gate"),
+    check: Annotated[Optional[Path], typer.Option("--check", help="A drafted note (Markdown): exit 1 naming each fact it quotes that the artifacts do not hold.")] = None,
+) -> None:
+    """Print the review note that quotes the witness JSON, or check a drafted one against the artifacts (the spec: discard a note that disagrees with the witness file)."""
+
+    def action() -> int:
+        from witness_gate import note as notes
+        from witness_gate import store, witness
+
+        gate = store.load_artifact(out / "gate.json", "gate")
+        witnesses = witness.index(out / "witnesses", [row["file"].rsplit("/", 1)[-1] for row in gate["witnesses"]])
+        if check is None:
+            typer.echo(notes.render(gate, witnesses), nl=False)
+            return 0
+        text = store.read_regular_file(check, "note").decode("utf-8", "replace")
+        problems = notes.disagreements(text, gate, witnesses)
+        for problem in problems:
+            typer.echo(f"disagrees: {problem}")
+        typer.echo(f"note: {len(problems)} disagreement(s) with {out}: discard it" if problems else f"note: agrees with {out}")
+        return 1 if problems else 0
+
+    _run(action)
+
+
+@app.command()
 def codeowners(
     owner: Annotated[Optional[list[str]], typer.Option("--owner", help="Owner of the oracle paths, e.g. @org/spec-owners (repeatable).")] = None,
     check: Annotated[Optional[Path], typer.Option("--check", help="An existing CODEOWNERS file: exit 1 when it leaves an oracle path without an owner.")] = None,
