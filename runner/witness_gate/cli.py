@@ -8,6 +8,7 @@ that overrides a verdict.
 import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -285,7 +286,10 @@ def freeze(
         store.check_output_file(out, "--out")
         lock_record = locks.load(lock)
         locks.verify_fixture(lock_record, root)
-        witness_record, report_record, config = witnesses.load(witness), reports.load_report(report, lock_record), _config(root)
+        witness_record, report_record = witnesses.load(witness), reports.load_report(report, lock_record)
+        # Replay with what the report was replayed with (a gate under Pants passes its
+        # source roots; no pyproject.toml says them), never with a guess.
+        config = replace(_config(root), import_paths=tuple(report_record["import_paths"]))
         record = freezes.build(
             assertion, lock_record, witness_record, report_record,
             failures, runs, expires_in_hours, config.max_freeze_hours, datetime.now(timezone.utc), str(witness),

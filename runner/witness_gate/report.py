@@ -106,6 +106,7 @@ def build(
         "schema_version": SCHEMA_VERSION,
         "fixture_digest": lock["fixture"]["sha256"],
         "lock_path": lock_relative,
+        "import_paths": list(config.import_paths),
         "replays": lock["replays"],
         "diff": {
             "paths_sha256": diff.paths_sha256,

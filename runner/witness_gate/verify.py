@@ -59,7 +59,8 @@ def run(
         checks.append(Check(f"label {path.name}", label_ok, f"recorded {entry['label']}, table gives {expected} for {entry['failures']}/{entry['runs']}"))
         if entry["replayed"] != "none":
             replayable.setdefault(record["property"]["path"], []).append((path.name, record))
-    plan = ReplayPlan(root, config.import_paths, locks.fixture_path(lock, root), lock, config.replay_timeout_seconds)
+    # The import paths the report was replayed with: what classify used, not what this checkout guesses.
+    plan = ReplayPlan(root, tuple(report["import_paths"]), locks.fixture_path(lock, root), lock, config.replay_timeout_seconds)
     for module, group in sorted(replayable.items()):
         results = replay_module(module, group, plan)
         for name, _ in group:
@@ -76,6 +77,9 @@ def replay_check(name: str, entry: dict, result: WitnessReplays, diff: dict) -> 
     the same label where it cannot (time, threads, entropy)."""
     if result.missing:
         return Check(f"replay {name}", False, "the property module no longer defines this assertion")
+    if result.unloadable:  # nothing was replayed: no counts to compare, and no count to invent
+        return Check(f"replay {name}", False, f"the replay interpreters could not load the property module ({result.unloadable}); "
+                                              "were the import paths the same as when it was classified?")
     decider = evidence.deciding_variant(result.by_variant)
     failures, runs = evidence.counts(result.by_variant[decider])
     label = classify(failures, runs, diff["impl_changed"], diff["oracle_changed"])

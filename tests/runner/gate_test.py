@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from conftest import SampleRepo, add_flaky_property
 
+from support.flaky import flaky_property_source
 from witness_gate import schemas
 
 IMPL = "src/orders_app/pricing.py"
@@ -199,3 +200,31 @@ def test_a_freeze_directory_that_is_a_file_is_refused(repo):
     assert result.code == 2
     assert "freezes: freeze directory is not a plain directory" in result.stderr
     assert not (repo.root / GATE_OUT).exists()
+
+
+def test_a_freeze_replays_with_the_import_paths_the_gate_used(repo):
+    # Under `pants test` the gate gets the source roots as --import-path and no pyproject.toml
+    # says them: `freeze` must replay with what the report recorded, not the default ".".
+    repo.edit("pyproject.toml", 'import-paths = ["src"]\n', "")
+    repo.write("tests/properties/flaky_props.py", "import orders_app.pricing  # the code under test, from src/\n" + flaky_property_source())
+    red = repo.gate(IMPL, extra=("--import-path", "src"))
+    assert red.code == 1 and "No valid freeze covers this witness" in red.stdout, red.stdout + red.stderr
+    assert json.loads((repo.root / GATE_OUT / "classification.json").read_text())["import_paths"] == ["src"]
+    freeze_flake(repo)
+    assert repo.gate(IMPL, extra=("--import-path", "src")).code == 0
+
+
+def test_a_freeze_whose_replay_cannot_load_the_module_says_so(repo):
+    # The report recorded an import path the module's imports are not under: nothing can be
+    # replayed, and freeze says why instead of counting phantom failures (or crashing).
+    repo.write("tests/properties/flaky_props.py", "import orders_app.pricing  # the code under test, from src/\n" + flaky_property_source())
+    assert repo.gate(IMPL).code == 1
+    report_path = repo.root / GATE_OUT / "classification.json"
+    report = json.loads(report_path.read_text())
+    report_path.write_text(json.dumps({**report, "import_paths": ["tests"]}))
+    [row] = repo.gate_json()["witnesses"]
+    refused = repo.cli(
+        "freeze", "--assertion", row["assertion_id"], "--lock", f"{GATE_OUT}/fixture.lock", "--witness", f"{GATE_OUT}/{row['file']}",
+        "--report", str(report_path), "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", "24",
+    )
+    assert refused.code == 2 and "could not load the property module" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
