@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from witness_gate import channel as channels
 from witness_gate.errors import WitnessGateError
 
 # The worker's first act sends its standard error to /dev/null: whatever reaches the
@@ -253,9 +254,15 @@ class Worker:
 
     def __init__(self, request: dict[str, Any], hash_secret: int, root: Path, scratch: Path) -> None:
         read_end, write_end = os.pipe()
+        # The channel's key goes down a pipe of its own, never into the request file (which
+        # the code under test can read): only the worker's own lines verify.
+        self._key = os.urandom(channels.KEY_BYTES)
+        key_read, key_write = os.pipe()
+        os.write(key_write, self._key)
+        os.close(key_write)
         request_path = scratch / f"request-{os.getpid()}-{next(_requests)}.json"
         bwrap = confinement().bwrap
-        request_path.write_text(json.dumps({**request, "protocol_fd": write_end, "confined": bwrap is not None}), "utf-8")
+        request_path.write_text(json.dumps({**request, "protocol_fd": write_end, "key_fd": key_read, "confined": bwrap is not None}), "utf-8")
         import_path = worker_path(root)
         if bwrap is None:
             argv, home, request_arg = [], scratch, str(request_path)
@@ -274,13 +281,14 @@ class Worker:
                 stderr=subprocess.PIPE,
                 cwd=root,
                 env=worker_environment(hash_secret, home),
-                pass_fds=(write_end,),
+                pass_fds=(write_end, key_read),
                 start_new_session=True,
             )
             _live_workers.add(self._process.pid)
         finally:
             _children_lock.release()
             os.close(write_end)
+            os.close(key_read)
         self._fd = read_end
         self._exited = os.pidfd_open(self._process.pid)
         self._buffer = b""
@@ -342,8 +350,11 @@ class Worker:
         return f" before it said anything: {text}" if text else ""
 
     def _parse(self, line: bytes) -> dict[str, Any] | Ended:
+        body = channels.opened(self._key, line)
+        if body is None:
+            return self._end("protocol", f"wrote a message the worker did not sign (the code under test writing to its channel?): {line[:80]!r}")
         try:
-            message = json.loads(line)
+            message = json.loads(body)
         except (ValueError, UnicodeDecodeError):
             return self._end("protocol", f"wrote a malformed message: {line[:80]!r}")
         if not isinstance(message, dict) or not isinstance(message.get("event"), str):

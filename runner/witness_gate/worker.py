@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from witness_gate import channel as channels
 from witness_gate import seeds
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, parse_json, sha256_hex
 from witness_gate.errors import WitnessGateError
@@ -35,16 +36,25 @@ _MAX_PARSED_FIXTURE = 64 << 20  # a property that takes the fixture gets it pars
 
 
 class _Channel:
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
+    def __init__(self, fd: int, key: bytes) -> None:
+        self._fd, self._key = fd, key
 
     def send(self, message: dict[str, Any]) -> None:
         self.send_bytes(json.dumps(message, separators=(",", ":")).encode())
 
-    def send_bytes(self, line: bytes) -> None:
-        data = line + b"\n"
+    def send_bytes(self, body: bytes) -> None:
+        data = channels.sign(self._key, body) + b"\n"
         while data:
             data = data[os.write(self._fd, data) :]
+
+
+def _read_key(fd: int) -> bytes:
+    """The channel key, from its own pipe, which is closed before any user code runs."""
+    key = b""
+    while len(key) < channels.KEY_BYTES and (chunk := os.read(fd, channels.KEY_BYTES - len(key))):
+        key += chunk
+    os.close(fd)
+    return key
 
 
 class _Falsified(Exception):
@@ -53,7 +63,7 @@ class _Falsified(Exception):
 
 def main(request_path: str) -> None:
     request = json.loads(Path(request_path).read_text("utf-8"))
-    channel = _Channel(request["protocol_fd"])
+    channel = _Channel(request["protocol_fd"], _read_key(request["key_fd"]))
     _network.confined = request["confined"]
     sys.addaudithook(_network.hear)  # before any user code: an audit hook cannot be removed
     try:

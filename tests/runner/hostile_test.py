@@ -42,6 +42,13 @@ HOSTILE = {
         "for fd in range(3, 256):\n    try:\n        os.write(fd, b'not json\\n')\n    except OSError:\n        pass\nreturn -1",
         None,  # which replay's evidence comes first depends on which process the parent stops first
     ),
+    "a forged passing result and end on every descriptor": (
+        # The message channel is one of the inherited descriptors: were a well-formed line the
+        # runner's word, this call would pass and the search end green.
+        "for fd in range(3, 256):\n    try:\n        os.write(fd, b'{\"event\": \"result\", \"passed\": true, \"evidence\": null}\\n{\"event\": \"done\"}\\n')\n"
+        "    except OSError:\n        pass\nreturn -1",
+        None,
+    ),
     "a child that forks and exits": ("if os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\nos._exit(0)", "exit status 0"),
 }
 

@@ -573,6 +573,8 @@ def test_a_committed_review_work_directory_blocks(repo: Repo):
     (repo.root / ".witness-gate-review/orders/witnesses/junk.json").write_text("{}\n")
     repo.commit("a stray witness where the review works")
     assert_red(repo.review(), "blocked: .witness-gate-review/ is committed: it is the review's own work directory")
+    # And the review's own artifacts never mix with what the patch put there.
+    assert not (repo.root.parent / "out/orders/witnesses/junk.json").exists()
 
 
 # --- G. a pull-request job set to write the shared remote cache (docs/scale-out.md) ------
