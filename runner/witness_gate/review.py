@@ -174,17 +174,25 @@ def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out:
 _COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd")
 
 
-def unaffected_reason(suite: Suite, ownership: Ownership) -> str | None:
+def unaffected_reason(suite: Suite, ownership: Ownership, added: frozenset[str] = frozenset(),
+                      linked: Mapping[str, str] | None = None) -> str | None:
     """Why a suite of the build graph need not run for these changes, or None when it must
     (pure). It must when a changed path is in its closure (its implementation files, its
-    fixture, properties and oracle paths) or matches its oracle globs, and every suite must
-    when a gate control, a freeze or anything else not one suite's own changed. A pyproject
-    suite declares no closure, so it always runs. Sound because a graph suite runs in a
-    tree of its closure only: what it does not declare, it cannot read."""
+    fixture, properties and oracle paths, and the real files behind closure paths that are
+    symlinks, `linked`: real path -> closure path) or matches its oracle globs; when the
+    head adds any file under one of its source roots (a package beside a module, a module
+    an optional import finds, a module shadowing one it imports: the base's graph cannot
+    list it, the landed graph would); and every suite must when a gate control, a freeze
+    or anything else not one suite's own changed. A pyproject suite declares no closure, so
+    it always runs. Sound because a graph suite runs in a tree of its closure only: what
+    it does not declare, it cannot read."""
     if not suite.impl:
         return None
-    closure = {*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths}
+    closure = _closure(suite, linked)
     changed = [*ownership.impl, *ownership.oracle]
+    roots = ["" if root in ("", ".") else root.rstrip("/") + "/" for root in (suite.import_paths or (".",))]
+    if any(path.startswith(root) for path in added for root in roots):
+        return None
     if any(path in closure or any(glob_matches(path, pattern) for pattern in suite.oracle_globs) for path in changed):
         return None
     if any(not who.startswith("suite ") for who in ownership.oracle.values()):
@@ -192,14 +200,36 @@ def unaffected_reason(suite: Suite, ownership: Ownership) -> str | None:
     return f"unaffected: none of the {len(changed)} changed paths is in its closure ({len(closure)} files)"
 
 
-def _closure_only(suite: Suite, config: GateConfig) -> Callable[[str], bool] | None:
-    """Which base paths a suite's tree holds: a graph suite's closure and the freezes, as
-    `pants test` gives its sandbox; everything for a pyproject suite."""
+def _closure(suite: Suite, linked: Mapping[str, str] | None) -> set[str]:
+    """A graph suite's declared files, and the real files behind those that are symlinks."""
+    declared = {*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths}
+    return declared | {real for real, link in (linked or {}).items() if link in declared}
+
+
+def _closure_only(suite: Suite, config: GateConfig, linked: Mapping[str, str]) -> Callable[[str], bool] | None:
+    """Which base paths a suite's tree holds: a graph suite's closure (with what its links
+    lead to) and the freezes, as `pants test` gives its sandbox; everything for a pyproject
+    suite."""
     if not suite.impl:
         return None
-    closure = {*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths}
+    closure = _closure(suite, linked)
     freezes = config.freezes_dir.rstrip("/") + "/"
     return lambda path: path in closure or path.startswith(freezes)
+
+
+def _symlinked_closure(tree: Path, config: GateConfig) -> dict[str, str]:
+    """Real path -> closure path, for each graph suite's file that is reached through a
+    symlink in the base tree (the link itself, or a directory above it)."""
+    found, root = {}, tree.resolve()
+    for suite in config.suites:
+        for entry in (*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths):
+            path = tree / entry
+            if not (path.is_symlink() or path.exists()):
+                continue
+            real = path.resolve()
+            if real != root / entry and real.is_relative_to(root):
+                found[real.relative_to(root).as_posix()] = entry
+    return found
 
 
 def compiled_code(path: str) -> bool:
@@ -208,17 +238,34 @@ def compiled_code(path: str) -> bool:
     return "__pycache__" in path.split("/") or name.endswith(_COMPILED_SUFFIXES) or ".so." in name
 
 
+_START_UP_FILES = ("sitecustomize.py", "usercustomize.py")
+
+
+def unreviewable(path: str, change: git.Change) -> str | None:
+    """Why the head may not carry this implementation path at all, whether or not a suite
+    runs (pure): what the gate's workers never execute as the diff shows it cannot be
+    judged by them."""
+    name = path.rsplit("/", 1)[-1]
+    if "160000" in (change.base_mode, change.head_mode):
+        return f"{path}: a submodule change cannot be reviewed here; blocked"
+    if change.head_mode is None:
+        return None
+    if compiled_code(path):
+        return (f"{path}: compiled code in the patch (bytecode or an extension module) is not reviewed: "
+                "the review tests only what the diff shows as source; blocked")
+    if name in _START_UP_FILES or name.endswith(".pth"):
+        return (f"{path}: code an interpreter runs at start-up, which the gate's workers skip (-S), is not reviewed: "
+                "it would change what the landed code does unseen; blocked")
+    return None
+
+
 def _apply_head(repo: Path, landed: str, tree: Path, ownership: Ownership, changes: dict[str, git.Change]) -> list[str]:
-    """Puts the landed implementation into the base's tree; returns what could not be applied."""
+    """Puts the landed implementation into the base's tree (but for the unreviewable paths,
+    which block on their own); returns what could not be applied."""
     problems = []
     for path in ownership.impl:
         change = changes[path]
-        if "160000" in (change.base_mode, change.head_mode):
-            problems.append(f"{path}: a submodule change cannot be reviewed here; blocked")
-            continue
-        if change.head_mode is not None and compiled_code(path):
-            problems.append(f"{path}: compiled code in the patch (bytecode or an extension module) is not reviewed: "
-                            "the review tests only what the diff shows as source; blocked")
+        if unreviewable(path, change) is not None:
             continue
         try:
             target = tree / path
@@ -349,15 +396,19 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         changed_list.write_text("".join(f"{p}\n" for p in listable), "utf-8")
         if (base_tree / _WORK).exists() or (base_tree / _WORK).is_symlink() or any(p.split("/", 1)[0] == _WORK for p in paths):
             problems.append(f"{_WORK}/ is committed: it is the review's own work directory; remove it")
+        # What the head may not carry blocks whether or not a suite runs.
+        problems += [problem for path in ownership.impl if (problem := unreviewable(path, by_path[path])) is not None]
+        added = frozenset(change.path for change in changes if change.base_mode is None)
+        linked = _symlinked_closure(base_tree, config)
         suites, unaffected, head_oracle = {}, {}, {}
         for index, suite in enumerate(config.suites):
-            reason = unaffected_reason(suite, ownership)
+            reason = unaffected_reason(suite, ownership, added, linked)
             if reason is not None:
                 unaffected[suite.name] = reason
                 continue
             # A fresh tree per suite, written from git objects after the previous suite ended.
             tree = work / f"suite-{index}"
-            git.export(repo, base, tree, _closure_only(suite, config))
+            git.export(repo, base, tree, _closure_only(suite, config, linked))
             applied = _apply_head(repo, landed.tree, tree, ownership, by_path)
             if not suites:
                 problems += applied

@@ -37,13 +37,13 @@ _MAX_PARSED_FIXTURE = 64 << 20  # a property that takes the fixture gets it pars
 
 class _Channel:
     def __init__(self, fd: int, key: bytes) -> None:
-        self._fd, self._key = fd, key
+        self._fd, self.key = fd, key
 
     def send(self, message: dict[str, Any]) -> None:
         self.send_bytes(json.dumps(message, separators=(",", ":")).encode())
 
     def send_bytes(self, body: bytes) -> None:
-        data = channels.sign(self._key, body) + b"\n"
+        data = channels.sign(self.key, body) + b"\n"
         while data:
             data = data[os.write(self._fd, data) :]
 
@@ -260,7 +260,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, LoadedP
         if jobs[index]["witness"] in hung:
             report(index, slot, failure_evidence("timeout", None, "not replayed: an earlier replay of this witness hung"))
         elif jobs[index]["fork"]:
-            report(index, slot, _forked(props, jobs[index], seed, fixture, request["timeout"]))
+            report(index, slot, _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key))
         else:
             channel.send({"event": "call", "job": index, "slot": slot})
             report(index, slot, _run_job(props, jobs[index], seed, fixture))
@@ -299,8 +299,10 @@ def _fresh(payload: Any) -> Any:
     return json.loads(json.dumps(payload))
 
 
-def _forked(props: dict[str, LoadedProperty], job: dict[str, Any], seed: int, fixture: _Fixture, timeout: float) -> dict[str, Any] | None:
-    """Runs the job in a forked child in a process group of its own; kills the group at the timeout."""
+def _forked(props: dict[str, LoadedProperty], job: dict[str, Any], seed: int, fixture: _Fixture, timeout: float, key: bytes) -> dict[str, Any] | None:
+    """Runs the job in a forked child in a process group of its own; kills the group at the
+    timeout. The child's result is signed like a channel line: the code under test, which
+    runs in the child, cannot stand in for it by writing to the pipe."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: one job, then report and leave without cleanup handlers
@@ -309,7 +311,7 @@ def _forked(props: dict[str, LoadedProperty], job: dict[str, Any], seed: int, fi
             os.setpgid(0, 0)
             os.close(read_end)
             evidence = _run_job(props, job, seed, fixture)
-            os.write(write_end, json.dumps({"evidence": evidence}).encode())
+            os.write(write_end, channels.sign(key, json.dumps({"evidence": evidence}).encode()))
             status = 0
         finally:
             os._exit(status)
@@ -338,8 +340,12 @@ def _forked(props: dict[str, LoadedProperty], job: dict[str, Any], seed: int, fi
     _, status = os.waitpid(pid, 0)
     if timed_out:
         return failure_evidence("timeout", None, f"replay did not finish within {timeout:g} s")
+    written = b"".join(chunks)
+    body = channels.opened(key, written)
+    if written and body is None:
+        return failure_evidence("protocol", None, f"replay process wrote a result it did not sign ({_wait_status(status)}): {written[:80]!r}")
     try:
-        return json.loads(b"".join(chunks))["evidence"]
+        return json.loads(body or b"")["evidence"]
     except (ValueError, KeyError, TypeError):
         return failure_evidence("crashed", None, f"replay process ended without a result ({_wait_status(status)})")
 

@@ -5,6 +5,10 @@ and tests/e2e/adopt_test.py), and every way around that declaration refused."""
 from __future__ import annotations
 
 import json
+import os
+import py_compile
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -212,3 +216,254 @@ def test_a_gate_control_change_runs_every_suite(two_suites: Repo):
     output = result.stdout + result.stderr
     assert result.returncode == 3, output
     assert "unaffected" not in output
+
+
+# --- attacks on the selection and the closure trees (an adversarial review's cases) ----
+# Each asserts the safe outcome; each went green (review: pass, exit 0, on a real bug)
+# before its defence: a file the head adds under a source root, compiled code and
+# submodules refused only in suites that ran, a closure file behind a symlink, and code
+# an interpreter runs at start-up.
+
+BUGGY_TOTALS = '''"""Order totals (the head's)."""
+
+
+def line_total(line: dict) -> int:
+    return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)
+
+
+def order_total(order: dict) -> int:
+    return sum(line_total(line) for line in order["lines"])
+'''
+
+
+def merged_total(repo: Repo, *, check_hash: bool = False) -> int:
+    """What the landed code computes for an order the property covers (qty 4): 20 when right."""
+    repo.git("checkout", "-q", "patch")
+    flags = ["--check-hash-based-pycs", "always"] if check_hash else []
+    done = subprocess.run(
+        [sys.executable, *flags, "-c", "from orders_app.pricing import order_total; print(order_total({'lines': [{'qty': 4, 'price': 5}]}))"],
+        cwd=repo.root, env={**os.environ, "PYTHONPATH": "src", "PYTHONDONTWRITEBYTECODE": "1"}, capture_output=True, text=True, check=True,
+    )
+    return int(done.stdout)
+
+
+def verdict(result) -> str:
+    return result.stdout + result.stderr
+
+
+# --- 1. a new file that changes what the closure's imports resolve to -----------------
+
+
+def test_a_package_that_shadows_a_tested_module_is_not_unaffected(graph_repo: Repo):
+    # src/orders_app/pricing/__init__.py: a directory package wins over pricing.py in the
+    # same directory (FileFinder looks for the package first), so `from orders_app.pricing
+    # import order_total` runs the head's code. The path is in no closure: every suite
+    # "unaffected", and nothing else checks it.
+    shadow = graph_repo.root / "src/orders_app/pricing/__init__.py"
+    shadow.parent.mkdir()
+    shadow.write_text(BUGGY_TOTALS)
+    graph_repo.commit("a package beside the module")
+    result = review_from_graph(graph_repo)
+    assert merged_total(graph_repo) == 19  # the bug is what lands
+    assert result.returncode != 0, verdict(result)
+
+
+OPTIONAL = '''
+
+try:  # an optional accelerated implementation, used when present
+    from orders_app._speedups import line_total  # noqa: F811
+except ImportError:
+    pass
+'''
+
+
+def test_an_optional_module_the_closure_imports_that_the_head_adds_is_not_unaffected(graph_repo: Repo):
+    # The base's pricing.py imports orders_app._speedups when it exists; it does not in
+    # the base, so the honest graph cannot list it. The head adds it.
+    graph_repo.git("checkout", "-q", "main")
+    (graph_repo.root / IMPL).write_text((graph_repo.root / IMPL).read_text() + OPTIONAL)
+    graph_repo.commit("an optional accelerator")
+    graph_repo.branch("patch")
+    (graph_repo.root / "src/orders_app/_speedups.py").write_text(
+        'def line_total(line: dict) -> int:\n    return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)\n'
+    )
+    graph_repo.commit("the accelerator, with a bug")
+    result = review_from_graph(graph_repo)
+    assert merged_total(graph_repo) == 19
+    assert result.returncode != 0, verdict(result)
+
+
+# --- 2. compiled code the review only refuses in suites it runs -----------------------
+
+
+def test_bytecode_beside_a_tested_module_is_blocked_even_when_no_suite_runs(graph_repo: Repo, tmp_path: Path):
+    # An unchecked-hash pyc in __pycache__ is loaded instead of pricing.py by every
+    # interpreter run with the default --check-hash-based-pycs: the landed code is the bug
+    # the diff does not show. `_apply_head` would block it, but only runs for affected suites.
+    source = tmp_path / "pricing.py"
+    source.write_text(BUGGY_TOTALS)
+    cache = graph_repo.root / "src/orders_app/__pycache__" / f"pricing.{sys.implementation.cache_tag}.pyc"
+    cache.parent.mkdir()
+    py_compile.compile(str(source), cfile=str(cache), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)
+    graph_repo.git("add", "-f", str(cache))
+    graph_repo.commit("bytecode")
+    result = review_from_graph(graph_repo)
+    assert merged_total(graph_repo) == 19
+    assert result.returncode != 0, verdict(result)
+    assert "compiled code in the patch" in verdict(result)
+
+
+# --- 3. a closure file reached through a symlink ---------------------------------------
+
+
+def test_the_real_file_behind_a_symlinked_closure_module_is_not_unaffected(graph_repo: Repo):
+    # The base keeps pricing.py as a link to lib/pricing.py (Pants reads the link's target's
+    # bytes as src/orders_app/pricing.py, so the honest graph lists that path). Symlinks
+    # leading to oracle paths are traced (_symlinked_oracle); those leading to closure
+    # implementation are not, so a change to the real file is in no closure.
+    graph_repo.git("checkout", "-q", "main")
+    (graph_repo.root / "lib").mkdir()
+    (graph_repo.root / IMPL).rename(graph_repo.root / "lib/pricing.py")
+    (graph_repo.root / IMPL).symlink_to("../../lib/pricing.py")
+    graph_repo.commit("pricing lives in lib/")
+    graph_repo.branch("patch")
+    graph_repo.edit("lib/pricing.py", *BUG)
+    graph_repo.commit("a bug in the real file")
+    result = review_from_graph(graph_repo)
+    assert merged_total(graph_repo) == 19
+    assert result.returncode != 0, verdict(result)
+
+
+def test_a_symlinked_closure_module_at_an_honest_base_can_be_reviewed(graph_repo: Repo):
+    # The same base, and an honest docstring change to the real file plus the link's own
+    # module touched so the suite runs: the closure-only tree has the link but not its target.
+    graph_repo.git("checkout", "-q", "main")
+    (graph_repo.root / "lib").mkdir()
+    (graph_repo.root / IMPL).rename(graph_repo.root / "lib/pricing.py")
+    (graph_repo.root / IMPL).symlink_to("../../lib/pricing.py")
+    graph_repo.commit("pricing lives in lib/")
+    graph_repo.branch("patch")
+    (graph_repo.root / "src/orders_app/__init__.py").write_text("# touched\n")
+    graph_repo.commit("touch the package")
+    result = review_from_graph(graph_repo)
+    assert result.returncode == 0, verdict(result)
+
+
+# --- 4. the forked replay's result pipe: the one message path left unsigned ----------
+
+FORGING_PRICING = '''"""Order totals (the head's): a bug that reports "no failure" from every forked replay."""
+
+import json
+import os
+import stat
+
+_HOME = os.getpid()
+
+
+def _forge() -> None:
+    try:
+        request = json.load(open("/run/witness-gate/request.json"))
+        protocol = request["protocol_fd"]
+    except Exception:
+        return
+    for fd in range(3, 64):
+        if fd == protocol:
+            continue
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                os.write(fd, b'{"evidence": null}')
+        except OSError:
+            pass
+    os._exit(0)
+
+
+def line_total(line: dict) -> int:
+    if os.getpid() != _HOME:  # a forked replay child
+        _forge()
+    return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)
+
+
+def order_total(order: dict) -> int:
+    return sum(line_total(line) for line in order["lines"])
+'''
+
+
+def test_a_deterministic_bug_that_forges_its_forked_replays_is_still_a_regression(graph_repo: Repo):
+    (graph_repo.root / IMPL).write_text(FORGING_PRICING)
+    graph_repo.commit("a bug that forges its replays")
+    result = review_from_graph(graph_repo)
+    output = verdict(result)
+    assert result.returncode == 1, output
+    rows = json.loads((graph_repo.root.parent / "out/tests.properties/classification.json").read_text())["witnesses"]
+    assert rows and {row["label"] for row in rows} == {"regression"}, output
+    # The forged "no failure" from each forked replay does not verify, so the evidence is
+    # not a failure that only shows after history.
+    assert {row["cause"] for row in rows} == {"deterministic"}, [row["reason"] for row in rows]
+
+
+# --- 5. more of the same: what `_apply_head` refuses, when no suite runs -------------
+
+
+def test_a_submodule_the_head_adds_among_the_sources_is_blocked_even_when_no_suite_runs(graph_repo: Repo):
+    commit = graph_repo.git("rev-parse", "main")
+    graph_repo.git("update-index", "--add", "--cacheinfo", f"160000,{commit},src/orders_app/vendored")
+    graph_repo.git("commit", "-q", "-m", "a submodule")
+    result = review_from_graph(graph_repo)
+    assert result.returncode != 0, verdict(result)
+
+
+SITECUSTOMIZE = '''import importlib.abc, importlib.machinery, sys
+
+
+class _Patch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "orders_app.pricing":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        loader = spec.loader
+        class Loader(importlib.abc.Loader):
+            def create_module(self, spec):
+                return None
+            def exec_module(self, module):
+                loader.exec_module(module)
+                module.line_total = lambda line: line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)
+        spec.loader = Loader()
+        return spec
+
+
+sys.meta_path.insert(0, _Patch())
+'''
+
+
+def test_a_sitecustomize_on_the_import_path_is_not_unaffected(graph_repo: Repo):
+    (graph_repo.root / "src/sitecustomize.py").write_text(SITECUSTOMIZE)
+    graph_repo.commit("a sitecustomize")
+    result = review_from_graph(graph_repo)
+    # With PYTHONPATH=src (site enabled), every interpreter loads it at startup.
+    graph_repo.git("checkout", "-q", "patch")
+    done = subprocess.run([sys.executable, "-c", "from orders_app.pricing import order_total; print(order_total({'lines': [{'qty': 4, 'price': 5}]}))"],
+                          cwd=graph_repo.root, env={**os.environ, "PYTHONPATH": "src"}, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "19"
+    assert result.returncode != 0, verdict(result)
+
+
+# --- control: the same shadowing package against a pyproject-declared base -----------
+
+
+def test_control_the_shadowing_package_is_caught_when_the_suite_runs(tmp_path: Path):
+    repo = review_repo(tmp_path)
+    shadow = repo.root / "src/orders_app/pricing/__init__.py"
+    shadow.parent.mkdir()
+    shadow.write_text(BUGGY_TOTALS)
+    repo.commit("a package beside the module")
+    result = repo.review()
+    assert result.returncode == 1, verdict(result)
+
+
+def test_control_sitecustomize_against_a_pyproject_base(tmp_path: Path):
+    repo = review_repo(tmp_path)
+    (repo.root / "src/sitecustomize.py").write_text(SITECUSTOMIZE)
+    repo.commit("a sitecustomize")
+    result = repo.review()
+    assert result.returncode != 0, verdict(result)
