@@ -236,12 +236,11 @@ def order_total(order: dict) -> int:
 '''
 
 
-def merged_total(repo: Repo, *, check_hash: bool = False) -> int:
+def merged_total(repo: Repo) -> int:
     """What the landed code computes for an order the property covers (qty 4): 20 when right."""
     repo.git("checkout", "-q", "patch")
-    flags = ["--check-hash-based-pycs", "always"] if check_hash else []
     done = subprocess.run(
-        [sys.executable, *flags, "-c", "from orders_app.pricing import order_total; print(order_total({'lines': [{'qty': 4, 'price': 5}]}))"],
+        [sys.executable, "-c", "from orders_app.pricing import order_total; print(order_total({'lines': [{'qty': 4, 'price': 5}]}))"],
         cwd=repo.root, env={**os.environ, "PYTHONPATH": "src", "PYTHONDONTWRITEBYTECODE": "1"}, capture_output=True, text=True, check=True,
     )
     return int(done.stdout)
@@ -316,17 +315,20 @@ def test_bytecode_beside_a_tested_module_is_blocked_even_when_no_suite_runs(grap
 # --- 3. a closure file reached through a symlink ---------------------------------------
 
 
+def pricing_behind_a_link(repo: Repo) -> None:
+    """A new base that keeps pricing.py as a link to lib/pricing.py (Pants reads the
+    target's bytes as src/orders_app/pricing.py, so the honest graph lists that path)."""
+    repo.git("checkout", "-q", "main")
+    (repo.root / "lib").mkdir()
+    (repo.root / IMPL).rename(repo.root / "lib/pricing.py")
+    (repo.root / IMPL).symlink_to("../../lib/pricing.py")
+    repo.commit("pricing lives in lib/")
+    repo.branch("patch")
+
+
 def test_the_real_file_behind_a_symlinked_closure_module_is_not_unaffected(graph_repo: Repo):
-    # The base keeps pricing.py as a link to lib/pricing.py (Pants reads the link's target's
-    # bytes as src/orders_app/pricing.py, so the honest graph lists that path). Symlinks
-    # leading to oracle paths are traced (_symlinked_oracle); those leading to closure
-    # implementation are not, so a change to the real file is in no closure.
-    graph_repo.git("checkout", "-q", "main")
-    (graph_repo.root / "lib").mkdir()
-    (graph_repo.root / IMPL).rename(graph_repo.root / "lib/pricing.py")
-    (graph_repo.root / IMPL).symlink_to("../../lib/pricing.py")
-    graph_repo.commit("pricing lives in lib/")
-    graph_repo.branch("patch")
+    # The real file is in no closure list: were links not followed, the suite would be unaffected.
+    pricing_behind_a_link(graph_repo)
     graph_repo.edit("lib/pricing.py", *BUG)
     graph_repo.commit("a bug in the real file")
     result = review_from_graph(graph_repo)
@@ -335,14 +337,8 @@ def test_the_real_file_behind_a_symlinked_closure_module_is_not_unaffected(graph
 
 
 def test_a_symlinked_closure_module_at_an_honest_base_can_be_reviewed(graph_repo: Repo):
-    # The same base, and an honest docstring change to the real file plus the link's own
-    # module touched so the suite runs: the closure-only tree has the link but not its target.
-    graph_repo.git("checkout", "-q", "main")
-    (graph_repo.root / "lib").mkdir()
-    (graph_repo.root / IMPL).rename(graph_repo.root / "lib/pricing.py")
-    (graph_repo.root / IMPL).symlink_to("../../lib/pricing.py")
-    graph_repo.commit("pricing lives in lib/")
-    graph_repo.branch("patch")
+    # An honest change that makes the suite run: its closure-only tree needs the link's target.
+    pricing_behind_a_link(graph_repo)
     (graph_repo.root / "src/orders_app/__init__.py").write_text("# touched\n")
     graph_repo.commit("touch the package")
     result = review_from_graph(graph_repo)
