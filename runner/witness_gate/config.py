@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -56,6 +57,10 @@ _SUITE_KEYS = {
     "name": str, "fixture": str, "generator-version": int, "properties": list, "replays": int, "max-examples": int,
     "oracle-dependencies": list,
 }
+
+
+# The same names a build graph's suites have (schemas/suites.schema.json): one folder each.
+_SUITE_NAME = re.compile(r"[A-Za-z0-9_.@=+-]{1,255}\Z")
 
 
 def load_config(root: Path, **overrides: Any) -> GateConfig:
@@ -119,6 +124,8 @@ def _suites(value: Any, source: str) -> tuple[Suite, ...]:
         for key, kind in _SUITE_KEYS.items():
             if key in entry and (not isinstance(entry[key], kind) or isinstance(entry[key], bool)):
                 raise WitnessGateError(f"{where}: {key} must be a {kind.__name__}")
+        if not _SUITE_NAME.match(entry["name"]) or entry["name"] in (".", ".."):
+            raise WitnessGateError(f"{where}: name {entry['name']!r} must be letters, digits and . _ - + = @ (review makes it a folder under --out)")
         if not all(isinstance(item, str) for item in entry["properties"]) or not entry["properties"]:
             raise WitnessGateError(f"{where}: properties must be a non-empty list of paths")
         if not all(isinstance(item, str) for item in entry.get("oracle-dependencies", [])):

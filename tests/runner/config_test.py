@@ -29,3 +29,10 @@ def test_a_suite_declares_its_oracle_dependencies():
 def test_bad_oracle_dependencies_are_refused(extra, message):
     with pytest.raises(WitnessGateError, match=message):
         parse_config(b'[tool.witness-gate]\nimpl-prefixes = ["src/"]\n' + SUITE + extra, "pyproject.toml")
+
+
+@pytest.mark.parametrize("name", ["../outside", "a/b", "..", "", "two words"])
+def test_a_suite_name_that_is_not_one_folder_is_refused(name: str):
+    # Review writes each suite's artifacts to <--out>/<name>: a name may not lead elsewhere.
+    with pytest.raises(WitnessGateError, match="must be letters, digits"):
+        parse_config(SUITE.replace(b'name = "orders"', f'name = "{name}"'.encode()), "pyproject.toml")
