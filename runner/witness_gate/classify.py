@@ -32,9 +32,13 @@ UNREPEATABLE_FLAKE = (
 def next_step(label: str, cause: str) -> str:
     """What a reviewer does with a labelled witness; for a flake, whether a freeze of it
     can hold beyond this run (pure)."""
-    if label == "flake" and cause not in CONTROLLED:
-        return f"{NEXT_STEPS[label]} {UNREPEATABLE_FLAKE}"
-    return NEXT_STEPS[label]
+    return NEXT_STEPS[label] + (freeze_caveat(cause) if label == "flake" else "")
+
+
+def freeze_caveat(cause: str) -> str:
+    """What to add to a flake's next step: nothing where the runner controls its cause (the
+    next run keeps the same witness), the warning otherwise (pure)."""
+    return "" if cause in CONTROLLED else f" {UNREPEATABLE_FLAKE}"
 
 
 EXIT_PASS, EXIT_BLOCKED, EXIT_BAD_INPUT, EXIT_ORACLE_REVIEW, EXIT_INCOMPLETE = 0, 1, 2, 3, 4

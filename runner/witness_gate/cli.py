@@ -8,7 +8,6 @@ that overrides a verdict.
 import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -275,6 +274,8 @@ def freeze(
 
     def action() -> int:
         _say_if_unconfined()
+        from dataclasses import replace
+
         from witness_gate import freeze as freezes
         from witness_gate import lock as locks
         from witness_gate import report as reports

@@ -26,8 +26,7 @@ from witness_gate import freeze as freezes
 from witness_gate import lock as locks
 from witness_gate import report as reports
 from witness_gate import store, witness
-from witness_gate.classify import UNREPEATABLE_FLAKE, VERDICTS, gate_exit_code
-from witness_gate.evidence import CONTROLLED
+from witness_gate.classify import VERDICTS, freeze_caveat, gate_exit_code
 from witness_gate.config import GateConfig
 from witness_gate.errors import FixtureChanged, WitnessGateError
 from witness_gate.paths import parse_changed_paths
@@ -196,9 +195,8 @@ def _row(entry: dict[str, Any], cover: tuple[str, str] | None) -> dict[str, Any]
     if cover is not None:
         next_step = f"Frozen until {cover[1]}; reopen it before then."
     elif label == "flake":
-        next_step = "No valid freeze covers this witness: fix the flake, or write a freeze with `witness-gate freeze` bound to this witness."
-        if entry["cause"] not in CONTROLLED:
-            next_step += f" {UNREPEATABLE_FLAKE}"
+        next_step = ("No valid freeze covers this witness: fix the flake, or write a freeze with `witness-gate freeze` bound to this witness."
+                     + freeze_caveat(entry["cause"]))
     else:
         next_step = entry["next_step"]
     return {

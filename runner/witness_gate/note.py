@@ -52,7 +52,7 @@ def render(gate: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> str:
 def disagreements(text: str, gate: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> list[str]:
     """Each fact the note quotes that the artifacts do not hold; a note that quotes no
     witness (and the gate has some) is not evidence, and that is said too."""
-    by_hash = {record["witness_hash"]: (row, record) for row in gate["witnesses"] for record in [witnesses[row["file"].rsplit("/", 1)[-1]]]}
+    by_hash = {row["witness_hash"]: (row, witnesses[row["file"].rsplit("/", 1)[-1]]) for row in gate["witnesses"]}
     rows_by_assertion: dict[str, list[dict[str, Any]]] = {}
     for row in gate["witnesses"]:
         rows_by_assertion.setdefault(row["assertion_id"], []).append(row)

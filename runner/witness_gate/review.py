@@ -49,7 +49,7 @@ _STARLARK_SUFFIX = ".bzl"
 # Attributes decide how a checkout materializes files (filters, encodings, export-ignore):
 # the review writes raw blobs, but every other consumer of the tree obeys them.
 _ATTRIBUTE_FILES = (".gitattributes",)
-_GATED_TARGET_TYPES = (b"witness_properties", b"witness_fixture", b"witness_gate_test")
+_GATED_TARGET_TYPES = (build_graph.PANTS_GATED_TARGET, b"witness_fixture", b"witness_gate_test")
 # Where each suite's gate writes inside its tree (the lock lives under the root it pins);
 # the workers see it read-only, and the review copies it out when the suite is done.
 _WORK = ".witness-gate-review"
@@ -118,12 +118,18 @@ def own(paths: list[str], config: GateConfig, symlinked: dict[str, str], gated_b
 
 
 def _symlinked_oracle(tree: Path, config: GateConfig) -> dict[str, str]:
-    """Where oracle paths of the base tree really live when a symlink leads there (the
-    entry itself, a directory above it, or a link inside an oracle directory): each real
-    location (a file or a whole directory) with the oracle path that reaches it."""
+    """Where oracle paths of the base tree really live when a symlink leads there: each
+    real location with the oracle path that reaches it."""
+    return _real_locations(tree, [entry for entry, _ in oracle_entries(config)])
+
+
+def _real_locations(tree: Path, entries: list[str]) -> dict[str, str]:
+    """Real location (a file or a whole directory) -> the path that reaches it, for each
+    entry of the tree a symlink leads through (the entry itself, a directory above it, or
+    a link inside a directory entry)."""
     found = {}
     root = tree.resolve()
-    for entry, _ in oracle_entries(config):
+    for entry in entries:
         start = tree / entry.rstrip("/")
         candidates = [start, *(start.rglob("*") if start.is_dir() else ())]
         for path in candidates:
@@ -218,18 +224,9 @@ def _closure_only(suite: Suite, config: GateConfig, linked: Mapping[str, str]) -
 
 
 def _symlinked_closure(tree: Path, config: GateConfig) -> dict[str, str]:
-    """Real path -> closure path, for each graph suite's file that is reached through a
-    symlink in the base tree (the link itself, or a directory above it)."""
-    found, root = {}, tree.resolve()
-    for suite in config.suites:
-        for entry in (*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths):
-            path = tree / entry
-            if not (path.is_symlink() or path.exists()):
-                continue
-            real = path.resolve()
-            if real != root / entry and real.is_relative_to(root):
-                found[real.relative_to(root).as_posix()] = entry
-    return found
+    """Real path -> closure path, for each graph suite's file that a symlink in the base
+    tree leads to."""
+    return _real_locations(tree, sorted({path for suite in config.suites if suite.impl for path in _closure(suite, None)}))
 
 
 def compiled_code(path: str) -> bool:

@@ -81,9 +81,7 @@ def graph_repo(tmp_path: Path) -> Repo:
 
 
 def review_from_graph(repo: Repo, commit: str | None = None, **changes):
-    path = repo.root.parent / "suites.json"
-    path.write_bytes(encoded(document(commit or repo.git("rev-parse", "main"), **changes)))
-    return repo.review(extra=("--suites", str(path)))
+    return repo.review_graph(document(commit or repo.git("rev-parse", "main"), **changes))
 
 
 def test_a_bug_is_blocked_by_the_suite_the_graph_declares(graph_repo: Repo):
@@ -179,9 +177,7 @@ def two_suites(graph_repo: Repo) -> Repo:
 def review_two_suites(repo: Repo):
     graph = document(repo.git("rev-parse", "main"))
     graph["suites"].append(VAT_SUITE)
-    path = repo.root.parent / "suites.json"
-    path.write_bytes(encoded(graph))
-    return repo.review(extra=("--suites", str(path)))
+    return repo.review_graph(graph)
 
 
 def test_a_suite_no_changed_path_reaches_does_not_run(two_suites: Repo):
@@ -463,3 +459,41 @@ def test_control_sitecustomize_against_a_pyproject_base(tmp_path: Path):
     repo.commit("a sitecustomize")
     result = repo.review()
     assert result.returncode != 0, verdict(result)
+
+
+def test_a_base_with_a_symlink_loop_among_the_closure_files_is_refused_before_links_are_followed(graph_repo: Repo):
+    # Following the closure's links (above) resolves each one in the base's tree; a link that
+    # leads to itself never gets there: exporting the base refuses it, naming it (the base is
+    # the team's own, so a refusal, exit 2, not a verdict on the patch).
+    graph_repo.git("checkout", "-q", "main")
+    (graph_repo.root / "src/orders_app/rates.py").symlink_to("rates.py")
+    graph_repo.commit("a self-link among the closure's files")
+    graph_repo.branch("patch")
+    graph_repo.edit(IMPL, *BUG)
+    graph_repo.commit("a bug")
+    result = review_from_graph(graph_repo, impl=["src/orders_app/__init__.py", "src/orders_app/pricing.py", "src/orders_app/rates.py"])
+    assert result.returncode == 2 and "Traceback" not in result.stderr, verdict(result)
+    assert "src/orders_app/rates.py: a committed symlink loop is refused" in result.stderr, verdict(result)
+
+
+@pytest.mark.parametrize(
+    "pyproject, refusal",
+    [
+        (None, "the base has no pyproject.toml and no witness_properties target: nothing declares what to gate"),
+        ('[tool.witness-gate]\nimport-paths = ["src"]\n', "[[tool.witness-gate.suites]] declares no suite: nothing to gate"),
+    ],
+    ids=["no pyproject.toml", "no suite in it"],
+)
+def test_a_base_that_declares_no_suite_anywhere_is_refused(tmp_path: Path, pyproject: str | None, refusal: str):
+    repo = review_repo(tmp_path)
+    repo.git("checkout", "-q", "main")
+    if pyproject is None:
+        (repo.root / "pyproject.toml").unlink()
+    else:
+        (repo.root / "pyproject.toml").write_text(pyproject)
+    repo.commit("a base that gates nothing")
+    repo.branch("patch")
+    repo.edit(IMPL, *BUG)
+    repo.commit("a bug")
+    result = repo.review()
+    assert result.returncode == 2 and refusal in result.stderr, verdict(result)

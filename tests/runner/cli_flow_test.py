@@ -251,3 +251,19 @@ def test_verify_replays_the_witness_and_fails_a_report_edited_by_hand(repo):
     assert result.code == 1, result.stdout + result.stderr
     # The label table alone would accept 23/30 as a flake; the replay does not.
     assert "FAIL: replay" in result.stdout and "replay gave regression 60/60" in result.stdout, result.stdout
+
+
+def test_verify_replays_with_the_reports_import_paths_and_says_when_they_load_nothing(repo):
+    # The report records where the code under test was importable from; verify replays
+    # with that, not this checkout's pyproject.toml, and a replay that loads nothing is named.
+    repo.edit(IMPL, *BUG)
+    pinned_and_checked(repo, 1)
+    repo.classify(IMPL)
+    repo.edit("pyproject.toml", 'import-paths = ["src"]\n', 'import-paths = ["tests"]\n')
+    honest = repo.cli("verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
+    assert honest.code == 0, honest.stdout + honest.stderr
+    report = repo.report_json()
+    repo.report.write_text(json.dumps({**report, "import_paths": ["tests"]}))
+    moved = repo.cli("verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
+    assert moved.code == 1 and "could not load the property module" in moved.stdout, moved.stdout + moved.stderr
+    assert "Traceback" not in moved.stderr

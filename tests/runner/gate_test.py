@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from conftest import SampleRepo, add_flaky_property
 
 from support.flaky import flaky_property_source
+from witness_gate import gate as gates
 from witness_gate import schemas
+from witness_gate.classify import UNREPEATABLE_FLAKE
 
 IMPL = "src/orders_app/pricing.py"
 FIXTURE = "tests/fixtures/orders.json"
@@ -228,3 +231,12 @@ def test_a_freeze_whose_replay_cannot_load_the_module_says_so(repo):
         "--report", str(report_path), "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", "24",
     )
     assert refused.code == 2 and "could not load the property module" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
+
+
+@pytest.mark.parametrize("cause, holds", [("random_seed", True), ("time", False), ("none_found", False)])
+def test_an_unfrozen_flakes_gate_row_says_whether_a_freeze_can_hold(cause: str, holds: bool):
+    entry = {"file": "prop_x.0123456789ab.json", "assertion_id": "prop_x", "witness_hash": "0" * 64, "label": "flake", "failures": 3,
+             "runs": 30, "cause": cause, "reason": "", "input": "{}", "unshrunk_input": None, "next_step": ""}
+    row = gates._row(entry, None)
+    assert row["next_step"].startswith("No valid freeze covers this witness")
+    assert (UNREPEATABLE_FLAKE in row["next_step"]) is not holds

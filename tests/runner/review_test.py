@@ -207,9 +207,7 @@ def declared_in_pants_only(repo: Repo) -> None:
 def review_from_graph(repo: Repo, build_file: str = "tests/BUILD"):
     """The review with the document the base's `pants witness-gate-suites` prints."""
     oracle = sorted([build_file, "tests/fixtures/orders.json", "tests/properties/orders_props.py"])
-    document = repo.root.parent / "suites.json"
-    document.write_text(json.dumps(graph_document(repo.git("rev-parse", "main"), oracle=oracle)))
-    return repo.review(extra=("--suites", str(document)))
+    return repo.review_graph(graph_document(repo.git("rev-parse", "main"), oracle=oracle))
 
 
 @pytest.mark.parametrize("tool", sorted(GATED_DECLARATIONS))

@@ -55,6 +55,13 @@ class Repo:
         argv = [*launcher, sys.executable, "-m", "witness_gate", "review", "--base", base, "--head", head, "--out", str(self.root.parent / "out"), *extra]
         return subprocess.run(argv, cwd=self.root, env=environment, capture_output=True, text=True, timeout=900)
 
+    def review_graph(self, document: dict, extra: tuple[str, ...] = ()):
+        """The review with `document` as the base's build graph (`--suites`), written
+        as `pants witness-gate-suites` writes it."""
+        path = self.root.parent / "suites.json"
+        path.write_text(json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n")
+        return self.review(extra=("--suites", str(path), *extra))
+
     def review_json(self) -> dict:
         record = json.loads((self.root.parent / "out" / "review.json").read_text())
         schemas.validate("review", record, "review.json")
