@@ -4,7 +4,8 @@ The base supplies everything that decides: the gate's configuration (`[tool.witn
 of its pyproject.toml, suites included), the property modules, the fixtures, the oracle
 paths and the freezes. The head supplies implementation and nothing else: the review
 assembles a tree from the base commit with the head's versions of the implementation
-paths (deleted ones deleted) and runs the gate there. "The head's" means the head as it
+paths (deleted ones deleted) and runs the gate there, the suites a change can affect at the
+same time, each in a tree of its own. "The head's" means the head as it
 would land: merged into the base (a head forked before the base moved is reviewed as the
 merge, and one that does not merge cleanly is blocked). Everything else the patch changes
 is judged, never executed as policy: a change to the gate's controls, an oracle path or a
@@ -19,10 +20,12 @@ caller's environment play no part.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -397,30 +400,67 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         problems += [problem for path in ownership.impl if (problem := unreviewable(path, by_path[path])) is not None]
         added = frozenset(change.path for change in changes if change.base_mode is None)
         linked = _symlinked_closure(base_tree, config)
-        suites, unaffected, head_oracle = {}, {}, {}
-        for index, suite in enumerate(config.suites):
-            reason = unaffected_reason(suite, ownership, added, linked)
-            if reason is not None:
-                unaffected[suite.name] = reason
-                continue
-            # A fresh tree per suite, written from git objects after the previous suite ended.
+        unaffected = {suite.name: reason for suite in config.suites if (reason := unaffected_reason(suite, ownership, added, linked)) is not None}
+        affected = [(index, suite) for index, suite in enumerate(config.suites) if suite.name not in unaffected]
+
+        def run_affected(index: int, suite: Suite) -> tuple[dict[str, Any], list[str]]:
+            # A tree of its own per suite, written from git objects: suites running at the
+            # same time never share one.
             tree = work / f"suite-{index}"
             git.export(repo, base, tree, _closure_only(suite, config, linked))
             applied = _apply_head(repo, landed.tree, tree, ownership, by_path)
-            if not suites:
-                problems += applied
             _remove(tree / _WORK)
-            suites[suite.name] = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now)))
+            record = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now)))
             _copy_out(tree / _WORK / suite.name, out_dir / suite.name)
+            return record, applied
+
+        outcomes = _concurrently(run_affected, affected)
+        suites = {suite.name: record for (_, suite), (record, _) in zip(affected, outcomes)}
+        problems += outcomes[0][1] if outcomes else []  # the same landing in every tree: said once
+        head_oracle = {}
         if ownership.oracle and not ownership.impl:
             head_tree = work / "head"
             git.export(repo, landed.tree, head_tree)
             _remove(head_tree / _WORK)
-            for suite in config.suites:
+
+            def run_head_oracle(suite: Suite) -> dict[str, Any]:
                 outcome = _attempt(lambda: _run_suite(suite, head_tree, config, changed_list, head_tree / _WORK / suite.name, now))
-                head_oracle[suite.name] = outcome if isinstance(outcome, dict) else {"error": outcome}
                 _copy_out(head_tree / _WORK / suite.name, out_dir / "head-oracle" / suite.name)
+                return outcome if isinstance(outcome, dict) else {"error": outcome}
+
+            head_oracle = dict(zip((suite.name for suite in config.suites), _concurrently(run_head_oracle, [(suite,) for suite in config.suites])))
     return _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir, unaffected)
+
+
+# Memory one running suite may need: its gate's replay interpreters and their children.
+_SUITE_MEMORY = 512 << 20
+
+
+def concurrent_suites(cores: int, available_memory: int | None) -> int:
+    """How many suites run at once (pure): one per core this process may use, fewer when
+    the memory available would not hold them, never fewer than one."""
+    by_memory = cores if available_memory is None else available_memory // _SUITE_MEMORY
+    return max(1, min(cores, by_memory))
+
+
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            fields = dict(line.split(":", 1) for line in handle)
+        return int(fields["MemAvailable"].split()[0]) * 1024
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def _concurrently(run: Callable[..., Any], calls: list[tuple[Any, ...]]) -> list[Any]:
+    """`run(*call)` for every call, up to `concurrent_suites` at a time in threads of this
+    process (each starts its own confined workers; none runs user code), results in the
+    order of `calls` whatever order they finish in."""
+    if len(calls) <= 1:
+        return [run(*call) for call in calls]
+    limit = concurrent_suites(len(os.sched_getaffinity(0)), _available_memory())
+    with ThreadPoolExecutor(max_workers=limit) as pool:
+        return list(pool.map(lambda call: run(*call), calls))
 
 
 def _remove(path: Path) -> None:

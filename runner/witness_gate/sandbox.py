@@ -132,10 +132,14 @@ def _link_targets(directories: tuple[str, ...]) -> tuple[Path, ...]:
     """Where the symlinks inside the runner's import path lead: a PEX venv links its
     site-packages into `$PEX_ROOT/installed_wheels`, and a worker reads those targets (and
     nothing else of `$PEX_ROOT`). Once per process: the runner's install does not move."""
-    found = set()
-    for directory in directories:
-        for top, subdirectories, files in os.walk(directory):  # lists links to directories, never enters them
-            found.update(Path(top, name).resolve() for name in (*subdirectories, *files) if os.path.islink(os.path.join(top, name)))
+    found, pending = set(), list(directories)
+    while pending:  # a directory entry's own type says whether it is a link: no stat per file
+        with contextlib.suppress(OSError), os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                if entry.is_symlink():  # a link to a directory is listed, never entered
+                    found.add(Path(entry.path).resolve())
+                elif entry.is_dir():
+                    pending.append(entry.path)
     return tuple(sorted(found))
 
 

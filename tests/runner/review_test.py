@@ -718,3 +718,41 @@ def test_a_second_review_into_the_same_out_replaces_the_first_whole(repo: Repo):
     assert repo.review_json()["verdict"] == "blocked"
     assert not (out / "orders" / "left-over.json").exists()
     assert not [p for p in repo.root.parent.iterdir() if ".staging-" in p.name]
+
+
+# --- affected suites at once -----------------------------------------------------------
+
+
+def test_suites_run_at_once_up_to_the_cores_and_the_memory():
+    from witness_gate.review import concurrent_suites
+
+    gib = 1 << 30
+    assert concurrent_suites(2, 24 * gib) == 2
+    assert concurrent_suites(8, 2 * gib) == 4  # 512 MiB a suite
+    assert concurrent_suites(4, 100 << 20) == 1  # never fewer than one
+    assert concurrent_suites(1, None) == 1  # unknown memory: the cores decide
+
+
+def test_suites_run_at_the_same_time_and_report_in_declared_order(monkeypatch: pytest.MonkeyPatch):
+    import threading
+
+    from witness_gate import review as reviews
+
+    monkeypatch.setattr(reviews.os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    monkeypatch.setattr(reviews, "_available_memory", lambda: 24 << 30)
+    # Every call waits until all three have started (run one after another, the first wait
+    # breaks), then each waits for the one declared after it: they finish c, b, a.
+    started = threading.Barrier(3, timeout=20)
+    done = {name: threading.Event() for name in "abc"}
+    finished = []
+
+    def run(name: str, after: str | None) -> str:
+        started.wait()
+        if after is not None:
+            assert done[after].wait(20)
+        finished.append(name)
+        done[name].set()
+        return name.upper()
+
+    assert reviews._concurrently(run, [("a", "b"), ("b", "c"), ("c", None)]) == ["A", "B", "C"]
+    assert finished == ["c", "b", "a"]
