@@ -27,6 +27,7 @@ from pants.base.build_environment import get_buildroot
 from pants.base.glob_match_error_behavior import GlobMatchErrorBehavior
 from pants.build_graph.address import BuildFileAddress, BuildFileAddressRequest
 from pants.core.goals.test import TestExtraEnv, TestFieldSet, TestRequest, TestResult, TestSubsystem
+from pants.core.util_rules.distdir import DistDir
 from pants.core.util_rules.partitions import Partition, PartitionerType, Partitions
 from pants.core.util_rules.source_files import SourceFiles, SourceFilesRequest
 from pants.core.util_rules.system_binaries import SEARCH_PATHS, BinaryPathRequest, BinaryPaths, BinaryPathTest
@@ -47,6 +48,7 @@ from pants.util.logging import LogLevel
 
 from witness_gate_pants.subsystem import WitnessGate
 from witness_gate_pants.target_types import (
+    ConditionsField,
     GeneratedOraclePathsField,
     GeneratorVersionField,
     ImplPathsField,
@@ -85,6 +87,7 @@ class WitnessPropertiesFieldSet(TestFieldSet):
     impl_paths: ImplPathsField
     oracle_paths: OraclePathsField
     generated_oracle_paths: GeneratedOraclePathsField
+    conditions: ConditionsField
 
 
 class WitnessGateTestRequest(TestRequest):
@@ -505,6 +508,7 @@ async def run_witness_gate(
     gate: WitnessGate,
     test_subsystem: TestSubsystem,
     test_extra_env: TestExtraEnv,
+    distdir: DistDir,
 ) -> TestResult:
     field_set = batch.single_element
     ownership, gated, freezes = await MultiGet(
@@ -533,6 +537,9 @@ async def run_witness_gate(
         "--junit-xml", f"{XML_DIR}/{field_set.address.path_safe_spec}.xml",
         "--suite", field_set.address.spec,
         *(arg for root in code.source_roots for arg in ("--import-path", root)),
+        *(arg for condition in field_set.conditions.value or () for arg in ("--condition", condition)),
+        # Where `pants test` puts the artifacts (extra output): the freeze command a flake's line prints names them there.
+        "--artifacts-at", str(distdir.relpath / "test" / field_set.address.path_safe_spec),
     ]
     inputs = [ownership.oracle_digest, code.source_files.snapshot.digest, await Get(Digest, CreateDigest([Directory(OUT_DIR), Directory(XML_DIR)]))]
     if gate.enabled:

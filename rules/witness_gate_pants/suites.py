@@ -90,6 +90,8 @@ async def export_suites(console: Console, subsystem: SuitesSubsystem, targets: T
             "oracle": list(ownership.oracle),
             # A file the head adds that these globs match is oracle too (excludes ignored: broader is stricter).
             "oracle_globs": oracle_globs(field_set),
+            # As declared: the runner parses and checks them, as it does the `--condition` of `pants test`.
+            "conditions": list(field_set.conditions.value or ()),
         }
         for field_set, ownership, code in zip(field_sets, ownerships, codes)
     ]

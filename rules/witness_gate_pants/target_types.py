@@ -178,6 +178,20 @@ class GeneratedOraclePathsField(_PathListField):
     )
 
 
+class ConditionsField(StringSequenceField):
+    alias = "conditions"
+    help = help_text(
+        """
+        Production conditions the code meets, each searched and replayed under, in order: one
+        string of NAME=VALUE words per condition, e.g. `["", "TZ=America/New_York",
+        "SHOP_REGION=US"]` ("" is the workers' fixed environment: TZ=UTC, LC_ALL=C.UTF-8, no
+        other variable). A witness records the condition it failed under. `PYTHONHASHSEED=0`
+        turns hash randomization off; PATH, HOME, LD_*, HYPOTHESIS_* and the other PYTHON*
+        variables cannot be declared. The runner checks each condition.
+        """
+    )
+
+
 class WitnessPropertiesTarget(Target):
     alias = "witness_properties"
     core_fields = (
@@ -191,6 +205,7 @@ class WitnessPropertiesTarget(Target):
         ImplPathsField,
         OraclePathsField,
         GeneratedOraclePathsField,
+        ConditionsField,
     )
     help = help_text(
         """

@@ -8,7 +8,7 @@ one read from any other commit. Pure: bytes and names in, configuration out.
 
 from __future__ import annotations
 
-from witness_gate import schemas
+from witness_gate import conditions, schemas
 from witness_gate.canonical import parse_json
 from witness_gate.config import GateConfig, Suite
 from witness_gate.errors import WitnessGateError
@@ -68,6 +68,7 @@ def _suite(entry: dict, where: str) -> Suite:
         entry["name"], fixture, entry["generator_version"], properties, entry["replays"], entry["max_examples"],
         impl=paths("impl"), oracle_paths=tuple(path for path in oracle if path not in {fixture, *properties}),
         oracle_globs=tuple(entry["oracle_globs"]), import_paths=paths("import_paths"),
+        conditions=conditions.check_matrix((conditions.parse(text, f"{where} conditions") for text in entry.get("conditions", [])), f"{where} conditions"),
     )
 
 

@@ -10,6 +10,8 @@ that record. A call that hangs is killed at the time limit, and one that ends it
 process (any exit status, a signal) or garbles the message pipe fails there: either is
 a failure of that payload, retained as a witness; the module's remaining properties
 are searched in a new worker. A module that cannot be loaded is a blocking problem.
+Where the lock declares production conditions (`conditions`), each module is searched
+once under each, in the declared order, and each witness records its condition.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import lock as locks
-from witness_gate import seeds, store, witness
+from witness_gate import conditions, seeds, store, witness
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, payload_hash, sha256_hex
 from witness_gate.errors import WitnessGateError
 from witness_gate.lock import relative_to_root
@@ -56,6 +58,7 @@ class _Session:
 
     lock: dict[str, Any]
     hash_secret: int
+    condition: dict[str, str]
     properties: dict[str, int] = field(default_factory=dict)  # assertion id -> line
     finished: set[str] = field(default_factory=set)
     failures: list[witness.Failure] = field(default_factory=list)
@@ -144,14 +147,14 @@ class _Session:
             self.first_failing = self.first_failing or (call, evidence)
             self.last_failing = (call, evidence)
         else:
-            self.failures.append(witness.Failure(self.current, call, call, evidence, self.pending_origin, None, True, self.hash_secret))
+            self.failures.append(witness.Failure(self.current, call, call, evidence, self.pending_origin, None, True, self.hash_secret, self.condition))
 
     def _retain_search(self, fully_shrunk: bool) -> None:
         if self.last_failing is None:
             return
         assert self.first_failing is not None and self.current is not None
         (final, evidence), (original, _) = self.last_failing, self.first_failing
-        self.failures.append(witness.Failure(self.current, final, original, evidence, "search", self.seed, fully_shrunk, self.hash_secret))
+        self.failures.append(witness.Failure(self.current, final, original, evidence, "search", self.seed, fully_shrunk, self.hash_secret, self.condition))
 
     def _fail_pending(self, ended: Ended, timeout: float) -> None:
         """The pending call ended the worker: it failed with one of
@@ -177,10 +180,12 @@ def _short(value: Any) -> str | None:
 
 
 def search_module(
-    module: str, lock: dict[str, Any], root: Path, import_paths: tuple[str, ...], timeout: float, scratch: Path
+    module: str, lock: dict[str, Any], root: Path, import_paths: tuple[str, ...], timeout: float, scratch: Path,
+    condition: dict[str, str],
 ) -> tuple[dict[str, int], list[witness.Failure], list[str]]:
-    """(properties with their lines, failures, problems) of one property module."""
-    hash_secret = seeds.check_hash_secret(lock, module)
+    """(properties with their lines, failures, problems) of one property module, searched
+    under one condition (`conditions`)."""
+    hash_secret = conditions.hash_secret(condition, seeds.check_hash_secret(lock, module))
     properties: dict[str, int] = {}
     failures: list[witness.Failure] = []
     finished: set[str] = set()
@@ -188,9 +193,9 @@ def search_module(
         request = {
             "mode": "check", "root": str(root.absolute()), "import_paths": list(import_paths), "module": module,
             "fixture_path": str(locks.fixture_path(lock, root).absolute()), "fixture_sha256": lock["fixture"]["sha256"],
-            "seeds": lock["seed_schedule"], "max_examples": lock["max_examples"], "skip": sorted(finished),
+            "seeds": lock["seed_schedule"], "max_examples": lock["max_examples"], "skip": sorted(finished), "condition": condition,
         }
-        session = _Session(lock, hash_secret)
+        session = _Session(lock, hash_secret, condition)
         with Worker(request, hash_secret, root, scratch) as worker:
             ended = session.follow(worker, timeout)
         properties.update(session.properties)
@@ -226,14 +231,20 @@ def run(
     digests = {module: sha256_hex(store.read_regular_file(path, "property module")) for module, path in modules}
     records, problems, owners = [], [], {}
     with tempfile.TemporaryDirectory(prefix="witness-gate-check-") as scratch:
+        declared = "conditions" in lock
         for module, _ in modules:
-            properties, failures, found = search_module(module, lock, root, import_paths, call_timeout, Path(scratch))
-            problems.extend(found)
+            properties, failures, module_problems = {}, [], []
+            for condition in locks.search_conditions(lock):  # in the declared order: the first to fail a payload keeps it
+                found, failed, said = search_module(module, lock, root, import_paths, call_timeout, Path(scratch), condition)
+                properties.update(found)
+                failures += failed
+                module_problems += [f"{problem} (under {conditions.describe(condition)})" if declared else problem for problem in said]
+            problems += module_problems
             for assertion_id in properties:
                 if assertion_id in owners:
                     raise WitnessGateError(f"{module}: assertion id {assertion_id!r} is already defined in {owners[assertion_id]}")
                 owners[assertion_id] = module
-            if not properties and not found:
+            if not properties and not module_problems:
                 raise WitnessGateError(f"{module}: no witness_gate.property found: there is nothing to check")
             unique: dict[str, witness.Failure] = {}
             for failure in failures:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from witness_gate import conditions
 from witness_gate.errors import WitnessGateError
 from witness_gate.paths import check_repo_path
 
@@ -32,6 +33,7 @@ class Suite:
     oracle_paths: tuple[str, ...] = ()
     oracle_globs: tuple[str, ...] = ()  # a path they match that no entry owns is oracle (a property module the head adds)
     import_paths: tuple[str, ...] = ()
+    conditions: tuple[dict[str, str], ...] = ()  # declared production conditions (`conditions`)
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ _LIST_KEYS = {
 _NUMBER_KEYS = {"max-freeze-hours": ("max_freeze_hours", int), "replay-timeout-seconds": ("replay_timeout_seconds", float)}
 _SUITE_KEYS = {
     "name": str, "fixture": str, "generator-version": int, "properties": list, "replays": int, "max-examples": int,
-    "oracle-dependencies": list,
+    "oracle-dependencies": list, "conditions": list,
 }
 
 
@@ -135,6 +137,7 @@ def _suites(value: Any, source: str) -> tuple[Suite, ...]:
             tuple(check_repo_path(item.rstrip("/"), where) for item in entry["properties"]),
             entry.get("replays", 5), entry.get("max-examples", 100),
             tuple(check_repo_path(item.rstrip("/"), where) for item in entry.get("oracle-dependencies", [])),
+            conditions=conditions.check_matrix(entry.get("conditions", []), f"{where} conditions"),
         )
         suites.append(suite)
     if len({suite.name for suite in suites}) != len(suites):

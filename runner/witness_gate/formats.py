@@ -18,6 +18,15 @@ from witness_gate.report import diff_reasons as report_reasons
 
 FORMATS = ("text", "github", "sarif", "junit")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# SARIF rule names, for people: each differs from its stable id (the label), as SARIF asks.
+_RULE_NAMES = {
+    "regression": "WitnessFailsEveryReplay",
+    "flake": "WitnessFailsSomeReplays",
+    "oracle_defect": "OracleRejectsUnchangedCode",
+    "mixed_edit": "ImplementationAndOracleChangedTogether",
+    "not_reproduced": "WitnessNoLongerFails",
+    "unclassified": "EvidenceIncomplete",
+}
 _RULE_HELP = {
     "regression": "The same witness fails on every replay under the pin.",
     "flake": "The same witness fails on some replays and passes on others, under one fixture digest.",
@@ -146,7 +155,8 @@ def sarif_results(found: list[Finding]) -> list[dict[str, Any]]:
 
 def sarif_log(results: list[dict[str, Any]], verdict: str, reasons: list[str]) -> dict[str, Any]:
     """A SARIF 2.1.0 log of one run."""
-    rules = [{"id": label, "name": label, "shortDescription": {"text": text}, "help": {"text": NEXT_STEPS[label]}} for label, text in _RULE_HELP.items()]
+    rules = [{"id": label, "name": _RULE_NAMES[label], "shortDescription": {"text": text}, "help": {"text": NEXT_STEPS[label]}}
+             for label, text in _RULE_HELP.items()]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

@@ -6,6 +6,7 @@ fixture digest, and only for the counts `classify` itself recorded for that hash
 
 from __future__ import annotations
 
+import shlex
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,21 @@ from witness_gate.classify import classify, freeze_allowed
 from witness_gate.errors import WitnessGateError
 
 SCHEMA_VERSION = 1
+# The expiry the printed freeze commands propose (within the configured maximum): a day
+# is long enough to fix a flake's cause and short enough that it comes back to a person.
+SUGGESTED_HOURS = 24
+
+
+def command(gate_dir: Path, row: dict[str, Any], freezes_dir: str, hours: int) -> str:
+    """The command that writes the freeze of a flake a gate found, from that gate's
+    artifacts in `gate_dir` (a gate record's row), into `freezes_dir` (pure)."""
+    name = row["file"].rsplit("/", 1)[-1]
+    return shlex.join([
+        "witness-gate", "freeze", "--assertion", row["assertion_id"], "--lock", str(gate_dir / "fixture.lock"),
+        "--witness", str(gate_dir / row["file"]), "--report", str(gate_dir / "classification.json"),
+        "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", str(hours),
+        "--out", f"{freezes_dir.rstrip('/')}/{name}",
+    ])
 
 
 def timestamp(moment: datetime) -> str:

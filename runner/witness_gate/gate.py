@@ -56,6 +56,10 @@ class GateRequest:
     ownership_lists: tuple[Path, Path] | None = None
     progress: reports.Progress = reports.no_progress
     replay_interpreters: int = locks.DEFAULT_REPLAY_INTERPRETERS
+    conditions: tuple[dict[str, str], ...] = ()  # declared production conditions (`conditions`)
+    # Where the caller keeps `out_dir` once the run is over (`pants test` copies it to
+    # dist/test/<target>/): the freeze command a flake's line prints names files there.
+    artifacts_at: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,7 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
     config = request.config if request.ownership_lists is None else with_ownership(request.config, *request.ownership_lists)
     lock_path, witness_dir = stage / LOCK_NAME, stage / WITNESS_DIR
     lock = locks.pin(request.fixture, root, request.generator_version, request.replays, request.max_examples,
-                     replay_interpreters=request.replay_interpreters)
+                     replay_interpreters=request.replay_interpreters, declared_conditions=request.conditions)
     if not request.check_only:  # bad freezes or a bad diff are refused before any search or replay
         assert request.diff_path is not None
         freeze_dir = locks.relative_to_root(request.freezes_dir, root, "freeze directory")
@@ -143,6 +147,12 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
         else:
             store.save_artifact(stage / REPORT_NAME, "report", report)
             record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, checked.problems)
+            hours = min(freezes.SUGGESTED_HOURS, config.max_freeze_hours)
+            published = request.artifacts_at or request.out_dir
+            commands = {row["witness_hash"]: freezes.command(published, row, freeze_dir, hours)
+                        for row in record["witnesses"] if row["label"] == "flake" and row["blocks"]}
+            store.save_artifact(stage / GATE_NAME, "gate", record)
+            return GateResult(record, summary_lines(record, commands))
     store.save_artifact(stage / GATE_NAME, "gate", record)
     return GateResult(record, summary_lines(record))
 
@@ -252,7 +262,8 @@ def _record(mode: str, lock: dict[str, Any], rows: list, freeze_rows: list, reas
     }
 
 
-def summary_lines(record: dict[str, Any]) -> list[str]:
+def summary_lines(record: dict[str, Any], freeze_commands: dict[str, str] | None = None) -> list[str]:
+    """The text output; `freeze_commands` (by witness hash) are printed under their flakes."""
     lines = []
     for row in record["witnesses"]:
         counts = f"failed {row['failures']}/{row['runs']} replays" if row["runs"] else "failed the property run"
@@ -260,6 +271,8 @@ def summary_lines(record: dict[str, Any]) -> list[str]:
         lines.append(f"{row['label']}: {row['assertion_id']} {counts}; witness {row['file']} - {status}")
         lines.append(f"  {row['reason']}")
         lines.extend(reports.input_lines(row))
+        if row["witness_hash"] in (freeze_commands or {}):
+            lines.append(f"  to freeze it, in a pull request of its own that the oracle's owners review: {freeze_commands[row['witness_hash']]}")
     for row in record["freezes"]:
         if row["problems"]:
             lines.append(f"freeze {row['file']} does not hold: {'; '.join(row['problems'])}")

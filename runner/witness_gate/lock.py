@@ -63,7 +63,10 @@ def pin(
     search_rounds: int = DEFAULT_SEARCH_ROUNDS,
     replay_interpreters: int = DEFAULT_REPLAY_INTERPRETERS,
     replay_cap: int | None = None,
+    declared_conditions: tuple[dict[str, str], ...] = (),
 ) -> dict[str, Any]:
+    """The lock of a fixture; `declared_conditions` (checked by `conditions.check_matrix`)
+    are recorded only when declared, so a lock without them is the same bytes as before."""
     if generator_version < 0:
         raise WitnessGateError(f"--generator-version must be >= 0, got {generator_version}")
     if not 1 <= replays <= 1000:
@@ -84,7 +87,7 @@ def pin(
     digest, size = hash_fixture(fixture)
     if size == 0:
         raise WitnessGateError(f"{fixture}: fixture is empty: there are no bytes to pin")
-    return {
+    record = {
         "schema_version": SCHEMA_VERSION,
         "fixture": {"path": relative, "sha256": digest, "size": size},
         "generator_version": generator_version,
@@ -97,6 +100,15 @@ def pin(
         "seed_schedule": seed_schedule(digest, generator_version, search_rounds),
         "hypothesis_version": hypothesis_version(),
     }
+    if declared_conditions:
+        record["conditions"] = [dict(condition) for condition in declared_conditions]
+    return record
+
+
+def search_conditions(lock: dict[str, Any]) -> list[dict[str, str]]:
+    """The conditions `check` searches under, in order: the declared ones, else the
+    workers' fixed environment alone."""
+    return lock.get("conditions", [{}])
 
 
 def hash_fixture(fixture: Path) -> tuple[str, int]:

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from witness_gate import seeds
+from witness_gate import conditions, seeds
+from witness_gate.canonical import canonical_bytes
 from witness_gate.evidence import Replay, needs_more
 from witness_gate.properties import ENDED_CALL_KINDS, failure_evidence
 from witness_gate.sandbox import Ended, Worker
@@ -93,7 +94,21 @@ class ReplayPlan:
 def replay_module(
     module: str, witnesses: list[tuple[str, dict[str, Any]]], plan: ReplayPlan, progress: Progress | None = None
 ) -> dict[str, WitnessReplays]:
-    """Replays every witness of one property module; keyed by witness file name."""
+    """Replays every witness of one property module, each under the declared condition it
+    was found under (`conditions`): the witnesses of one condition share interpreters;
+    keyed by witness file name."""
+    by_condition: dict[bytes, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    for name, record in witnesses:
+        by_condition[canonical_bytes(record.get("condition", {}))].append((name, record))
+    results: dict[str, WitnessReplays] = {}
+    for _, group in sorted(by_condition.items()):
+        results.update(_replay_under(module, group, group[0][1].get("condition", {}), plan, progress))
+    return results
+
+
+def _replay_under(
+    module: str, witnesses: list[tuple[str, dict[str, Any]]], condition: dict[str, str], plan: ReplayPlan, progress: Progress | None
+) -> dict[str, WitnessReplays]:
     lock = plan.lock
     results = {name: WitnessReplays() for name, _ in witnesses}
     records = dict(witnesses)
@@ -106,7 +121,7 @@ def replay_module(
         while active:
             jobs = [job for name in active for job in jobs_for(name, records[name])]
             secret = records[active[0]]["hash_secret"]
-            outcomes = _round(module, jobs, round_number, secret, plan, Path(scratch), hung, progress)
+            outcomes = _round(module, jobs, round_number, secret, condition, plan, Path(scratch), hung, progress)
             for job, replay, evidence in outcomes:
                 result = results[job.witness]
                 if evidence is _MISSING:
@@ -153,14 +168,15 @@ class Interpreter:
     columns: tuple[int, ...]  # `random` seed columns of its slots, counted across rounds
 
 
-def plan_round(lock: dict[str, Any], round_number: int, search_secret: int) -> list[Interpreter]:
+def plan_round(lock: dict[str, Any], round_number: int, search_secret: int, condition: dict[str, str] | None = None) -> list[Interpreter]:
     """The interpreters of one round, laid out so causes can be told apart.
 
     Interpreter k runs under its own hash secret (the first under the search's, in round
     one) and a window of seed columns that slides by two from one interpreter to the next:
     neighbours share seeds under different secrets, and each secret meets several seeds.
     The last interpreter repeats the first exactly, later in time, so what the runner does
-    not control shows as disagreement."""
+    not control shows as disagreement. A condition that declares PYTHONHASHSEED fixes every
+    interpreter's secret to it."""
     count, slots = lock["replay_interpreters"], lock["replays"]
     first = round_number * count
     width = slots + 2 * (count - 2)  # distinct columns in a round
@@ -169,26 +185,29 @@ def plan_round(lock: dict[str, Any], round_number: int, search_secret: int) -> l
     def window(k: int) -> tuple[int, ...]:
         return tuple(range(base + 2 * k, base + 2 * k + slots))
 
-    secret = search_secret if round_number == 0 else seeds.replay_hash_secret(lock, first)
+    def fresh(index: int) -> int:
+        return conditions.hash_secret(condition or {}, seeds.replay_hash_secret(lock, index))
+
+    secret = search_secret if round_number == 0 else fresh(first)
     plan = [Interpreter(first, secret, window(0))]
-    plan += [Interpreter(first + k, seeds.replay_hash_secret(lock, first + k), window(k)) for k in range(1, count - 1)]
+    plan += [Interpreter(first + k, fresh(first + k), window(k)) for k in range(1, count - 1)]
     plan.append(Interpreter(first + count - 1, secret, window(0)))
     return plan
 
 
 def _round(
-    module: str, jobs: list[Job], round_number: int, search_secret: int, plan: ReplayPlan, scratch: Path, hung: set[str],
-    progress: Progress | None,
+    module: str, jobs: list[Job], round_number: int, search_secret: int, condition: dict[str, str], plan: ReplayPlan, scratch: Path,
+    hung: set[str], progress: Progress | None,
 ) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
     lock = plan.lock
-    interpreters = plan_round(lock, round_number, search_secret)
+    interpreters = plan_round(lock, round_number, search_secret, condition)
     done = 0
 
     def run(interpreter: Interpreter) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
         nonlocal done
         # Column 0 is the seed the failing call ran under in check, for each job.
         seed_rows = [[job.recorded_seed if column == 0 else seeds.replay_random_seed(lock, column) for job in jobs] for column in interpreter.columns]
-        found = _interpreter(module, jobs, seed_rows, interpreter.hash_secret, plan, scratch, set(hung))
+        found = _interpreter(module, jobs, seed_rows, interpreter.hash_secret, condition, plan, scratch, set(hung))
         rows = []
         for (job_index, slot), (failed, evidence) in sorted(found.items()):
             replay = Replay(interpreter.index, interpreter.hash_secret, interpreter.columns[slot], slot, failed)
@@ -203,7 +222,8 @@ def _round(
 
 
 def _interpreter(
-    module: str, jobs: list[Job], seed_rows: list[list[int]], secret: int, plan: ReplayPlan, scratch: Path, hung: set[str]
+    module: str, jobs: list[Job], seed_rows: list[list[int]], secret: int, condition: dict[str, str], plan: ReplayPlan, scratch: Path,
+    hung: set[str],
 ) -> dict[tuple[int, int], tuple[bool, dict[str, Any] | None]]:
     """Outcomes by (job index, slot) of one replay interpreter; every replay it did not
     report is a failure with the reason, and a job it reports missing maps to `_MISSING`."""
@@ -219,6 +239,7 @@ def _interpreter(
         ],
         "hung": sorted(hung),
         "seeds": seed_rows,
+        "condition": condition,
     }
     outcomes: dict[tuple[int, int], tuple[bool, dict[str, Any] | None]] = {}
     missing: set[int] = set()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import lock as locks
-from witness_gate import evidence, store, witness
+from witness_gate import conditions, evidence, store, witness
 from witness_gate.canonical import sha256_hex
 from witness_gate.classify import NEXT_STEPS, VERDICTS, classify, next_step, run_exit_code
 from witness_gate.config import GateConfig
@@ -161,8 +161,13 @@ def _entry(name: str, record: dict[str, Any], result: WitnessReplays, changed: b
         "cause": cause,
         "variants": variants,
         "rounds": result.rounds,
-        "reason": f"{decider.replace('_', ' ')} payload failed {failures} of {runs} replays: {detail}{shown}",
+        "reason": f"{decider.replace('_', ' ')} payload failed {failures} of {runs} replays{_under(record)}: {detail}{shown}",
     }
+
+
+def _under(record: dict[str, Any]) -> str:
+    """Where a witness of a declared condition was replayed: under that condition."""
+    return f" under the declared condition {conditions.describe(record['condition'])}" if "condition" in record else ""
 
 
 def _base(name: str, record: dict[str, Any], changed: bool, label: str) -> dict[str, Any]:

@@ -21,7 +21,6 @@ caller's environment play no part.
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
@@ -31,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from witness_gate import freeze as freezes
 from witness_gate import gate as gates
 from witness_gate import build_graph, cache_trust, git, integrity, sandbox, store
 from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
@@ -173,7 +173,7 @@ def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out:
     files = property_files([tree / entry for entry in suite.properties])
     request = gates.GateRequest(
         tree, tree / suite.fixture, suite.generator_version, suite.replays, suite.max_examples, files, out, False, changed,
-        tree / config.freezes_dir, _gate_config(config),
+        tree / config.freezes_dir, _gate_config(config), conditions=suite.conditions,
     )
     return gates.run(request, now).record
 
@@ -312,8 +312,8 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
     config = _base_config(repo, base_ref, base, suites_document)
     with store.staged_directory(out_dir, "review.json", "--out") as stage:
         result = _review(repo, base, head, config, stage, now)
-    hours = min(_FREEZE_HOURS, config.max_freeze_hours)
-    commands = {(name, row["witness_hash"]): freeze_command(out_dir / name, row, config.freezes_dir, hours)
+    hours = min(freezes.SUGGESTED_HOURS, config.max_freeze_hours)
+    commands = {(name, row["witness_hash"]): freezes.command(out_dir / name, row, config.freezes_dir, hours)
                 for name, record in result.suites.items() for row in record["witnesses"] if row["label"] == "flake" and row["frozen_by"] is None}
     told = [f"{name}: to freeze it, open a pull request of its own against the base (its owners review it) with the file this writes: {command}"
             for (name, _), command in commands.items()]
@@ -346,21 +346,6 @@ def _base_config(repo: Path, base_ref: str, base: str, suites_document: Path | N
 
 def _is_pants_build_file(path: str) -> bool:
     return is_build_file(path) and not path.endswith(_STARLARK_SUFFIX)
-
-
-_FREEZE_HOURS = 24
-
-
-def freeze_command(gate_dir: Path, row: dict[str, Any], freezes_dir: str, hours: int) -> str:
-    """The command that writes the freeze of a flake the review found, from the review's
-    artifacts, in a checkout of the base (pure)."""
-    name = row["file"].rsplit("/", 1)[-1]
-    return shlex.join([
-        "witness-gate", "freeze", "--assertion", row["assertion_id"], "--lock", str(gate_dir / "fixture.lock"),
-        "--witness", str(gate_dir / row["file"]), "--report", str(gate_dir / "classification.json"),
-        "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", str(hours),
-        "--out", f"{freezes_dir.rstrip('/')}/{name}",
-    ])
 
 
 def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path, now: datetime) -> ReviewResult:

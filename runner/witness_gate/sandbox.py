@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import channel as channels
+from witness_gate import conditions
 from witness_gate.errors import WitnessGateError
 
 # The worker's first act sends its standard error to /dev/null: whatever reaches the
@@ -233,9 +234,11 @@ class Ended:
     detail: str
 
 
-def worker_environment(hash_secret: int, scratch: Path) -> dict[str, str]:
+def worker_environment(hash_secret: int, scratch: Path, condition: dict[str, str] | None = None) -> dict[str, str]:
+    """The fixed environment, with a declared condition's variables over it (`conditions`)."""
     return {
         **_BASE_ENV,
+        **conditions.environment(condition or {}),
         "HOME": str(scratch),
         "PYTHONHASHSEED": str(hash_secret),
         "HYPOTHESIS_STORAGE_DIRECTORY": str(scratch / "hypothesis"),
@@ -284,7 +287,7 @@ class Worker:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 cwd=root,
-                env=worker_environment(hash_secret, home),
+                env=worker_environment(hash_secret, home, request.get("condition")),
                 pass_fds=(write_end, key_read),
                 start_new_session=True,
             )

@@ -44,6 +44,7 @@ class Failure:
     seed: int | None  # the search seed, for origin "search"
     fully_shrunk: bool
     hash_secret: int  # PYTHONHASHSEED of the interpreter that ran the search
+    condition: dict[str, str]  # the declared condition it ran under ({} when none is declared)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ def build(source: PropertySource, lock: dict[str, Any], failure: Failure) -> dic
         "property": {"path": source.path, "sha256": source.sha256, "line": source.lines.get(failure.assertion_id, 1)},
         "generator_version": lock["generator_version"],
         "hypothesis_version": lock["hypothesis_version"],
+        **({"condition": failure.condition} if "conditions" in lock else {}),
     }
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import channel as channels
+from witness_gate import conditions
 from witness_gate import seeds
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, parse_json, sha256_hex
 from witness_gate.errors import WitnessGateError
@@ -68,6 +69,9 @@ def main(request_path: str) -> None:
     sys.addaudithook(_network.hear)  # before any user code: an audit hook cannot be removed
     try:
         root = Path(request["root"])
+        missing = conditions.machine_problem(request.get("condition") or {})
+        if missing is not None:  # a silent fall-back (UTC, the C locale) would test another condition
+            raise WitnessGateError(missing)
         # Hypothesis is the runner's, loaded before the patch's import paths exist: a
         # `hypothesis` package in the implementation cannot stand in for it.
         try:

@@ -36,7 +36,6 @@ IMPL = "src/ledger/balance.py"
 ORACLE = "tests/properties/ledger_props.py"
 ARTIFACTS = Path("dist/test/tests.properties")
 FIXTURE = "tests/fixtures/accounts.json"
-FREEZE = ".witness-gate/freezes/prop_sometimes.json"
 BUG = ('return sum(entry["amount"]', 'return sum(entry["amount"] - (1 if entry["amount"] > 5000 else 0)')
 
 
@@ -131,37 +130,44 @@ def test_pants_test_blocks_a_regression_and_a_mixed_edit(adopter):
 
 
 @pytest.fixture(scope="module")
-def flaky(adopter) -> tuple[Run, str]:
+def flaky(adopter) -> tuple[Run, str, str]:
     """A branch with a property that fails on some replays: its red run, and the freeze the
-    guide's command writes from that run's artifacts (its text)."""
+    command its flake line prints writes from that run's artifacts (its text and path)."""
     adopter.reset()
     adopter.git("checkout", "-q", "-B", "flaky")
     (adopter.root / "tests/properties/flaky_props.py").write_text(flaky_property_source())
     adopter.commit("a property that fails on some replays")
     red = adopter.pants_test()
     [row] = adopter.artifact("gate.json")["witnesses"]
-    [freeze] = commands("freeze")
-    freeze = (freeze.replace("<file from the output>", Path(row["file"]).name)
+    # The command the flake's line prints, run as the guide says: through the runner target.
+    [printed] = re.findall(r"to freeze it, in a pull request of its own that the oracle's owners review: witness-gate (freeze .*)", red.output)
+    [guide] = commands("freeze")
+    filled = (guide.replace("<file from the output>", Path(row["file"]).name)
               .replace("<failures>", str(row["failures"])).replace("<runs>", str(row["runs"])))
-    written = adopter.sh(freeze)
+    assert shlex.split(filled) == ["./pants", "run", ":witness-gate", "--", *shlex.split(printed)]  # the guide shows what is printed
+    written = adopter.sh(f"./pants run :witness-gate -- {printed}")
     assert written.code == 0, written.output
-    return red, (adopter.root / FREEZE).read_text()
+    freeze = f".witness-gate/freezes/{Path(row['file']).name}"
+    return red, (adopter.root / freeze).read_text(), freeze
 
 
-def start_frozen(adopter: Adopter, flaky: tuple[Run, str]) -> None:
+def start_frozen(adopter: Adopter, flaky: tuple[Run, str, str]) -> str:
+    """The flaky branch with its freeze in place; returns the freeze's path."""
     adopter.reset("flaky")
-    (adopter.root / FREEZE).parent.mkdir(parents=True, exist_ok=True)
-    (adopter.root / FREEZE).write_text(flaky[1])
+    _, text, freeze = flaky
+    (adopter.root / freeze).parent.mkdir(parents=True, exist_ok=True)
+    (adopter.root / freeze).write_text(text)
+    return freeze
 
 
 def test_a_flake_is_red_until_the_guides_freeze_command_freezes_it(adopter, flaky):
-    red, _ = flaky
+    red, _, _ = flaky
     assert red.code == 1, red.output
     assert re.search(r"flake: prop_sometimes failed ([1-9]|[12][0-9])/30 replays", red.output), red.output
     assert "it follows the global random state" in red.output and "No valid freeze covers this witness" in red.output
-    start_frozen(adopter, flaky)
+    freeze = start_frozen(adopter, flaky)
     green = adopter.pants_test()
-    assert green.code == 0 and f"frozen by {FREEZE}" in green.output, green.output
+    assert green.code == 0 and f"frozen by {freeze}" in green.output, green.output
     assert_artifacts_valid(adopter)
 
 
@@ -169,12 +175,12 @@ def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(adop
     # The same options on both runs (libfaketime in the gate's environment, reading its
     # offset from a file): only the file moves the gate's clock past the guide's 24-hour
     # freeze, and the red run is run, not served from a cache.
-    start_frozen(adopter, flaky)
+    freeze = start_frozen(adopter, flaky)
     clock = ShiftedClock(tmp_path)
     shifted = "--test-extra-env-vars=" + shlex.quote("+" + json.dumps([f"{name}={value}" for name, value in clock.env().items()]))
-    expiry = expires_at(adopter.root / FREEZE)
+    expiry = expires_at(adopter.root / freeze)
     green = adopter.pants_test(shifted)
-    assert green.code == 0 and f"frozen by {FREEZE}" in green.output, green.output
+    assert green.code == 0 and f"frozen by {freeze}" in green.output, green.output
     clock.past(expiry)
     red = adopter.pants_test(shifted)
     assert red.code != 0 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in red.output, red.output
@@ -293,3 +299,33 @@ def test_a_changed_name_the_list_cannot_carry_fails_the_run(adopter):
     run = adopter.pants_test()  # base = "HEAD": the untracked file
     assert run.code != 0 and "the changed-file list cannot carry" in run.output, run.output
     assert r"'tests/properties/notes\nof the oracle.txt'" in run.output, run.output
+
+
+def test_the_copied_ci_job_reviews_a_pull_request_verbatim_from_the_base(adopter):
+    from xml.etree import ElementTree
+
+    adopter.reset()
+    job = adopter.root / ".ci/witness-gate-review.sh"
+    job.parent.mkdir(exist_ok=True)
+    shutil.copy2(SOURCE / "docs/ci/review-job.sh", job)
+    adopter.commit("the pull-request job, copied from witness-gate's docs/ci")
+    adopter.git("checkout", "-q", "-B", "ci-patch")
+    adopter.edit(IMPL, *BUG)
+    adopter.commit("a bug")
+    from_head = adopter.sh(".ci/witness-gate-review.sh main ci-patch")
+    assert from_head.code == 2 and "never from the head's" in from_head.output, from_head.output
+
+    adopter.git("checkout", "-q", "main")
+    # pip finds the runner wheel here as it would find the release on PyPI.
+    run = adopter.sh(f"PIP_FIND_LINKS={shlex.quote(str(adopter.root / 'wheels'))} .ci/witness-gate-review.sh main ci-patch")
+    assert run.code == 1, run.output
+    assert "tests.properties: regression: prop_balance_is_credits_minus_debits" in run.output
+    artifacts = adopter.root / ".artifacts"
+    schemas.validate("review", json.loads((artifacts / "review/review.json").read_text()), "review.json")
+    junit = ElementTree.parse(artifacts / "review.xml").getroot()
+    failed = [case.get("name") for case in junit.iter("testcase") if case.find("failure") is not None]
+    assert any(name.startswith("prop_balance_is_credits_minus_debits[") for name in failed), failed
+    [result, *_] = json.loads((artifacts / "review.sarif").read_text())["runs"][0]["results"]
+    assert result["ruleId"] == "regression" and "Failing input:" in result["message"]["text"]
+    summary = (artifacts / "review.md").read_text()
+    assert summary.startswith("## witness-gate review: blocked (exit 1)") and "**regression**" in summary, summary

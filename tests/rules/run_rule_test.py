@@ -15,7 +15,7 @@ from pants.backend.python.util_rules import pex_from_targets
 from pants.core.goals import test as test_goal
 from pants.core.goals.test import TestResult
 from pants.core.target_types import ResourcesGeneratorTarget
-from pants.core.util_rules import source_files, system_binaries
+from pants.core.util_rules import distdir, source_files, system_binaries
 from pants.core.util_rules.partitions import Partitions
 from pants.engine.addresses import Address
 from pants.engine.fs import Digest, DigestContents
@@ -78,6 +78,7 @@ def rule_runner() -> RuleRunner:
             *target_types_rules.rules(),
             *source_files.rules(),
             *system_binaries.rules(),
+            *distdir.rules(),
             test_goal.get_filtered_environment,
             QueryRule(TestResult, [WitnessGateTestRequest.Batch]),
             QueryRule(Partitions, [WitnessGateTestRequest.PartitionRequest]),
@@ -160,6 +161,24 @@ def test_oracle_dependencies_reach_the_sandbox_and_are_judged_as_oracle(rule_run
     failed = run(rule_runner)
     assert failed.exit_code == 1, failed.stdout + failed.stderr
     assert "mixed_edit: prop_double_is_even" in failed.stdout
+
+
+def test_a_declared_condition_reaches_the_workers_and_its_witness(rule_runner):
+    # A mode read from the environment at import, as production sets it: only that mode is buggy.
+    rule_runner.write_files({
+        "app/calc.py": "import os\n\nFAST = os.environ.get('CALC_MODE') == 'fast'\n\n\ndef double(n):\n    return n + n + (1 if FAST and n > 500 else 0)\n",
+        "props/BUILD": SAMPLE["props/BUILD"].replace("replays=3)", 'replays=3, conditions=["", "CALC_MODE=fast"])'),
+        "changed.txt": "app/calc.py\n",
+    })
+    failed = run(rule_runner)
+    assert failed.exit_code == 1, failed.stdout + failed.stderr
+    assert "regression: prop_double_is_even failed 36/36 replays" in failed.stdout
+    assert "under the declared condition CALC_MODE=fast" in failed.stdout
+    assert failed.extra_output is not None
+    contents = {entry.path: entry.content for entry in rule_runner.request(DigestContents, [failed.extra_output.digest])}
+    [witness] = [json.loads(content) for path, content in contents.items() if path.startswith("witnesses/")]
+    assert witness["condition"] == {"CALC_MODE": "fast"}
+    assert json.loads(contents["fixture.lock"])["conditions"] == [{}, {"CALC_MODE": "fast"}]
 
 
 def test_skip_is_refused_rather_than_reporting_green(rule_runner):

@@ -30,7 +30,7 @@ LAYOUT = {
     "tests/props/BUILD": (
         'witness_fixture(name="fx", source="fixture.json", generator_version=2)\n'
         'witness_properties(name="cart", sources=["cart_props.py"], fixture=":fx", dependencies=["src/shop"], replays=7,'
-        ' max_examples=250, generated_oracle_paths=["stubs.py"])\n'
+        ' max_examples=250, generated_oracle_paths=["stubs.py"], conditions=["", "TZ=America/New_York SHOP_REGION=US"])\n'
         'witness_properties(name="money", sources=["money_*.py", "!money_old.py"], fixture=":fx", dependencies=["src/util"])\n'
     ),
     "tests/props/cart_props.py": "",
@@ -88,9 +88,11 @@ def test_every_gated_target_with_what_pants_test_would_run_it_with(rule_runner):
         "impl": ["src/shop/cart.py", "src/util/money.py"],
         "oracle": ["tests/props/BUILD", "tests/props/cart_props.py", "tests/props/fixture.json", "tests/props/stubs.py"],
         "oracle_globs": ["tests/props/cart_props.py", "tests/props/stubs.py"],
+        "conditions": ["", "TZ=America/New_York SHOP_REGION=US"],  # as declared: the runner parses them
     }
     assert (money["address"], money["impl"], money["replays"], money["max_examples"]) == ("tests/props:money", ["src/util/money.py"], 5, 100)
     assert money["oracle_globs"] == ["tests/props/money_*.py"]  # a property module the head adds there is oracle
+    assert money["conditions"] == []
 
 
 def test_the_same_graph_prints_the_same_bytes(rule_runner):

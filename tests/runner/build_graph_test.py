@@ -37,6 +37,13 @@ def test_the_graph_is_the_whole_configuration():
     assert config.import_paths == ("src",) and config.replay_timeout_seconds == 60.0
 
 
+def test_a_targets_conditions_are_parsed_and_checked_by_the_runner():
+    config = graph_config(encoded(document(BASE, conditions=["", "SHOP_REGION=US TZ=America/New_York"])), "suites.json", BASE, GateConfig())
+    assert config.suites[0].conditions == ({}, {"SHOP_REGION": "US", "TZ": "America/New_York"})
+    with pytest.raises(WitnessGateError, match="suite tests.properties conditions: 'LD_PRELOAD' cannot be declared"):
+        graph_config(encoded(document(BASE, conditions=["LD_PRELOAD=/x.so"])), "suites.json", BASE, GateConfig())
+
+
 def test_a_file_one_target_tests_and_another_targets_oracle_reads_is_oracle():
     shared = document(BASE, impl=["src/orders_app/pricing.py", "tests/fixtures/orders.json"])
     config = graph_config(encoded(shared), "suites.json", BASE, GateConfig())

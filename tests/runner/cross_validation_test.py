@@ -178,3 +178,54 @@ def test_three_validators_agree_on_every_artifact_and_every_broken_copy(repo: Sa
     assert all(python[str(path)] for _, path in valid)
     assert not any(python[str(path)] for _, path in broken)
     print(f"cross-validation: {len(valid)} artifacts and {len(broken)} broken copies; jsonschema, check-jsonschema and Ajv agree on all")
+
+
+# --- the formats other tools read: SARIF and the CI workflow ------------------------------
+
+
+def test_microsofts_sarif_validator_accepts_the_gate_and_review_logs_and_rejects_a_broken_one(repo: SampleRepo, tmp_path: Path):
+    from support import sarif_check
+    from support.review_repo import buggy, review_repo
+
+    tool = sarif_check.install(tmp_path / "sarif-tool")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    add_flaky_property(repo)
+    repo.edit(IMPL, *BUG)  # a regression and a flake: blocking results of two rules
+    red = repo.gate(IMPL, extra=("--format", "sarif"))
+    assert red.code == 1, red.stderr
+    (logs / "gate.sarif").write_text(red.stdout)
+    reviewed = review_repo(tmp_path / "review")
+    buggy(reviewed)
+    reviewed.commit("a bug")
+    result = reviewed.review(extra=("--sarif", str(logs / "review.sarif")))
+    assert result.returncode == 1, result.stdout + result.stderr
+    for name in ("gate.sarif", "review.sarif"):
+        log = json.loads((logs / name).read_text())
+        assert log["runs"][0]["results"], name  # something to judge
+        assert sarif_check.problems(tool, logs / name) == [], name
+    # A consumer that can say no: the same log with a result that names no rule.
+    broken = json.loads((logs / "review.sarif").read_text())
+    del broken["runs"][0]["results"][0]["ruleId"]
+    (logs / "broken.sarif").write_text(json.dumps(broken))
+    assert any("SARIF1010" in problem for problem in sarif_check.problems(tool, logs / "broken.sarif"))
+
+
+def test_the_copyable_workflow_is_a_valid_github_workflow_that_runs_the_copyable_job():
+    from witness_gate import __version__
+
+    ci = Path(__file__).resolve().parents[2] / "docs/ci"
+    done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(ci / "github-workflow.yml")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    workflow = (ci / "github-workflow.yml").read_text()
+    # The base's copy of the job decides, from a checkout of the base with full history.
+    for needed in ("pull_request_target:", "fetch-depth: 0", "persist-credentials: false",
+                   '.ci/witness-gate-review.sh "${{ github.sha }}" refs/remotes/pull/head',
+                   "$GITHUB_STEP_SUMMARY", "actions/upload-artifact", "github/codeql-action/upload-sarif", "sarif_file: .artifacts/review.sarif"):
+        assert needed in workflow, needed
+    job = (ci / "review-job.sh").read_text()
+    assert f'version="{__version__}"' in job  # the pinned runner is this release
+    for output in ("--junit-xml .artifacts/review.xml", "--sarif .artifacts/review.sarif", "--summary .artifacts/review.md"):
+        assert output in job, output  # what the workflow publishes: the summary, the SARIF and all of .artifacts/
+    assert "cat .artifacts/review.md >>" in workflow and "path: .artifacts/\n" in workflow

@@ -84,6 +84,26 @@ def test_unfrozen_flake_blocks_and_a_valid_freeze_lets_it_pass(repo):
     assert_gate_artifacts_valid(repo)
 
 
+def test_the_flake_line_prints_the_freeze_command_that_lets_it_pass(repo):
+    import shlex
+
+    add_flaky_property(repo)
+    red = repo.gate(IMPL)
+    assert red.code == 1, red.stdout + red.stderr
+    [row] = repo.gate_json()["witnesses"]
+    said = [line for line in red.stdout.splitlines() if line.startswith("  to freeze it, in a pull request of its own")]
+    assert len(said) == 1, red.stdout
+    command = shlex.split(said[0].split(": ", 1)[1])
+    assert command[:2] == ["witness-gate", "freeze"]
+    assert command[command.index("--failures") + 1:command.index("--failures") + 4:2] == [str(row["failures"]), str(row["runs"])]
+    assert command[command.index("--witness") + 1] == f"{GATE_OUT}/{row['file']}"
+    wrote = repo.cli(*command[1:])  # word for word, from the repository root
+    assert wrote.code == 0, wrote.stdout + wrote.stderr
+    green = repo.gate(IMPL)
+    assert green.code == 0, green.stdout + green.stderr
+    assert "to freeze it" not in green.stdout
+
+
 def test_freeze_that_does_not_hold_keeps_the_flake_red(repo):
     add_flaky_property(repo)
     repo.gate(IMPL)
