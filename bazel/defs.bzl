@@ -100,6 +100,7 @@ def _gate_test_impl(ctx):
         "--replays", str(ctx.attr.replays),
         "--max-examples", str(ctx.attr.max_examples),
         "--freezes", _package_path(ctx, ctx.attr.freezes_dir),
+        "--corpus", _package_path(ctx, ctx.attr.corpus_dir),
         "--suite", label,
     ]
     for path in properties:
@@ -120,11 +121,11 @@ def _gate_test_impl(ctx):
             "@@CHANGED_COUNT@@": str(len(changed)),
             "@@IMPL@@": shell_quote(lists["impl"].short_path),
             "@@ORACLE@@": shell_quote(lists["oracle"].short_path),
-            "@@COPY@@": " ".join([shell_quote(p) for p in sorted({f.short_path: None for f in inputs + ctx.files.freezes}.keys())]),
+            "@@COPY@@": " ".join([shell_quote(p) for p in sorted({f.short_path: None for f in inputs + ctx.files.freezes + ctx.files.corpus}.keys())]),
             "@@ARGV@@": " ".join([shell_quote(a) for a in argv]),
         },
     )
-    runfiles = ctx.runfiles(files = inputs + ctx.files.freezes + changed + [runner, lists["impl"], lists["oracle"]])
+    runfiles = ctx.runfiles(files = inputs + ctx.files.freezes + ctx.files.corpus + changed + [runner, lists["impl"], lists["oracle"]])
     return [DefaultInfo(executable = script, runfiles = runfiles)]
 
 def shell_quote(text):
@@ -146,6 +147,8 @@ _witness_gate_test = rule(
         "imports": attr.string_list(),
         "freezes": attr.label_list(allow_files = [".json"]),
         "freezes_dir": attr.string(mandatory = True),
+        "corpus": attr.label_list(allow_files = [".json"]),
+        "corpus_dir": attr.string(mandatory = True),
         "changed_files": attr.label(default = "//bazel:changed_files", allow_files = True),
         "runner": attr.label(default = "//bazel:runner", allow_single_file = True),
         "_runner_sha256": attr.label(default = "//bazel:runner_sha256"),
@@ -155,7 +158,7 @@ _witness_gate_test = rule(
 
 def witness_gate_test(name, sources, fixture, dependencies = [], oracle_dependencies = [], replays = 5, max_examples = 100,
                       impl_paths = [], oracle_paths = [], generated_oracle_paths = [], imports = [],
-                      freezes_dir = ".witness-gate/freezes", tags = [], **kwargs):
+                      freezes_dir = ".witness-gate/freezes", corpus_dir = ".witness-gate/corpus", tags = [], **kwargs):
     """The gate on `sources` (the property modules) against `fixture`, under `bazel test`.
 
     Freezes are the `*.json` files in `freezes_dir`, relative to this package (so the
@@ -163,7 +166,9 @@ def witness_gate_test(name, sources, fixture, dependencies = [], oracle_dependen
     any exists the test is tagged `external`, which Bazel never serves from its cache: a
     pass that rests on a freeze is re-decided on every run, so an expired freeze turns the
     next `bazel test` red with nothing else changed. Only the macro can see them: a glob is
-    evaluated when this package loads, and tags must be known then.
+    evaluated when this package loads, and tags must be known then. The retained witnesses
+    the gate replays with its own are the `*.json` files in `corpus_dir`, relative to this
+    package likewise.
     """
     if replays < 1 or replays > 1000:
         fail("%s: replays must be between 1 and 1000, got %d" % (name, replays))
@@ -184,6 +189,8 @@ def witness_gate_test(name, sources, fixture, dependencies = [], oracle_dependen
         imports = imports,
         freezes = freezes,
         freezes_dir = freezes_dir.rstrip("/"),
+        corpus = native.glob([corpus_dir.rstrip("/") + "/*.json"]),
+        corpus_dir = corpus_dir.rstrip("/"),
         tags = tags + (["external"] if freezes and "external" not in tags else []),
         **kwargs
     )

@@ -511,10 +511,11 @@ async def run_witness_gate(
     distdir: DistDir,
 ) -> TestResult:
     field_set = batch.single_element
-    ownership, gated, freezes = await MultiGet(
+    ownership, gated, freezes, corpus = await MultiGet(
         Get(Ownership, OwnershipRequest(field_set)),
         Get(GatedClosure, GatedClosureRequest(field_set)),
         Get(Snapshot, PathGlobs([os.path.join(gate.freezes_dir, "*.json")])),
+        Get(Snapshot, PathGlobs([os.path.join(gate.corpus_dir, "*.json")])),
     )
     # The code under test reaches the sandbox as files under its source roots, like Pants'
     # pytest rule does it, so editing it changes the input digest and never the runner.
@@ -531,6 +532,7 @@ async def run_witness_gate(
         *(arg for path in ownership.property_files for arg in ("--properties", path)),
         "--out", OUT_DIR,
         "--freezes", gate.freezes_dir,
+        "--corpus", gate.corpus_dir,
         "--max-freeze-hours", str(gate.max_freeze_hours),
         "--replay-timeout-seconds", str(gate.replay_timeout),
         # JUnit XML for `pants test --test-report` (and CI test reporters).
@@ -550,7 +552,7 @@ async def run_witness_gate(
             "oracle.txt": ownership.oracle,
         }
         inputs.append(await Get(Digest, CreateDigest([FileContent(f"{_INPUTS_DIR}/{name}", _lines(paths)) for name, paths in lists.items()])))
-        inputs.append(freezes.digest)
+        inputs += [freezes.digest, corpus.digest]
         argv += [
             "--diff-paths", f"{_INPUTS_DIR}/changed.txt",
             "--impl-paths", f"{_INPUTS_DIR}/impl.txt",

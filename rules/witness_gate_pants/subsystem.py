@@ -58,6 +58,16 @@ class WitnessGate(Subsystem):
             """
         ),
     )
+    corpus_dir = StrOption(
+        default=".witness-gate/corpus",
+        help=help_text(
+            """
+            Directory of retained witnesses (`*.json`, kept there by `witness-gate retain`): every
+            gated target replays those of its property modules with its own, so a failure found
+            once blocks every later run that brings it back. Un-ignore it like `freezes_dir`.
+            """
+        ),
+    )
     install_from_resolve = StrOption(
         default=None,
         help=help_text(

@@ -363,6 +363,7 @@ def gate(
     suite: Annotated[str, typer.Option("--suite", help="Test suite name in JUnit XML (e.g. the build target).")] = "witness-gate",
     import_path: Annotated[Optional[list[str]], typer.Option("--import-path", help="Directory (relative to --root) the property modules import the code under test from (repeatable); overrides pyproject.toml's import-paths.")] = None,
     condition: ConditionOption = None,
+    corpus: Annotated[Optional[Path], typer.Option("--corpus", help="Directory of retained witnesses to replay with this run's (default: corpus-dir of pyproject.toml, else .witness-gate/corpus; absent: none).")] = None,
     artifacts_at: Annotated[Optional[Path], typer.Option("--artifacts-at", help="Where --out's files will be once the run is over, when the caller moves them (`pants test` copies them to dist/test/<target>/): the freeze command a flake's line prints names them there.")] = None,
     root: Root = Path("."),
 ) -> None:
@@ -390,6 +391,7 @@ def gate(
         request = gates.GateRequest(
             root, fixture, generator_version, replays, max_examples, files, out, check_only, diff_paths, freezes, config,
             ownership_lists, _progress(), replay_interpreters, _conditions(condition), artifacts_at,
+            corpus if corpus is not None else root / config.corpus_dir,
         )
         result = gates.run(request, datetime.now(timezone.utc))
         _emit(result.record, out / gates.WITNESS_DIR, result.lines, output_format, junit_xml, suite)
@@ -472,6 +474,27 @@ def note(
             typer.echo(f"disagrees: {problem}")
         typer.echo(f"note: {len(problems)} disagreement(s) with {out}: discard it" if problems else f"note: agrees with {out}")
         return 1 if problems else 0
+
+    _run(action)
+
+
+@app.command()
+def retain(
+    witness: Annotated[Path, typer.Option("--witness", help="A witness file of a red run (its gate's witnesses/ folder).")],
+    corpus: Annotated[Optional[Path], typer.Option("--corpus", help="The corpus directory (default: corpus-dir of pyproject.toml, else .witness-gate/corpus).")] = None,
+    root: Root = Path("."),
+) -> None:
+    """Keep a witness in the corpus, bytes unchanged, so every later gate and review replays it.
+
+    The corpus is oracle: commit the new entry in a pull request of its own (`review` answers
+    it with exit 3, for the owners to approve)."""
+
+    def action() -> int:
+        from witness_gate import corpus as corpora
+
+        target, new = corpora.retain(witness, corpus if corpus is not None else root / _config(root).corpus_dir)
+        typer.echo(f"retain: {witness.name} -> {target}" if new else f"retain: {target} already holds this witness")
+        return 0
 
     _run(action)
 

@@ -45,6 +45,7 @@ class GateConfig:
     max_freeze_hours: int = 168
     replay_timeout_seconds: float = 60.0
     freezes_dir: str = ".witness-gate/freezes"
+    corpus_dir: str = ".witness-gate/corpus"  # retained witnesses every run replays (`corpus`)
     suites: tuple[Suite, ...] = ()
 
 
@@ -99,14 +100,14 @@ def parse_config(data: bytes, where: str) -> GateConfig:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
                 raise WitnessGateError(f"{source}: {key} must be a {kind.__name__}")
             values[field] = kind(value)
-        elif key == "freezes-dir":
+        elif key in ("freezes-dir", "corpus-dir"):
             if not isinstance(value, str):
-                raise WitnessGateError(f"{source}: freezes-dir must be a string")
-            values["freezes_dir"] = check_repo_path(value.rstrip("/"), source)
+                raise WitnessGateError(f"{source}: {key} must be a string")
+            values[key.replace("-", "_")] = check_repo_path(value.rstrip("/"), source)
         elif key == "suites":
             values["suites"] = _suites(value, source)
         else:
-            known = ", ".join(sorted([*_LIST_KEYS, *_NUMBER_KEYS, "freezes-dir", "suites"]))
+            known = ", ".join(sorted([*_LIST_KEYS, *_NUMBER_KEYS, "freezes-dir", "corpus-dir", "suites"]))
             raise WitnessGateError(f"{source}: unknown key {key!r} (known: {known})")
     config = replace(GateConfig(), **values)
     _check(config, source)

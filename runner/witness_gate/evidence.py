@@ -20,7 +20,7 @@ _ISOLATED = ("shrunk", "unshrunk")
 # reproduces the failure (shrinking can lose a race or a timing), never because it fails
 # more often: more distinct values can make a flaky order fail almost always.
 _FAMILIES = {"shrunk": ("shrunk", "shrunk_history", "in_process"), "unshrunk": ("unshrunk", "unshrunk_history")}
-CAUSES = ("deterministic", "history", "hash_secret", "random_seed", "time", "none_found")
+CAUSES = ("deterministic", "history", "hash_secret", "random_seed", "process", "time", "none_found")
 # Causes the runner controls: replaying under the same lock gives the same counts.
 CONTROLLED = ("deterministic", "history", "hash_secret", "random_seed")
 
@@ -105,15 +105,16 @@ def _varies_with(replays: Sequence[Replay], held, varied) -> bool:
     return any(len(set(outcomes.values())) > 1 for outcomes in groups.values())
 
 
-def _switches_at_most_once(replays: Sequence[Replay]) -> bool:
+def _switches(replays: Sequence[Replay]) -> list[int]:
+    """How often each interpreter's outcome changed from one of its spaced slots to the next."""
     rows: dict[int, list[Replay]] = defaultdict(list)
     for replay in replays:
         rows[replay.interpreter].append(replay)
+    switches = []
     for row in rows.values():
         ordered = [r.failed for r in sorted(row, key=lambda r: r.slot)]
-        if sum(a != b for a, b in zip(ordered, ordered[1:])) > 1:
-            return False
-    return True
+        switches.append(sum(a != b for a, b in zip(ordered, ordered[1:])))
+    return switches
 
 
 def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tuple[str, str]:
@@ -152,12 +153,19 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
             f"fails under {failing} of {len(secrets)} hash secrets, and a secret gives the same outcome for every seed: "
             "it follows hash order (PYTHONHASHSEED)"
         )
-    if _switches_at_most_once(replays):
+    switches = _switches(replays)
+    if not any(switches) and _varies_with(replays, lambda r: (r.hash_secret, r.column), lambda r: r.interpreter):
+        return "process", (
+            f"fails {failures} of {runs} replays: steady within each interpreter, but fresh interpreters under the same hash "
+            "secret and seed disagree: it follows the process itself (its pid, memory addresses, id() order) or a clock slower "
+            "than one interpreter's replays; the runner controls neither"
+        )
+    if max(switches) == 1:
         return "time", (
             f"fails {failures} of {runs} replays in runs that follow the clock (each interpreter switched at most once "
             "across its spaced slots), not the hash secret or the seed alone: it depends on time"
         )
     return "none_found", (
-        f"fails {failures} of {runs} replays, following none of the conditions varied (hash secret, random seed, history, time): "
+        f"fails {failures} of {runs} replays, following none of the conditions varied (hash secret, random seed, history, process, time): "
         "nondeterminism the runner does not control, such as threads, the OS or entropy"
     )

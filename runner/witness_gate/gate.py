@@ -22,10 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import check as checks
+from witness_gate import corpus as corpora
 from witness_gate import freeze as freezes
 from witness_gate import lock as locks
 from witness_gate import report as reports
 from witness_gate import store, witness
+from witness_gate.canonical import sha256_hex
 from witness_gate.classify import VERDICTS, freeze_caveat, gate_exit_code
 from witness_gate.config import GateConfig
 from witness_gate.errors import FixtureChanged, WitnessGateError
@@ -60,6 +62,7 @@ class GateRequest:
     # Where the caller keeps `out_dir` once the run is over (`pants test` copies it to
     # dist/test/<target>/): the freeze command a flake's line prints names files there.
     artifacts_at: Path | None = None
+    corpus_dir: Path | None = None  # the retained witnesses (`corpus`); None: no corpus
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,7 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
     store.save_artifact(lock_path, "lock", lock)
     checked = checks.run(lock_path, list(request.property_files), witness_dir, root, config.import_paths, config.replay_timeout_seconds,
                          fixture_just_pinned=True)
+    retained = _add_corpus(request, lock, witness_dir) if not request.check_only else corpora.Corpus([], [])
     if request.check_only:
         record = _check_only_record(lock, witness.load_directory(witness_dir, lock), checked.problems)
     else:
@@ -138,6 +142,7 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
             report = reports.build(
                 lock_path, witness_dir, request.diff_path, root, config, request.progress,
                 published_lock_path=request.out_dir / LOCK_NAME, fixture_just_verified=True,
+                corpus_files=frozenset(path.name for path, _ in retained.entries),
             )
         except FixtureChanged as error:
             # Checked after the replays: the fixture moved while code under test ran, its doing.
@@ -145,8 +150,10 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
             reasons.append(f"blocked: {error}; the code under test may have written it, so nothing replayed can be trusted")
             record = _record("gate", lock, [], [], reasons, 1)
         else:
+            for row in report.get("corpus", []):  # it held: the run's witnesses are the failures it found
+                (witness_dir / row["file"]).unlink()
             store.save_artifact(stage / REPORT_NAME, "report", report)
-            record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, checked.problems)
+            record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, [*checked.problems, *retained.stale])
             hours = min(freezes.SUGGESTED_HOURS, config.max_freeze_hours)
             published = request.artifacts_at or request.out_dir
             commands = {row["witness_hash"]: freezes.command(published, row, freeze_dir, hours)
@@ -155,6 +162,21 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
             return GateResult(record, summary_lines(record, commands))
     store.save_artifact(stage / GATE_NAME, "gate", record)
     return GateResult(record, summary_lines(record))
+
+
+def _add_corpus(request: GateRequest, lock: dict[str, Any], witness_dir: Path) -> corpora.Corpus:
+    """Puts the corpus entries of this run's property modules beside the witnesses `check`
+    wrote, to be replayed with them (an entry `check` found again is there already)."""
+    if request.corpus_dir is None:
+        return corpora.Corpus([], [])
+    modules = {locks.relative_to_root(path, request.root, "property module"): sha256_hex(store.read_regular_file(path, "property module"))
+               for path in request.property_files}
+    found = corpora.load(request.corpus_dir, lock, modules)
+    witness_dir.mkdir(parents=True, exist_ok=True)
+    for path, _ in found.entries:
+        if not (witness_dir / path.name).exists():
+            store.write_atomic(witness_dir / path.name, store.read_regular_file(path, "corpus entry"))
+    return found
 
 
 def _load_freezes(directory: Path, root: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -197,7 +219,8 @@ def decide(
     if lock["fixture"]["path"] in changed and any(path.startswith(prefix) for path in changed):
         reasons.append(f"the diff changes the fixture {lock['fixture']['path']} and a freeze under {freeze_dir}: one patch may not refresh the pin and the silence together")
     exit_code = gate_exit_code(((row["label"], row["frozen_by"] is not None) for row in rows), bool(reasons))
-    return _record("gate", lock, rows, freeze_rows, reasons, exit_code)
+    record = _record("gate", lock, rows, freeze_rows, reasons, exit_code)
+    return {**record, "corpus": report["corpus"]} if "corpus" in report else record
 
 
 def _row(entry: dict[str, Any], cover: tuple[str, str] | None) -> dict[str, Any]:
@@ -276,6 +299,8 @@ def summary_lines(record: dict[str, Any], freeze_commands: dict[str, str] | None
     for row in record["freezes"]:
         if row["problems"]:
             lines.append(f"freeze {row['file']} does not hold: {'; '.join(row['problems'])}")
+    if record.get("corpus"):
+        lines.append(f"corpus: {len(record['corpus'])} retained witness(es) replayed and held: {', '.join(row['file'] for row in record['corpus'])}")
     lines.extend(record["reasons"])
     lines.append(f"gate: {record['verdict']} (exit {record['exit_code']}, {len(record['witnesses'])} witnesses, mode {record['mode']})")
     return lines

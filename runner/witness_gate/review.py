@@ -88,6 +88,7 @@ def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
         entries += [(path, f"suite {suite.name} (oracle paths)") for path in suite.oracle_paths]
     entries += [(prefix, "oracle prefix") for prefix in (*config.oracle_prefixes, *config.generated_oracle_paths)]
     entries.append((config.freezes_dir.rstrip("/") + "/", "freezes"))
+    entries.append((config.corpus_dir.rstrip("/") + "/", "corpus"))
     entries += [(path, "gate controls") for path in CONTROL_PATHS]
     return entries
 
@@ -173,7 +174,7 @@ def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out:
     files = property_files([tree / entry for entry in suite.properties])
     request = gates.GateRequest(
         tree, tree / suite.fixture, suite.generator_version, suite.replays, suite.max_examples, files, out, False, changed,
-        tree / config.freezes_dir, _gate_config(config), conditions=suite.conditions,
+        tree / config.freezes_dir, _gate_config(config), conditions=suite.conditions, corpus_dir=tree / config.corpus_dir,
     )
     return gates.run(request, now).record
 
@@ -217,13 +218,13 @@ def _closure(suite: Suite, linked: Mapping[str, str] | None) -> set[str]:
 
 def _closure_only(suite: Suite, config: GateConfig, linked: Mapping[str, str]) -> Callable[[str], bool] | None:
     """Which base paths a suite's tree holds: a graph suite's closure (with what its links
-    lead to) and the freezes, as `pants test` gives its sandbox; everything for a pyproject
-    suite."""
+    lead to), the freezes and the corpus, as `pants test` gives its sandbox; everything for a
+    pyproject suite."""
     if not suite.impl:
         return None
     closure = _closure(suite, linked)
-    freezes = config.freezes_dir.rstrip("/") + "/"
-    return lambda path: path in closure or path.startswith(freezes)
+    kept = (config.freezes_dir.rstrip("/") + "/", config.corpus_dir.rstrip("/") + "/")
+    return lambda path: path in closure or path.startswith(kept)
 
 
 def _symlinked_closure(tree: Path, config: GateConfig) -> dict[str, str]:

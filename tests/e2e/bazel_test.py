@@ -146,6 +146,19 @@ def test_a_regression_and_a_mixed_edit_fail_the_test_with_the_reason(repo):
     assert mixed.code == 3 and "mixed_edit: prop_order_total_non_negative" in mixed.output, mixed.output
 
 
+def test_a_retained_witness_is_replayed_by_the_test_and_holds_after_the_fix(repo):
+    repo.reset()
+    repo.edit(IMPL, *BUG)
+    assert repo.gate().code == 3
+    [row] = [row for row in json.loads((repo.artifacts() / "gate.json").read_text())["witnesses"]]
+    corpus = repo.root / "examples/orders/.witness-gate/corpus"
+    retained = repo.runner("retain", "--witness", str(repo.artifacts() / row["file"]), "--corpus", str(corpus))
+    assert retained.code == 0, retained.output
+    repo.edit(IMPL, BUG[1], BUG[0])  # the fix, with the input that failed kept
+    fixed = repo.gate()
+    assert fixed.code == 0 and f"corpus: 1 retained witness(es) replayed and held: {Path(row['file']).name}" in fixed.output, fixed.output
+
+
 def test_editing_the_build_declaration_with_the_implementation_is_a_mixed_edit(repo):
     # The BUILD.bazel that declares the test is one of its oracle paths, as under Pants.
     repo.reset()
@@ -261,3 +274,17 @@ def test_the_review_judges_a_bazel_declared_suite_and_its_build_file_is_a_contro
     assert review.code == 1 and "orders: regression: prop_order_total_non_negative" in review.output, review.output
     assert "mixed_edit: the patch changes implementation and oracle paths" in review.output, review.output
     assert "oracle edit: examples/orders/BUILD.bazel (owner: gate controls (declares gated targets))" in review.output, review.output
+
+
+def test_the_changed_list_skips_bazels_convenience_symlinks_and_nothing_else(tmp_path: Path):
+    repo = GitRepo(tmp_path / "plain")
+    (repo.root / "src").mkdir(parents=True)
+    (repo.root / "src/app.py").write_text("x = 1\n")
+    repo.git("init", "-q", "-b", "main")
+    repo.commit("base")
+    (repo.root / "src/app.py").write_text("x = 2\n")
+    (repo.root / "bazel-out").symlink_to(tmp_path)  # what `bazel test` leaves behind, unignored
+    (repo.root / "bazel-plain").symlink_to(tmp_path)
+    (repo.root / "bazel-notes.txt").write_text("a file of the branch, named like one\n")
+    listed = subprocess.run([str(SOURCE / "bazel/changed-files"), "HEAD"], cwd=repo.root, capture_output=True, text=True, check=True)
+    assert listed.stdout.splitlines() == ["bazel-notes.txt", "src/app.py"]

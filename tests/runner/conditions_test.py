@@ -62,14 +62,6 @@ def prop_tax_is_the_rate_rounded_down(cents: int) -> bool:
 NEW_YORK = "TZ=America/New_York"
 
 
-def only_property(repo: SampleRepo, name: str, implementation: str, properties: str) -> None:
-    """The example with one more module and its property as the only property module."""
-    for module in (repo.root / "tests/properties").glob("*.py"):
-        module.unlink()
-    repo.write(f"src/orders_app/{name}.py", implementation)
-    repo.write(f"tests/properties/{name}_props.py", properties)
-
-
 def gate(repo: SampleRepo, out: str, *conditions_declared: str):
     (repo.root / "changed.txt").write_text("src/orders_app/pricing.py\n")
     return repo.cli("gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--properties", "tests/properties",
@@ -83,7 +75,7 @@ def witness_of(repo: SampleRepo, out: str) -> tuple[str, bytes]:
 
 
 def test_a_local_time_bug_passes_the_defaults_and_is_a_regression_where_it_is_declared(repo: SampleRepo):
-    only_property(repo, "invoice", INVOICE, INVOICE_PROPS)
+    repo.only_property("invoice", INVOICE, INVOICE_PROPS)
     hidden = gate(repo, "out-default")
     assert hidden.code == 0, hidden.stdout + hidden.stderr  # what the defaults hide: the workers run in UTC
 
@@ -111,7 +103,7 @@ def test_a_local_time_bug_passes_the_defaults_and_is_a_regression_where_it_is_de
 
 
 def test_an_environment_dependent_bug_is_found_under_the_declared_variable(repo: SampleRepo):
-    only_property(repo, "tax", TAX, TAX_PROPS)
+    repo.only_property("tax", TAX, TAX_PROPS)
     assert gate(repo, "out-default").code == 0  # the default region is right
 
     found = gate(repo, "out-declared", "", "SHOP_REGION=US")
@@ -123,7 +115,7 @@ def test_an_environment_dependent_bug_is_found_under_the_declared_variable(repo:
 
 
 def test_a_condition_with_hash_randomization_off_runs_every_worker_under_it(repo: SampleRepo):
-    only_property(repo, "invoice", INVOICE, INVOICE_PROPS)
+    repo.only_property("invoice", INVOICE, INVOICE_PROPS)
     found = gate(repo, "out", f"{NEW_YORK} PYTHONHASHSEED=0")
     assert found.code == 1, found.stdout + found.stderr
     _, data = witness_of(repo, "out")
@@ -135,7 +127,7 @@ def test_a_condition_with_hash_randomization_off_runs_every_worker_under_it(repo
 
 
 def test_a_time_zone_the_machine_lacks_blocks_rather_than_falling_back_to_utc(repo: SampleRepo):
-    only_property(repo, "invoice", INVOICE, INVOICE_PROPS)
+    repo.only_property("invoice", INVOICE, INVOICE_PROPS)
     result = gate(repo, "out", "TZ=America/Atlantis")
     assert result.code == 1, result.stdout + result.stderr
     assert "condition TZ=America/Atlantis: no such time zone on this machine" in result.stdout

@@ -37,6 +37,9 @@ CASES = [
     ("a seed decides", lambda i, c, s: c % 3 == 0, "random_seed"),
     ("a hash secret decides", lambda i, c, s: i.hash_secret in (PLAN[1].hash_secret, PLAN[3].hash_secret), "hash_secret"),
     ("the clock decides: later interpreters, later slots", lambda i, c, s: i.index * 5 + s >= 12, "time"),
+    # A sampler seeded from os.getpid(), sorted(key=id): each interpreter steady, and the
+    # last, under the first's secret and seeds, disagrees with it. Not time: nothing switched.
+    ("the process decides: steady in each interpreter, its repeat disagrees", lambda i, c, s: i.index in (0, 2, 3), "process"),
     ("nothing varied decides", lambda i, c, s: (i.index * 7 + s * 3) % 4 == 0, "none_found"),
     ("never fails", lambda i, c, s: False, "none_found"),
 ]

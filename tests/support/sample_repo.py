@@ -66,6 +66,14 @@ class SampleRepo:
         """Adds a `key = value` line to `[tool.witness-gate]` (not to the suite tables after it)."""
         self.edit("pyproject.toml", "[tool.witness-gate]\n", f"[tool.witness-gate]\n{line}\n")
 
+    def only_property(self, name: str, implementation: str, properties: str) -> None:
+        """The example with one more module, `src/orders_app/<name>.py`, whose property
+        module `tests/properties/<name>_props.py` is the only one."""
+        for module in (self.root / "tests/properties").glob("*.py"):
+            module.unlink()
+        self.write(f"src/orders_app/{name}.py", implementation)
+        self.write(f"tests/properties/{name}_props.py", properties)
+
     def edit(self, relative: str, old: str, new: str) -> None:
         path = self.root / relative
         text = path.read_text()
