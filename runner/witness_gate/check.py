@@ -246,9 +246,10 @@ def run(
                 owners[assertion_id] = module
             if not properties and not module_problems:
                 raise WitnessGateError(f"{module}: no witness_gate.property found: there is nothing to check")
-            unique: dict[str, witness.Failure] = {}
+            # One witness per property and payload: two properties failing on one payload are two failures.
+            unique: dict[tuple[str, str], witness.Failure] = {}
             for failure in failures:
-                unique.setdefault(payload_hash(failure.final.payload), failure)
+                unique.setdefault((failure.assertion_id, payload_hash(failure.final.payload)), failure)
             source = witness.PropertySource(module, digests[module], properties)
             records.extend(witness.build(source, lock, failure) for failure in unique.values())
     # Code under test runs with the user's rights: a fixture or property module that moved

@@ -3,19 +3,21 @@
 A suite may declare a small matrix of conditions (`conditions` of a pyproject suite, a
 `witness_properties` target or `--condition`), each a set of environment variables such
 as `TZ=America/New_York` or `SHOP_REGION=US`, set on top of the workers' fixed
-environment (`{}` is that environment itself). A condition is part of the input, like a parameter: `check` searches the
-properties once under each, in the declared order, the witness records the condition its
-failure was found under, and every replay of it runs under that condition again. Without
-a declaration nothing changes: workers run with `TZ=UTC`, `LC_ALL=C.UTF-8`, the hash
-secrets of the schedule and no variable of the caller's.
+environment (`{}` is that environment itself). A condition is part of the input, like a
+parameter: `check` searches the properties once under each, in the declared order, the
+witness records the condition its failure was found under, and every replay of it runs
+under that condition again. Without a declaration nothing changes: workers run with
+`TZ=UTC`, `LC_ALL=C.UTF-8`, the hash secrets of the schedule and no variable of the caller's.
 
 `PYTHONHASHSEED` may be declared too (`0` turns hash randomization off, as some services
 run): it fixes the hash secret of that condition's search and replays, so hash order is
-no longer a condition the gate varies there. Variables that decide what code loads or
-how the interpreter starts (`PATH`, `HOME`, the other `PYTHON*`, `LD_*`) cannot be
-declared. A condition this machine cannot provide (a time zone it has no data for, a
-locale it does not have) is refused by the worker before any user code runs: a silent
-fall-back to UTC or to the C locale would test something else.
+no longer a condition the gate varies there. Variables that decide what the interpreter
+or a library loads, or where it looks files up (`PATH`, `HOME`, the other `PYTHON*`,
+`LD_*`, `OPENSSL_*`, `GCONV_PATH`, `LOCPATH`, `TZDIR` and the like), cannot be declared:
+they would run code of the tree in every worker, or test another condition than the one
+named. A condition this machine cannot provide (a time zone it has no data for, a locale
+it does not have) is refused by the worker before any user code runs: a silent fall-back
+to UTC or to the C locale would test something else.
 """
 
 from __future__ import annotations
@@ -32,8 +34,12 @@ Condition = dict[str, str]
 MAX_CONDITIONS = 16
 _NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,63}\Z")
 _VALUE = re.compile(r"[\x21-\x7e]{1,256}\Z")  # printable ASCII without spaces: one word on a command line
-_REFUSED_PREFIXES = ("PYTHON", "LD_", "HYPOTHESIS_")
-_REFUSED = ("PATH", "HOME")
+# Variables that decide what the interpreter or a library loads (a provider module, a
+# charset converter, a preloaded library) or where it looks files up: declared, they would
+# run code of the tree in every worker, or quietly test another condition (TZDIR, LOCPATH).
+_REFUSED_PREFIXES = ("PYTHON", "LD_", "DYLD_", "HYPOTHESIS_", "PEX_", "PIP_", "OPENSSL_", "SSL_", "GCONV", "GLIBC_", "MALLOC_",
+                     "LOCPATH", "NLSPATH", "TZDIR", "BASH_", "GIO_", "GTK_", "QT_", "XDG_", "TMP", "TEMP", "PERL", "RUBY", "NODE_", "JAVA")
+_REFUSED = ("PATH", "HOME", "SHELL", "ENV", "IFS", "VIRTUAL_ENV")
 _HASH_SEED = "PYTHONHASHSEED"
 ZONEINFO = "/usr/share/zoneinfo"
 
@@ -44,7 +50,7 @@ def _name_problem(name: str) -> str | None:
     if name == _HASH_SEED:
         return None
     if name in _REFUSED or name.startswith(_REFUSED_PREFIXES):
-        return "it decides what the interpreter loads, not a condition the code meets"
+        return "it decides what the interpreter or a library loads, or where it looks files up, not a condition the code meets"
     return None
 
 
@@ -102,10 +108,19 @@ def hash_secret(condition: Mapping[str, str], scheduled: int) -> int:
     return int(condition[_HASH_SEED]) if _HASH_SEED in condition else scheduled
 
 
-def environment(condition: Mapping[str, str]) -> dict[str, str]:
-    """The variables a condition adds to a worker's environment (its hash secret is set by
-    the caller, through `hash_secret`)."""
-    return {name: value for name, value in condition.items() if name != _HASH_SEED}
+def _locale_variable(name: str) -> bool:
+    return name == "LANG" or name.startswith("LC_")
+
+
+def apply(environment: Mapping[str, str], condition: Mapping[str, str]) -> dict[str, str]:
+    """A worker's environment under a condition (pure): its variables over the fixed ones,
+    without the fixed LC_ALL when it declares another locale variable (LC_ALL overrides
+    them all); the hash secret is set by the caller, through `hash_secret`."""
+    applied = dict(environment)
+    if any(_locale_variable(name) for name in condition) and "LC_ALL" not in condition:
+        applied.pop("LC_ALL", None)
+    applied.update({name: value for name, value in condition.items() if name != _HASH_SEED})
+    return applied
 
 
 def machine_problem(condition: Mapping[str, str]) -> str | None:
@@ -114,7 +129,7 @@ def machine_problem(condition: Mapping[str, str]) -> str | None:
     zone = condition.get("TZ")
     if zone is not None and not os.path.isfile(os.path.join(ZONEINFO, zone)):
         return f"condition TZ={zone}: no such time zone on this machine ({ZONEINFO}/{zone}); install tzdata or declare another"
-    named = [name for name in condition if name == "LANG" or name.startswith("LC_")]
+    named = [name for name in condition if _locale_variable(name)]
     if named:
         try:  # what a program that calls setlocale(LC_ALL, "") gets, then back to the start-up locale
             previous = locale.setlocale(locale.LC_ALL)

@@ -9,8 +9,9 @@ The corpus is oracle: `review` judges every change to it as an oracle edit, so a
 be added or removed only in a review of its own, and nothing in it can weaken a check: an
 entry only adds a payload to replay.
 
-Every `gate` (and so `pants test` and `review`) replays the entries of its property modules
-with its own witnesses. An entry that fails again is labelled like any witness, with "this
+Every `gate` (and so `pants test`, `bazel test` and `review`) replays the entries of its
+property modules with its own witnesses; `review` also blocks an entry whose module no suite
+gates any more (`orphaned`), which no gate would ever replay. An entry that fails again is labelled like any witness, with "this
 input failed before" in its reason; one that passes holds and is listed as such. An entry
 recorded under another fixture digest, another Hypothesis version or another version of its
 property module cannot be replayed as it was found, and blocks the run, naming it, until it
@@ -19,6 +20,7 @@ is retained again or removed: never silently dropped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,6 +68,20 @@ def staleness(record: dict[str, Any], lock: dict[str, Any], module_sha256: str) 
     if record["property"]["sha256"] != module_sha256:
         return f"its property module {record['property']['path']} changed since it was retained"
     return None
+
+
+def orphaned(entries: dict[str, dict[str, Any]], gated: Callable[[str], bool], present: Callable[[str], bool]) -> list[str]:
+    """The entries (file name -> record) whose property module the tree lacks or no suite
+    gates (pure): a gate replays the entries of its own modules only, so these would never
+    be replayed again (a renamed or moved property module leaves its entries behind)."""
+    problems = []
+    for name, record in sorted(entries.items()):
+        module = record["property"]["path"]
+        where = "is not in the tree" if not present(module) else "is gated by no suite"
+        if not (present(module) and gated(module)):
+            problems.append(f"corpus entry {name}: its property module {module} {where}: it would never be replayed; "
+                            "retain its input again under the module's new path, or remove the entry (an oracle edit)")
+    return problems
 
 
 def retain(witness_path: Path, directory: Path) -> tuple[Path, bool]:

@@ -256,7 +256,7 @@ def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons:
         for finding in suite.found:
             counts = f"{finding.failures}/{finding.runs}" if finding.runs else "-"
             step = _cell(f"frozen by {finding.frozen_by}" if finding.frozen_by else finding.next_step)
-            command = freeze_commands.get((suite.name, finding.witness_hash))
+            command = freeze_commands.get((suite.name, finding.file))
             if command is not None:
                 step += f" Freeze in a pull request of its own: {_code(command)}"
             lines.append(f"| {_cell(suite.name)} | {_cell(finding.assertion_id)} | **{finding.label}** | {counts} | {finding.cause} "

@@ -134,7 +134,7 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
     store.save_artifact(lock_path, "lock", lock)
     checked = checks.run(lock_path, list(request.property_files), witness_dir, root, config.import_paths, config.replay_timeout_seconds,
                          fixture_just_pinned=True)
-    retained = _add_corpus(request, lock, witness_dir) if not request.check_only else corpora.Corpus([], [])
+    retained, copied = _add_corpus(request, lock, witness_dir) if not request.check_only else (corpora.Corpus([], []), frozenset())
     if request.check_only:
         record = _check_only_record(lock, witness.load_directory(witness_dir, lock), checked.problems)
     else:
@@ -143,6 +143,7 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
                 lock_path, witness_dir, request.diff_path, root, config, request.progress,
                 published_lock_path=request.out_dir / LOCK_NAME, fixture_just_verified=True,
                 corpus_files=frozenset(path.name for path, _ in retained.entries),
+                found_again=frozenset(path.name for path, _ in retained.entries) - copied,
             )
         except FixtureChanged as error:
             # Checked after the replays: the fixture moved while code under test ran, its doing.
@@ -154,29 +155,30 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
                 (witness_dir / row["file"]).unlink()
             store.save_artifact(stage / REPORT_NAME, "report", report)
             record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, [*checked.problems, *retained.stale])
-            hours = min(freezes.SUGGESTED_HOURS, config.max_freeze_hours)
-            published = request.artifacts_at or request.out_dir
-            commands = {row["witness_hash"]: freezes.command(published, row, freeze_dir, hours)
-                        for row in record["witnesses"] if row["label"] == "flake" and row["blocks"]}
+            commands = freeze_commands(record, request.artifacts_at or request.out_dir, freeze_dir, config.max_freeze_hours)
             store.save_artifact(stage / GATE_NAME, "gate", record)
             return GateResult(record, summary_lines(record, commands))
     store.save_artifact(stage / GATE_NAME, "gate", record)
     return GateResult(record, summary_lines(record))
 
 
-def _add_corpus(request: GateRequest, lock: dict[str, Any], witness_dir: Path) -> corpora.Corpus:
+def _add_corpus(request: GateRequest, lock: dict[str, Any], witness_dir: Path) -> tuple[corpora.Corpus, frozenset[str]]:
     """Puts the corpus entries of this run's property modules beside the witnesses `check`
-    wrote, to be replayed with them (an entry `check` found again is there already)."""
+    wrote, to be replayed with them; returns the corpus and the names it put there. An entry
+    `check` found again is there already, as this run's own failure: it is labelled as one,
+    never held."""
     if request.corpus_dir is None:
-        return corpora.Corpus([], [])
+        return corpora.Corpus([], []), frozenset()
     modules = {locks.relative_to_root(path, request.root, "property module"): sha256_hex(store.read_regular_file(path, "property module"))
                for path in request.property_files}
     found = corpora.load(request.corpus_dir, lock, modules)
     witness_dir.mkdir(parents=True, exist_ok=True)
+    copied = set()
     for path, _ in found.entries:
         if not (witness_dir / path.name).exists():
             store.write_atomic(witness_dir / path.name, store.read_regular_file(path, "corpus entry"))
-    return found
+            copied.add(path.name)
+    return found, frozenset(copied)
 
 
 def _load_freezes(directory: Path, root: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -285,8 +287,16 @@ def _record(mode: str, lock: dict[str, Any], rows: list, freeze_rows: list, reas
     }
 
 
-def summary_lines(record: dict[str, Any], freeze_commands: dict[str, str] | None = None) -> list[str]:
-    """The text output; `freeze_commands` (by witness hash) are printed under their flakes."""
+def freeze_commands(record: dict[str, Any], gate_dir: Path, freezes_dir: str, max_freeze_hours: int) -> dict[str, str]:
+    """The freeze command of each unfrozen flake of a gate record, by witness file (pure):
+    the payload hash alone is shared by every property the same payload fails."""
+    hours = min(freezes.SUGGESTED_HOURS, max_freeze_hours)
+    return {row["file"]: freezes.command(gate_dir, row, freezes_dir, hours)
+            for row in record["witnesses"] if row["label"] == "flake" and row["blocks"]}
+
+
+def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None) -> list[str]:
+    """The text output; `commands` (`freeze_commands`) are printed under their flakes."""
     lines = []
     for row in record["witnesses"]:
         counts = f"failed {row['failures']}/{row['runs']} replays" if row["runs"] else "failed the property run"
@@ -294,8 +304,8 @@ def summary_lines(record: dict[str, Any], freeze_commands: dict[str, str] | None
         lines.append(f"{row['label']}: {row['assertion_id']} {counts}; witness {row['file']} - {status}")
         lines.append(f"  {row['reason']}")
         lines.extend(reports.input_lines(row))
-        if row["witness_hash"] in (freeze_commands or {}):
-            lines.append(f"  to freeze it, in a pull request of its own that the oracle's owners review: {freeze_commands[row['witness_hash']]}")
+        if row["file"] in (commands or {}):
+            lines.append(f"  to freeze it, in a pull request of its own that the oracle's owners review: {commands[row['file']]}")
     for row in record["freezes"]:
         if row["problems"]:
             lines.append(f"freeze {row['file']} does not hold: {'; '.join(row['problems'])}")

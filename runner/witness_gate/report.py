@@ -61,12 +61,14 @@ def build(
     published_lock_path: Path | None = None,
     fixture_just_verified: bool = False,
     corpus_files: frozenset[str] = frozenset(),
+    found_again: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """The report; `published_lock_path` is where the lock will live, when it is read from
     a staging copy now; `fixture_just_verified` skips the first of the two fixture hashes
     around the replays when the caller (gate, right after check) has just done it;
     `corpus_files` names the witnesses that are corpus entries (`corpus`): one that never
-    fails again holds and is listed under `corpus`, not among the witnesses."""
+    fails again holds and is listed under `corpus`, not among the witnesses, unless this
+    run's search found it again itself (`found_again`): then it is that run's failure."""
     lock = locks.load(lock_path)
     lock_relative = locks.relative_to_root(published_lock_path or lock_path, root, "lock")
     if not fixture_just_verified:
@@ -107,10 +109,11 @@ def build(
     for path, _ in witnesses:
         entry = entries[path.name]
         if path.name in corpus_files:
-            if entry["runs"] > 0 and entry["failures"] == 0:
+            if entry["runs"] > 0 and entry["failures"] == 0 and path.name not in found_again:
                 held.append({key: entry[key] for key in ("file", "assertion_id", "witness_hash", "runs")})
                 continue
-            entry = {**entry, "reason": f"this input failed before (corpus entry {path.name}) and fails again: {entry['reason']}"}
+            again = " and fails again" if entry["failures"] else ""
+            entry = {**entry, "reason": f"this input failed before (corpus entry {path.name}){again}: {entry['reason']}"}
         ordered.append(entry)
     exit_code = run_exit_code((e["label"] for e in ordered), diff.impl_changed and diff.oracle_changed, diff.lock_changed)
     return {

@@ -30,9 +30,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from witness_gate import freeze as freezes
 from witness_gate import gate as gates
-from witness_gate import build_graph, cache_trust, git, integrity, sandbox, store
+from witness_gate import build_graph, cache_trust, corpus, git, integrity, sandbox, store, witness
 from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
@@ -74,7 +73,7 @@ class ReviewResult:
     record: dict[str, Any]
     suites: dict[str, dict[str, Any]]  # each suite's gate record, by name (its directory under --out)
     reasons: list[str]  # what blocks or needs review beyond the suites' own lines
-    freeze_commands: dict[tuple[str, str], str] = field(default_factory=dict)  # (suite, witness hash) of each unfrozen flake
+    freeze_commands: dict[tuple[str, str], str] = field(default_factory=dict)  # (suite, witness file) of each unfrozen flake
 
 
 def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
@@ -313,9 +312,8 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
     config = _base_config(repo, base_ref, base, suites_document)
     with store.staged_directory(out_dir, "review.json", "--out") as stage:
         result = _review(repo, base, head, config, stage, now)
-    hours = min(freezes.SUGGESTED_HOURS, config.max_freeze_hours)
-    commands = {(name, row["witness_hash"]): freezes.command(out_dir / name, row, config.freezes_dir, hours)
-                for name, record in result.suites.items() for row in record["witnesses"] if row["label"] == "flake" and row["frozen_by"] is None}
+    commands = {(name, file): command for name, record in result.suites.items()
+                for file, command in gates.freeze_commands(record, out_dir / name, config.freezes_dir, config.max_freeze_hours).items()}
     told = [f"{name}: to freeze it, open a pull request of its own against the base (its owners review it) with the file this writes: {command}"
             for (name, _), command in commands.items()]
     declared = f"the base's build graph ({suites_document})" if suites_document is not None else "the base's pyproject.toml"
@@ -384,6 +382,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             problems.append(f"{_WORK}/ is committed: it is the review's own work directory; remove it")
         # What the head may not carry blocks whether or not a suite runs.
         problems += [problem for path in ownership.impl if (problem := unreviewable(path, by_path[path])) is not None]
+        problems += _orphaned_corpus(repo, landed.tree, config, work / "corpus")
         added = frozenset(change.path for change in changes if change.base_mode is None)
         linked = _symlinked_closure(base_tree, config)
         unaffected = {suite.name: reason for suite in config.suites if (reason := unaffected_reason(suite, ownership, added, linked)) is not None}
@@ -447,6 +446,27 @@ def _concurrently(run: Callable[..., Any], calls: list[tuple[Any, ...]]) -> list
     limit = concurrent_suites(len(os.sched_getaffinity(0)), _available_memory())
     with ThreadPoolExecutor(max_workers=limit) as pool:
         return list(pool.map(lambda call: run(*call), calls))
+
+
+def _orphaned_corpus(repo: Path, tree: str, config: GateConfig, scratch: Path) -> list[str]:
+    """Why each corpus entry of the landed tree that no gate would replay blocks (its module
+    renamed, moved or no longer gated), and each that is no valid witness."""
+    prefix = config.corpus_dir.rstrip("/") + "/"
+    found = git.files_where(repo, tree, lambda path: path.startswith(prefix) and "/" not in path[len(prefix):] and path.endswith(".json"))
+    scratch.mkdir(parents=True, exist_ok=True)
+    entries, problems = {}, []
+    for path, data in found.items():
+        name = path[len(prefix):]
+        (scratch / name).write_bytes(data)
+        try:
+            entries[name] = witness.load(scratch / name)
+        except WitnessGateError as error:
+            problems.append(str(error).replace(str(scratch / name), path))
+    gated = [entry.rstrip("/") for suite in config.suites for entry in suite.properties]
+    return problems + corpus.orphaned(
+        entries, lambda module: any(module == entry or module.startswith(entry + "/") for entry in gated),
+        lambda module: git.read_file(repo, tree, module) is not None,
+    )
 
 
 def _remove(path: Path) -> None:

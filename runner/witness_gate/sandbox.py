@@ -237,8 +237,7 @@ class Ended:
 def worker_environment(hash_secret: int, scratch: Path, condition: dict[str, str] | None = None) -> dict[str, str]:
     """The fixed environment, with a declared condition's variables over it (`conditions`)."""
     return {
-        **_BASE_ENV,
-        **conditions.environment(condition or {}),
+        **conditions.apply(_BASE_ENV, condition or {}),
         "HOME": str(scratch),
         "PYTHONHASHSEED": str(hash_secret),
         "HYPOTHESIS_STORAGE_DIRECTORY": str(scratch / "hypothesis"),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from witness_gate import store
+from witness_gate import conditions, store
 from witness_gate.canonical import canonical_bytes, payload_hash
 from witness_gate.errors import WitnessGateError
 
@@ -107,6 +107,8 @@ def load(path: Path) -> dict[str, Any]:
         raise WitnessGateError(f"{path}: /unshrunk/witness_hash: does not match the unshrunk payload")
     if path.name != file_name(record):
         raise WitnessGateError(f"{path}: file name does not match its assertion id and witness hash (expected {file_name(record)})")
+    if "condition" in record:  # replayed under it: held to what a declaration may say
+        conditions.check_condition(record["condition"], f"{path}: /condition")
     return record
 
 

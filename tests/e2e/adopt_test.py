@@ -329,3 +329,17 @@ def test_the_copied_ci_job_reviews_a_pull_request_verbatim_from_the_base(adopter
     assert result["ruleId"] == "regression" and "Failing input:" in result["message"]["text"]
     summary = (artifacts / "review.md").read_text()
     assert summary.startswith("## witness-gate review: blocked (exit 1)") and "**regression**" in summary, summary
+
+
+def test_a_runner_pex_built_without_pants_gates_the_repository(adopter):
+    # What a Bazel team without Pants runs: the guide's pex CLI commands, then the PEX's gate.
+    adopter.reset()
+    for command in commands("runner-pex"):
+        done = adopter.sh(command)
+        assert done.code == 0, (command, done.output)
+    assert done.output.startswith("witness-gate 0.4.0"), done.output
+    adopter.edit(IMPL, *BUG)
+    (adopter.root / "changed.txt").write_text(f"{IMPL}\n")
+    red = adopter.sh("python3.11 dist/runner/witness-gate.pex gate --fixture tests/fixtures/accounts.json --generator-version 1 "
+                     "--properties tests/properties --diff-paths changed.txt --import-path src --out .artifacts/pex-gate")
+    assert red.code == 1 and "regression: prop_balance_is_credits_minus_debits" in red.output, red.output

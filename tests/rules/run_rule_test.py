@@ -163,6 +163,22 @@ def test_oracle_dependencies_reach_the_sandbox_and_are_judged_as_oracle(rule_run
     assert "mixed_edit: prop_double_is_even" in failed.stdout
 
 
+def test_a_retained_witness_is_replayed_by_pants_test_and_blocks_the_bug_it_holds(rule_runner):
+    buggy = {"app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n", "changed.txt": "app/calc.py\n"}
+    rule_runner.write_files(buggy)
+    failed = run(rule_runner)
+    assert failed.exit_code == 1 and failed.extra_output is not None, failed.stdout + failed.stderr
+    contents = {entry.path: entry.content for entry in rule_runner.request(DigestContents, [failed.extra_output.digest])}
+    [(name, witness)] = [(path.split("/")[-1], data) for path, data in contents.items() if path.startswith("witnesses/")]
+    # Retained (as `witness-gate retain` writes it: the bytes unchanged), then the fix.
+    rule_runner.write_files({f".witness-gate/corpus/{name}": witness.decode(), "app/calc.py": SAMPLE["app/calc.py"]})
+    held = run(rule_runner)
+    assert held.exit_code == 0 and f"corpus: 1 retained witness(es) replayed and held: {name}" in held.stdout, held.stdout + held.stderr
+    rule_runner.write_files(buggy)
+    caught = run(rule_runner)
+    assert caught.exit_code == 1 and f"this input failed before (corpus entry {name})" in caught.stdout, caught.stdout + caught.stderr
+
+
 def test_a_declared_condition_reaches_the_workers_and_its_witness(rule_runner):
     # A mode read from the environment at import, as production sets it: only that mode is buggy.
     rule_runner.write_files({

@@ -60,6 +60,17 @@ def prop_tax_is_the_rate_rounded_down(cents: int) -> bool:
     return tax(cents) == cents * NUMERATOR // DENOMINATOR
 '''
 NEW_YORK = "TZ=America/New_York"
+# A valid witness (payload 0) to put a condition in.
+WITNESS_TEMPLATE = {
+    "assertion_id": "prop_x", "evidence": {"exception_type": None, "kind": "returned_false", "message": "property returned False"},
+    "expect": "accept", "fixture_digest": "37517e5f3dc66819f61f5a7bb8ace1921282415f10551d2defa5c3eb0985b570", "fully_shrunk": True,
+    "generator_version": 1, "hash_secret": 3423413228, "history": [], "hypothesis_version": "6.170.17", "origin": "search", "payload": 0,
+    "property": {"line": 9, "path": "tests/properties/x_props.py", "sha256": "999716f2cd3a2cfb01e6ee7a026d4b0ba8e25ca2a3f019f81f2872ee6e5670b1"},
+    "random_seed": 805436621104459142, "schema_version": 2, "seed": 14517584434129230248,
+    "unshrunk": {"history": [], "payload": 0, "random_seed": 805436621104459142,
+                 "witness_hash": "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9"},
+    "witness_hash": "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
+}
 
 
 def gate(repo: SampleRepo, out: str, *conditions_declared: str):
@@ -134,10 +145,16 @@ def test_a_time_zone_the_machine_lacks_blocks_rather_than_falling_back_to_utc(re
 
 
 @pytest.mark.parametrize("text, problem", [
-    ("LD_PRELOAD=/tmp/x.so", "decides what the interpreter loads"),
-    ("PYTHONPATH=/tmp", "decides what the interpreter loads"),
-    ("PATH=/tmp", "decides what the interpreter loads"),
-    ("HYPOTHESIS_PROFILE=ci", "decides what the interpreter loads"),
+    ("LD_PRELOAD=/tmp/x.so", "decides what the interpreter or a library loads"),
+    ("PYTHONPATH=/tmp", "decides what the interpreter or a library loads"),
+    ("PATH=/tmp", "decides what the interpreter or a library loads"),
+    ("HYPOTHESIS_PROFILE=ci", "decides what the interpreter or a library loads"),
+    # Seen loading a shared object of the tree into every worker (an OpenSSL provider).
+    ("OPENSSL_CONF=src/evil.cnf", "decides what the interpreter or a library loads"),
+    ("GCONV_PATH=src", "decides what the interpreter or a library loads"),
+    # Seen making a declared time zone or locale quietly fall back to UTC or C.
+    ("TZDIR=/nonexistent", "or where it looks files up"),
+    ("LOCPATH=/nonexistent", "or where it looks files up"),
     ("tz=UTC", "upper-case letters"),
     ("TZ", "write NAME=VALUE"),
     ("TZ=UTC TZ=Europe/Paris", "set twice"),
@@ -149,6 +166,27 @@ def test_a_time_zone_the_machine_lacks_blocks_rather_than_falling_back_to_utc(re
 def test_what_cannot_be_declared_is_refused_with_the_reason(text: str, problem: str):
     with pytest.raises(WitnessGateError, match=problem):
         conditions.parse(text, "--condition")
+
+
+def test_a_locale_the_machine_lacks_blocks_even_when_it_is_not_lc_all(repo: SampleRepo):
+    # The workers' fixed LC_ALL would override a declared LANG or LC_NUMERIC: the condition
+    # would name one locale and test C.UTF-8.
+    assert conditions.apply({"LC_ALL": "C.UTF-8", "TZ": "UTC"}, {"LANG": "xx_YY.UTF-8"}) == {"TZ": "UTC", "LANG": "xx_YY.UTF-8"}
+    repo.only_property("invoice", INVOICE, INVOICE_PROPS)
+    for declared in ("LANG=xx_YY.UTF-8", "LC_NUMERIC=xx_YY.UTF-8"):
+        result = gate(repo, "out", declared)
+        assert result.code == 1 and f"condition {declared}: this machine has no such locale" in result.stdout, result.stdout + result.stderr
+
+
+def test_a_witness_whose_condition_no_declaration_could_say_is_refused(tmp_path):
+    from witness_gate import witness
+
+    for condition, problem in [({"PYTHONHASHSEED": "x"}, "PYTHONHASHSEED"), ({"PYTHONHASHSEED": "4294967296"}, "integer from 0 to 4294967295"),
+                               ({"TZ": "/etc/localtime"}, "name a time zone")]:
+        path = tmp_path / "prop_x.5feceb66ffc8.json"
+        path.write_text(json.dumps({**WITNESS_TEMPLATE, "condition": condition}))
+        with pytest.raises(WitnessGateError, match=problem):
+            witness.load(path)
 
 
 def test_a_matrix_is_ordered_unique_and_small():

@@ -115,6 +115,25 @@ def test_an_entry_that_cannot_be_replayed_as_found_blocks_and_says_why(missed: S
     assert f"blocked: corpus entry {witness.name}: {problem}" in result.stdout
 
 
+def test_an_entry_named_like_a_failure_this_run_found_does_not_make_that_failure_held(repo: SampleRepo):
+    # 7 fails only while Hypothesis drives the call (a failure the replays never see): this
+    # run's witness is not_reproduced (exit 4), whatever a corpus entry of the same name says.
+    seven = ('def accepts(n: int) -> bool:\n    from hypothesis.control import currently_in_test_context\n'
+             '    return not (n == 7 and currently_in_test_context())\n')
+    props = ("from hypothesis import strategies as st\n\nimport witness_gate\nfrom orders_app.tax import accepts\n\n\n"
+             "@witness_gate.property(payloads=st.integers(0, 10))\ndef prop_seven(n: int) -> bool:\n    return accepts(n)\n")
+    repo.only_property("tax", "def accepts(n: int) -> bool:\n    return n != 7\n", props)
+    always = gate(repo, "always")
+    assert always.code == 1, always.stdout + always.stderr
+    [witness] = sorted((repo.root / "always/witnesses").glob("*.json"))
+    assert repo.cli("retain", "--witness", str(witness)).code == 0
+    repo.write(CHANGED, seven)
+    searched = gate(repo, "searched")
+    assert (repo.root / "searched/witnesses" / witness.name).exists()  # this run found it again, under the same name
+    assert searched.code == 4 and "not_reproduced: prop_seven" in searched.stdout, searched.stdout + searched.stderr
+    assert "held" not in searched.stdout
+
+
 def test_a_malformed_entry_is_refused(missed: SampleRepo):
     missed.write(f"{CORPUS}/prop_tax_is_seven_percent_rounded_down.000000000000.json", "{}")
     result = gate(missed, "out")
@@ -150,6 +169,16 @@ def test_review_blocks_a_pull_request_that_brings_a_retained_failure_back(review
     assert result.returncode == 1, result.stdout + result.stderr
     assert "orders: regression: prop_tax_is_seven_percent_rounded_down" in result.stdout
     assert "this input failed before (corpus entry" in result.stdout
+
+
+def test_renaming_a_property_module_cannot_leave_its_corpus_entries_behind(reviewed: Repo):
+    # The gate replays the entries of its own modules; one whose module moved would never be
+    # replayed again, and the bug it holds could come back unseen.
+    reviewed.git("mv", "tests/properties/tax_props.py", "tests/properties/sales_tax_props.py")
+    reviewed.commit("rename the property module")
+    result = reviewed.review()
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "its property module tests/properties/tax_props.py is not in the tree: it would never be replayed" in result.stdout
 
 
 def test_removing_a_corpus_entry_is_an_oracle_edit_and_with_the_bug_a_mixed_edit(reviewed: Repo):

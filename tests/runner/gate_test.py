@@ -260,3 +260,31 @@ def test_an_unfrozen_flakes_gate_row_says_whether_a_freeze_can_hold(cause: str, 
     row = gates._row(entry, None)
     assert row["next_step"].startswith("No valid freeze covers this witness")
     assert (UNREPEATABLE_FLAKE in row["next_step"]) is not holds
+
+
+def test_two_properties_failing_on_one_payload_are_two_witnesses(repo):
+    # Deduplicated by payload alone, the second property's failure was dropped: freezing the
+    # first (a flake) then passed a run in which the second failed on every call.
+    repo.write("tests/properties/zero_props.py", (
+        "from hypothesis import strategies as st\n\nimport witness_gate\n\n\n"
+        "@witness_gate.property(payloads=st.just(0))\ndef prop_a_rejects_zero(n: int) -> bool:\n    return n != 0\n\n\n"
+        "@witness_gate.property(payloads=st.just(0))\ndef prop_b_rejects_zero(n: int) -> bool:\n    return n != 0\n"
+    ))
+    result = repo.gate(IMPL, extra=("--replays", "2"))
+    assert result.code == 1, result.stdout + result.stderr
+    assert sorted(row["assertion_id"] for row in repo.gate_json()["witnesses"]) == ["prop_a_rejects_zero", "prop_b_rejects_zero"]
+
+
+def test_each_flake_gets_its_own_freeze_command_when_two_share_a_payload():
+    from pathlib import Path
+
+    shared = "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9"
+    rows = [
+        {"file": f"witnesses/{name}.{shared[:12]}.json", "assertion_id": name, "witness_hash": shared, "label": label, "blocks": True,
+         "failures": failures, "runs": 30}
+        for name, label, failures in [("prop_a", "flake", 9), ("prop_b", "flake", 4), ("prop_c", "regression", 30)]
+    ]
+    commands = gates.freeze_commands({"witnesses": rows}, Path("out"), ".witness-gate/freezes", 168)
+    assert set(commands) == {rows[0]["file"], rows[1]["file"]}
+    assert "--assertion prop_a" in commands[rows[0]["file"]] and "--failures 9" in commands[rows[0]["file"]]
+    assert "--assertion prop_b" in commands[rows[1]["file"]] and "--failures 4" in commands[rows[1]["file"]]
