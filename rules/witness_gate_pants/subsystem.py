@@ -58,6 +58,16 @@ class WitnessGate(Subsystem):
             """
         ),
     )
+    per_change_search = BoolOption(
+        default=False,
+        help=help_text(
+            """
+            Whether `witness-gate review` draws each reviewed change's search schedule from its
+            merged tree, so different pull requests explore different inputs (the same one always
+            the same). `pants test` keeps the pin's schedule.
+            """
+        ),
+    )
     corpus_dir = StrOption(
         default=".witness-gate/corpus",
         help=help_text(

@@ -95,7 +95,8 @@ async def export_suites(console: Console, subsystem: SuitesSubsystem, targets: T
         }
         for field_set, ownership, code in zip(field_sets, ownerships, codes)
     ]
-    options = {"freezes_dir": gate.freezes_dir, "corpus_dir": gate.corpus_dir, "max_freeze_hours": gate.max_freeze_hours,
+    options = {"freezes_dir": gate.freezes_dir, "corpus_dir": gate.corpus_dir, "per_change_search": gate.per_change_search,
+               "max_freeze_hours": gate.max_freeze_hours,
                "replay_timeout_seconds": gate.replay_timeout}
     with subsystem.output(console) as write_stdout:
         write_stdout(suites_document(commit.stdout.decode().strip(), options, suites))

@@ -50,6 +50,7 @@ def graph_config(data: bytes, source: str, base: str, pyproject: GateConfig, rol
         import_paths=tuple(sorted({root for suite in suites for root in suite.import_paths})) or (".",),
         freezes_dir=check_repo_path(document["freezes_dir"], source),
         corpus_dir=check_repo_path(document.get("corpus_dir", GateConfig.corpus_dir), source),
+        per_change_search=document.get("per_change_search", False),
         max_freeze_hours=document["max_freeze_hours"],
         replay_timeout_seconds=float(document["replay_timeout_seconds"]),
     )

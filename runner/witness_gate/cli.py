@@ -48,6 +48,7 @@ ImplPrefix = Annotated[Optional[list[str]], typer.Option("--impl-prefix", help="
 OraclePrefix = Annotated[Optional[list[str]], typer.Option("--oracle-prefix", help="Oracle path prefix (repeatable); overrides pyproject.toml.")]
 FormatOption = Annotated[str, typer.Option("--format", help="Standard output: text, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML).")]
 JunitOption = Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write the verdict as JUnit XML to this file.")]
+SaltOption = Annotated[Optional[str], typer.Option("--search-salt", help="A value drawn into the seed schedule with the fixture digest (e.g. a change's tree id): another search from the same pin, recorded in the lock. review passes the merged tree's when the base sets per-change-search.")]
 ConditionOption = Annotated[Optional[list[str]], typer.Option("--condition", help="A production condition to search and replay under, as NAME=VALUE words, e.g. 'TZ=America/New_York' or 'SHOP_REGION=US TZ=UTC' ('' for the defaults); repeatable, searched in order.")]
 GeneratedOracle = Annotated[Optional[list[str]], typer.Option("--generated-oracle", help="Generated path that counts as oracle (repeatable).")]
 
@@ -169,6 +170,7 @@ def pin(
     replay_interpreters: Annotated[int, typer.Option("--replay-interpreters", help="Fresh interpreters per replay round, each with its own hash secret.")] = 6,
     replay_cap: Annotated[Optional[int], typer.Option("--replay-cap", help="Most replays of one payload variant, escalation included (default 150, or one round if larger).")] = None,
     condition: ConditionOption = None,
+    search_salt: SaltOption = None,
     root: Root = Path("."),
 ) -> None:
     """Pin a fixture: hash its bytes and derive the seed schedule."""
@@ -179,7 +181,7 @@ def pin(
         store.check_output_file(out, "--out")
         validator = schemas.prepare_in_background("lock")
         record = lock.pin(fixture, root, generator_version, replays, max_examples, search_rounds, replay_interpreters, replay_cap,
-                          _conditions(condition))
+                          _conditions(condition), search_salt)
         validator.join()
         store.save_artifact(out, "lock", record)
         typer.echo(f"pinned {record['fixture']['path']} sha256 {record['fixture']['sha256']} -> {out}")
@@ -363,6 +365,7 @@ def gate(
     suite: Annotated[str, typer.Option("--suite", help="Test suite name in JUnit XML (e.g. the build target).")] = "witness-gate",
     import_path: Annotated[Optional[list[str]], typer.Option("--import-path", help="Directory (relative to --root) the property modules import the code under test from (repeatable); overrides pyproject.toml's import-paths.")] = None,
     condition: ConditionOption = None,
+    search_salt: SaltOption = None,
     corpus: Annotated[Optional[Path], typer.Option("--corpus", help="Directory of retained witnesses to replay with this run's (default: corpus-dir of pyproject.toml, else .witness-gate/corpus; absent: none).")] = None,
     artifacts_at: Annotated[Optional[Path], typer.Option("--artifacts-at", help="Where --out's files will be once the run is over, when the caller moves them (`pants test` copies them to dist/test/<target>/): the freeze command a flake's line prints names them there.")] = None,
     root: Root = Path("."),
@@ -391,7 +394,7 @@ def gate(
         request = gates.GateRequest(
             root, fixture, generator_version, replays, max_examples, files, out, check_only, diff_paths, freezes, config,
             ownership_lists, _progress(), replay_interpreters, _conditions(condition), artifacts_at,
-            corpus if corpus is not None else root / config.corpus_dir,
+            corpus if corpus is not None else root / config.corpus_dir, search_salt,
         )
         result = gates.run(request, datetime.now(timezone.utc))
         _emit(result.record, out / gates.WITNESS_DIR, result.lines, output_format, junit_xml, suite)

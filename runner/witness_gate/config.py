@@ -46,6 +46,8 @@ class GateConfig:
     replay_timeout_seconds: float = 60.0
     freezes_dir: str = ".witness-gate/freezes"
     corpus_dir: str = ".witness-gate/corpus"  # retained witnesses every run replays (`corpus`)
+    # `review` draws each change's search schedule from its merged tree (`lock.seed_schedule`).
+    per_change_search: bool = False
     suites: tuple[Suite, ...] = ()
 
 
@@ -104,10 +106,14 @@ def parse_config(data: bytes, where: str) -> GateConfig:
             if not isinstance(value, str):
                 raise WitnessGateError(f"{source}: {key} must be a string")
             values[key.replace("-", "_")] = check_repo_path(value.rstrip("/"), source)
+        elif key == "per-change-search":
+            if not isinstance(value, bool):
+                raise WitnessGateError(f"{source}: per-change-search must be true or false")
+            values["per_change_search"] = value
         elif key == "suites":
             values["suites"] = _suites(value, source)
         else:
-            known = ", ".join(sorted([*_LIST_KEYS, *_NUMBER_KEYS, "freezes-dir", "corpus-dir", "suites"]))
+            known = ", ".join(sorted([*_LIST_KEYS, *_NUMBER_KEYS, "freezes-dir", "corpus-dir", "per-change-search", "suites"]))
             raise WitnessGateError(f"{source}: unknown key {key!r} (known: {known})")
     config = replace(GateConfig(), **values)
     _check(config, source)

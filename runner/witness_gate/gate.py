@@ -63,6 +63,7 @@ class GateRequest:
     # dist/test/<target>/): the freeze command a flake's line prints names files there.
     artifacts_at: Path | None = None
     corpus_dir: Path | None = None  # the retained witnesses (`corpus`); None: no corpus
+    search_salt: str | None = None  # drawn into the seed schedule (`lock.seed_schedule`)
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
     config = request.config if request.ownership_lists is None else with_ownership(request.config, *request.ownership_lists)
     lock_path, witness_dir = stage / LOCK_NAME, stage / WITNESS_DIR
     lock = locks.pin(request.fixture, root, request.generator_version, request.replays, request.max_examples,
-                     replay_interpreters=request.replay_interpreters, declared_conditions=request.conditions)
+                     replay_interpreters=request.replay_interpreters, declared_conditions=request.conditions, search_salt=request.search_salt)
     if not request.check_only:  # bad freezes or a bad diff are refused before any search or replay
         assert request.diff_path is not None
         freeze_dir = locks.relative_to_root(request.freezes_dir, root, "freeze directory")

@@ -8,6 +8,7 @@ so two machines pinning the same bytes search with the same seeds.
 from __future__ import annotations
 
 import hashlib
+import re
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ DEFAULT_REPLAY_INTERPRETERS = 6  # per round: the search's hash secret twice, fo
 DEFAULT_REPLAY_CAP = 150  # replays of one payload variant, escalation included
 DEFAULT_REPLAY_SPACING_MS = 70  # between the slots of one interpreter
 DEFAULT_HISTORY_LIMIT = 64  # calls kept as a witness's history
+_SALT = re.compile(r"[0-9A-Za-z._-]{1,128}\Z")
 
 
 def hypothesis_version() -> str:
@@ -46,10 +48,13 @@ def relative_to_root(path: Path, root: Path, what: str) -> str:
     return text
 
 
-def seed_schedule(fixture_digest: str, generator_version: int, rounds: int) -> list[int]:
+def seed_schedule(fixture_digest: str, generator_version: int, rounds: int, search_salt: str | None = None) -> list[int]:
+    """The search seeds (pure); a `search_salt` (e.g. the reviewed change's tree id) draws
+    another schedule from the same pin, so different changes explore different inputs."""
     seeds = []
+    salt = "" if search_salt is None else f"\0{search_salt}"
     for index in range(rounds):
-        material = f"witness-gate/seed-schedule/v1\0{fixture_digest}\0{generator_version}\0{index}".encode()
+        material = f"witness-gate/seed-schedule/v1\0{fixture_digest}\0{generator_version}\0{index}{salt}".encode()
         seeds.append(int.from_bytes(hashlib.sha256(material).digest()[:8], "big"))
     return seeds
 
@@ -64,9 +69,13 @@ def pin(
     replay_interpreters: int = DEFAULT_REPLAY_INTERPRETERS,
     replay_cap: int | None = None,
     declared_conditions: tuple[dict[str, str], ...] = (),
+    search_salt: str | None = None,
 ) -> dict[str, Any]:
     """The lock of a fixture; `declared_conditions` (checked by `conditions.check_matrix`)
-    are recorded only when declared, so a lock without them is the same bytes as before."""
+    and a `search_salt` are recorded only when given, so a lock without them is the same
+    bytes as before."""
+    if search_salt is not None and not _SALT.match(search_salt):
+        raise WitnessGateError(f"--search-salt {search_salt!r}: 1 to 128 letters, digits and . _ -")
     if generator_version < 0:
         raise WitnessGateError(f"--generator-version must be >= 0, got {generator_version}")
     if not 1 <= replays <= 1000:
@@ -97,11 +106,13 @@ def pin(
         "replay_spacing_ms": DEFAULT_REPLAY_SPACING_MS,
         "history_limit": DEFAULT_HISTORY_LIMIT,
         "max_examples": max_examples,
-        "seed_schedule": seed_schedule(digest, generator_version, search_rounds),
+        "seed_schedule": seed_schedule(digest, generator_version, search_rounds, search_salt),
         "hypothesis_version": hypothesis_version(),
     }
     if declared_conditions:
         record["conditions"] = [dict(condition) for condition in declared_conditions]
+    if search_salt is not None:
+        record["search_salt"] = search_salt
     return record
 
 

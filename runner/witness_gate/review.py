@@ -166,7 +166,7 @@ def _gate_config(config: GateConfig) -> GateConfig:
     return replace(config, oracle_prefixes=(*config.oracle_prefixes, *extra))
 
 
-def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out: Path, now: datetime) -> dict[str, Any]:
+def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out: Path, now: datetime, salt: str | None = None) -> dict[str, Any]:
     if suite.impl:  # a target of the build graph: its own implementation and source roots, as under `pants test`
         config = replace(config, impl_prefixes=tuple(p for p in suite.impl if p in config.impl_prefixes) or config.impl_prefixes,
                          import_paths=suite.import_paths or (".",))
@@ -174,6 +174,7 @@ def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out:
     request = gates.GateRequest(
         tree, tree / suite.fixture, suite.generator_version, suite.replays, suite.max_examples, files, out, False, changed,
         tree / config.freezes_dir, _gate_config(config), conditions=suite.conditions, corpus_dir=tree / config.corpus_dir,
+        search_salt=salt,
     )
     return gates.run(request, now).record
 
@@ -395,7 +396,8 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             git.export(repo, base, tree, _closure_only(suite, config, linked))
             applied = _apply_head(repo, landed.tree, tree, ownership, by_path)
             _remove(tree / _WORK)
-            record = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now)))
+            salt = landed.tree if config.per_change_search else None  # the change as it would land: its own search
+            record = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now, salt)))
             _copy_out(tree / _WORK / suite.name, out_dir / suite.name)
             return record, applied
 

@@ -756,3 +756,39 @@ def test_suites_run_at_the_same_time_and_report_in_declared_order(monkeypatch: p
 
     assert reviews._concurrently(run, [("a", "b"), ("b", "c"), ("c", None)]) == ["A", "B", "C"]
     assert finished == ["c", "b", "a"]
+
+
+# --- a search per reviewed change -------------------------------------------------------
+
+
+def test_a_base_that_sets_per_change_search_gives_each_change_its_own_search_and_the_same_change_the_same(repo: Repo):
+    repo.git("checkout", "-q", "main")
+    repo.edit("pyproject.toml", "[tool.witness-gate]\n", "[tool.witness-gate]\nper-change-search = true\n")
+    repo.commit("the base opts in")
+    repo.branch("patch")
+    buggy(repo)
+    repo.commit("a bug")
+    out = repo.root.parent / "out" / "orders"
+
+    def reviewed() -> tuple[dict, dict[str, bytes]]:
+        result = repo.review()
+        assert result.returncode == 1, result.stdout + result.stderr
+        lock = json.loads((out / "fixture.lock").read_text())
+        assert lock["search_salt"] == repo.review_json()["merged_tree"]  # the change as it would land
+        return lock, {path.name: path.read_bytes() for path in sorted((out / "witnesses").glob("*.json"))}
+
+    lock, witnesses = reviewed()
+    assert witnesses
+    assert reviewed() == (lock, witnesses)  # the same change: the same search, byte for byte
+    # Anyone can reproduce it from the lock alone: `check` under it writes the same witnesses.
+    repo.git("checkout", "-q", "patch")
+    checked = subprocess.run([sys.executable, "-m", "witness_gate", "check", "--lock", str(out / "fixture.lock"), "--properties", "tests/properties",
+                              "--out", str(repo.root.parent / "again")], cwd=repo.root, capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)})
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert {path.name: path.read_bytes() for path in sorted((repo.root.parent / "again").glob("*.json"))} == witnesses
+
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""Order totals, with a bug."""')
+    repo.commit("another change")
+    other, _ = reviewed()
+    assert other["seed_schedule"] != lock["seed_schedule"]  # another change explores other inputs
