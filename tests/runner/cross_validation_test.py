@@ -215,8 +215,8 @@ def test_the_copyable_workflow_is_a_valid_github_workflow_that_runs_the_copyable
     from witness_gate import __version__
 
     ci = Path(__file__).resolve().parents[2] / "docs/ci"
-    done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(ci / "github-workflow.yml")],
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+                           str(ci / "github-workflow.yml"), str(ci / "deep-search.yml")], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     workflow = (ci / "github-workflow.yml").read_text()
     # The base's copy of the job decides, from a checkout of the base with full history.
@@ -229,3 +229,6 @@ def test_the_copyable_workflow_is_a_valid_github_workflow_that_runs_the_copyable
     for output in ("--junit-xml .artifacts/review.xml", "--sarif .artifacts/review.sarif", "--summary .artifacts/review.md"):
         assert output in job, output  # what the workflow publishes: the summary, the SARIF and all of .artifacts/
     assert "cat .artifacts/review.md >>" in workflow and "path: .artifacts/\n" in workflow
+    deep = (ci / "deep-search.yml").read_text()  # the nightly search whose finds go into the corpus
+    for needed in ("schedule:", f"witness-gate=={__version__}", "--check-only --max-examples 5000", "path: .artifacts/deep/"):
+        assert needed in deep, needed
