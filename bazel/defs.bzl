@@ -126,7 +126,26 @@ def _gate_test_impl(ctx):
         },
     )
     runfiles = ctx.runfiles(files = inputs + ctx.files.freezes + ctx.files.corpus + changed + [runner, lists["impl"], lists["oracle"]])
-    return [DefaultInfo(executable = script, runfiles = runfiles)]
+    # The suite as `review` reads it (bazel/suites gathers these into one document): the same
+    # ownership and import paths the test runs with, declared once, here.
+    suite = ctx.actions.declare_file("%s.witness-gate/suite.json" % ctx.label.name)
+    ctx.actions.write(suite, json.encode({
+        "name": (ctx.label.package.replace("/", ".") + "." if ctx.label.package else "") + ctx.label.name,
+        "address": "//%s:%s" % (ctx.label.package, ctx.label.name),
+        "fixture": _repo_path(fixture.file, label),
+        "generator_version": fixture.generator_version,
+        "properties": sorted(properties),
+        "replays": ctx.attr.replays,
+        "max_examples": ctx.attr.max_examples,
+        "import_paths": sorted(imports.keys()),
+        "impl": sorted(impl),
+        "oracle": sorted(oracle.keys()),
+        # Bazel's globs are gone once the package loads: the property files themselves.
+        "oracle_globs": sorted(properties),
+        "freezes_dir": _package_path(ctx, ctx.attr.freezes_dir),
+        "corpus_dir": _package_path(ctx, ctx.attr.corpus_dir),
+    }) + "\n")
+    return [DefaultInfo(executable = script, runfiles = runfiles), OutputGroupInfo(witness_gate_suite = depset([suite]))]
 
 def shell_quote(text):
     return "'" + text.replace("'", "'\\''") + "'"

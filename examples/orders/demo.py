@@ -51,7 +51,7 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch) / "orders"
-        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD", "demo.py"))
+        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD", "BUILD.bazel", "demo.py"))
         git(root, "init", "-q", "-b", "main")
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", "the orders example")

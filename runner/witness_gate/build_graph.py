@@ -14,10 +14,12 @@ from witness_gate.config import GateConfig, Suite
 from witness_gate.errors import WitnessGateError
 from witness_gate.paths import check_repo_path
 
-# What `pants witness-gate-suites` reads: a build file naming this target type declares a
-# suite only that document can describe.
+# What `pants witness-gate-suites` and `bazel/suites` read: a build file naming one of these
+# target types declares a suite only that document can describe.
 PANTS_GATED_TARGET = b"witness_properties"
+BAZEL_GATED_TARGET = b"witness_gate_test"
 GOAL = "pants witness-gate-suites --output-file=<file> ::"
+BAZEL_GOAL = "bazel/suites --output-file=<file>"
 
 
 def graph_config(data: bytes, source: str, base: str, pyproject: GateConfig, role: str = "the base") -> GateConfig:
@@ -78,5 +80,10 @@ def _names(names) -> str:
     return ", ".join(sorted(names))
 
 
-def declares_pants_suites(text: bytes) -> bool:
-    return PANTS_GATED_TARGET in text
+def declared_by(path: str, text: bytes) -> str | None:
+    """The command that prints the suites a build file declares, or None when it declares
+    none (pure): Pants' BUILD files name witness_properties, Bazel's witness_gate_test."""
+    name = path.rsplit("/", 1)[-1]
+    if name == "BUILD.bazel" or (name == "BUILD" and BAZEL_GATED_TARGET in text and PANTS_GATED_TARGET not in text):
+        return BAZEL_GOAL if BAZEL_GATED_TARGET in text else None
+    return GOAL if PANTS_GATED_TARGET in text else None

@@ -323,28 +323,30 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
 
 
 def _base_config(repo: Path, base_ref: str, base: str, suites_document: Path | None) -> GateConfig:
-    """What the base declares: its build graph's suites (from the document its Pants
-    printed) where its BUILD files declare gated targets, else its pyproject suites."""
+    """What the base declares: its build graph's suites (from the document its Pants or its
+    Bazel printed) where its build files declare gated targets, else its pyproject suites."""
     policy = git.read_file(repo, base, "pyproject.toml")
     pyproject = parse_config(policy, f"{base_ref}:pyproject.toml") if policy is not None else GateConfig()
     if suites_document is not None:
         data = store.read_regular_file(suites_document, "--suites document")
         return build_graph.graph_config(data, str(suites_document), base, pyproject)
-    declaring = [path for path, text in sorted(git.files_where(repo, base, _is_pants_build_file).items()) if build_graph.declares_pants_suites(text)]
+    declaring = {path: goal for path, text in sorted(git.files_where(repo, base, _is_build_declaration).items())
+                 if (goal := build_graph.declared_by(path, text)) is not None}
     if declaring:
-        shown = ", ".join(declaring[:3]) + (f" and {len(declaring) - 3} more" if len(declaring) > 3 else "")
+        shown = ", ".join(list(declaring)[:3]) + (f" and {len(declaring) - 3} more" if len(declaring) > 3 else "")
+        goals = " or ".join(f"`{goal}`" for goal in sorted(set(declaring.values())))
         raise WitnessGateError(
-            f"{base_ref}: {shown} declare witness_properties targets, which only the build graph describes: "
-            f"run `{build_graph.GOAL}` in a clean checkout of the base and pass that file with --suites"
+            f"{base_ref}: {shown} declare gated targets (witness_properties, witness_gate_test), which only the build graph describes: "
+            f"run {goals} in a clean checkout of the base and pass that file with --suites"
         )
     if policy is None:
-        raise WitnessGateError(f"{base_ref}: the base has no pyproject.toml and no witness_properties target: nothing declares what to gate")
+        raise WitnessGateError(f"{base_ref}: the base has no pyproject.toml and no gated target: nothing declares what to gate")
     if not pyproject.suites:
         raise WitnessGateError(f"{base_ref}:pyproject.toml: [[tool.witness-gate.suites]] declares no suite: nothing to gate")
     return pyproject
 
 
-def _is_pants_build_file(path: str) -> bool:
+def _is_build_declaration(path: str) -> bool:
     return is_build_file(path) and not path.endswith(_STARLARK_SUFFIX)
 
 

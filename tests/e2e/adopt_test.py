@@ -253,7 +253,7 @@ def test_the_cli_path_gates_and_reviews_the_same_repository(adopter):
     assert "suites: tests.properties (declared in the base's build graph" in reviewed.output
     assert "tests.properties: regression: prop_balance_is_credits_minus_debits" in reviewed.output
     without_graph = adopter.sh(review.replace("--suites .artifacts/suites.json ", ""))
-    assert without_graph.code == 2 and "tests/BUILD declare witness_properties targets" in without_graph.output, without_graph.output
+    assert without_graph.code == 2 and "tests/BUILD declare gated targets" in without_graph.output, without_graph.output
 
 
 def extra_properties(name: str) -> str:

@@ -157,6 +157,9 @@ def test_a_retained_witness_is_replayed_by_the_test_and_holds_after_the_fix(repo
     repo.edit(IMPL, BUG[1], BUG[0])  # the fix, with the input that failed kept
     fixed = repo.gate()
     assert fixed.code == 0 and f"corpus: 1 retained witness(es) replayed and held: {Path(row['file']).name}" in fixed.output, fixed.output
+    repo.edit(IMPL, *BUG)  # the bug back: the retained input fails again
+    again = repo.gate()
+    assert again.code == 3 and f"this input failed before (corpus entry {Path(row['file']).name})" in again.output, again.output
 
 
 def test_editing_the_build_declaration_with_the_implementation_is_a_mixed_edit(repo):
@@ -243,37 +246,31 @@ def test_a_runner_whose_bytes_differ_from_the_pin_fails_the_test(repo):
     assert run.code == 3 and "not the pinned --//bazel:runner_sha256" in run.output, run.output
 
 
-REVIEW_CONFIG = """\
-[tool.witness-gate]
-impl-prefixes = ["examples/orders/src/"]
-oracle-prefixes = ["examples/orders/tests/properties/"]
-import-paths = ["examples/orders/src"]
-# The directory the Bazel test's package reads its freezes from.
-freezes-dir = "examples/orders/.witness-gate/freezes"
-
-[[tool.witness-gate.suites]]
-name = "orders"
-fixture = "examples/orders/tests/fixtures/orders.json"
-generator-version = 3
-properties = ["examples/orders/tests/properties"]
-replays = 2
-"""
-
-
-def test_the_review_judges_a_bazel_declared_suite_and_its_build_file_is_a_control(repo):
-    # The review reads suites from the base's pyproject.toml, never from BUILD.bazel: the
-    # Bazel-declared suite is declared there too, and its BUILD.bazel is a gate control.
+def test_the_review_judges_the_suite_bazel_declares_from_build_bazel_alone_and_its_build_file_is_a_control(repo):
+    # One declaration: the base's own Bazel prints the suites (bazel/suites), and review gates
+    # those; a base reviewed without that document is refused.
     repo.reset()
-    (repo.root / "pyproject.toml").write_text(REVIEW_CONFIG)
-    repo.commit("base: the suite declared for review")
+    document = repo.output_root.parent / "suites.json"
+    listed = subprocess.run([str(repo.root / "bazel/suites"), f"--output-file={document}"], cwd=repo.root, capture_output=True, text=True,
+                            env={**host_env(), "BAZEL": f"bazel --output_user_root={repo.output_root}"})
+    assert listed.returncode == 0, listed.stderr
+    graph = json.loads(document.read_text())
+    schemas.validate("suites", graph, "suites.json")
+    [suite] = graph["suites"]
+    assert (suite["name"], suite["address"], suite["import_paths"]) == ("examples.orders.properties", TARGET, ["examples/orders/src"])
+    assert "examples/orders/BUILD.bazel" in suite["oracle"] and IMPL in suite["impl"]
     repo.git("checkout", "-q", "-B", "patch")
     repo.edit(IMPL, *BUG)
+    repo.commit("a bug")
+    review = repo.runner("review", "--base", "main", "--head", "patch", "--suites", str(document), "--out", str(repo.output_root.parent / "review"))
+    assert review.code == 1 and "examples.orders.properties: regression: prop_order_total_non_negative" in review.output, review.output
+    without = repo.runner("review", "--base", "main", "--head", "patch", "--out", str(repo.output_root.parent / "review-without"))
+    assert without.code == 2 and "examples/orders/BUILD.bazel declare gated targets" in without.output, without.output
     repo.edit("examples/orders/BUILD.bazel", 'fixture = ":orders-fixture",', 'fixture = ":orders-fixture",\n    replays = 1,')
-    repo.commit("a bug, and fewer replays")
-    review = repo.runner("review", "--base", "main", "--head", "patch", "--out", str(repo.output_root.parent / "review"))
-    assert review.code == 1 and "orders: regression: prop_order_total_non_negative" in review.output, review.output
-    assert "mixed_edit: the patch changes implementation and oracle paths" in review.output, review.output
-    assert "oracle edit: examples/orders/BUILD.bazel (owner: gate controls (declares gated targets))" in review.output, review.output
+    repo.commit("and fewer replays")
+    mixed = repo.runner("review", "--base", "main", "--head", "patch", "--suites", str(document), "--out", str(repo.output_root.parent / "review-mixed"))
+    assert mixed.code == 1 and "mixed_edit: the patch changes implementation and oracle paths" in mixed.output, mixed.output
+    assert "oracle edit: examples/orders/BUILD.bazel (owner: gate controls (declares gated targets))" in mixed.output, mixed.output
 
 
 def test_the_changed_list_skips_bazels_convenience_symlinks_and_nothing_else(tmp_path: Path):

@@ -126,9 +126,43 @@ def test_a_base_that_declares_gated_targets_is_not_reviewed_without_its_graph(gr
     graph_repo.commit("a bug")
     result = graph_repo.review()
     assert result.returncode == 2, result.stdout + result.stderr
-    assert "main: tests/BUILD declare witness_properties targets, which only the build graph describes" in result.stderr
+    assert "main: tests/BUILD declare gated targets (witness_properties, witness_gate_test), which only the build graph describes" in result.stderr
+    assert "run `pants witness-gate-suites --output-file=<file> ::` in a clean checkout of the base" in result.stderr
     twice = review_from_graph(graph_repo)
     assert twice.returncode == 2 and "both declare suites (orders there, tests.properties in the graph)" in twice.stderr, twice.stderr
+
+
+def test_a_base_whose_bazel_build_files_declare_the_suite_is_not_reviewed_from_pyproject(graph_repo: Repo):
+    # The same for Bazel: a witness_gate_test in BUILD.bazel is what `bazel test` runs.
+    graph_repo.git("checkout", "-q", "main")
+    (graph_repo.root / "tests/BUILD").unlink()
+    (graph_repo.root / "tests/BUILD.bazel").write_text(
+        'load("//bazel:defs.bzl", "witness_gate_test")\nwitness_gate_test(name = "properties", sources = glob(["properties/*.py"]),'
+        ' fixture = ":fx", dependencies = ["//src/orders_app"])\n')
+    (graph_repo.root / "pyproject.toml").write_text(
+        '[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nproperties = ["tests/properties"]\n'
+    )
+    graph_repo.commit("declared for Bazel, and again in pyproject")
+    graph_repo.branch("patch")
+    graph_repo.edit(IMPL, *BUG)
+    graph_repo.commit("a bug")
+    result = graph_repo.review()
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "main: tests/BUILD.bazel declare gated targets" in result.stderr and "run `bazel/suites --output-file=<file>`" in result.stderr
+
+
+@pytest.mark.parametrize("path, text, goal", [
+    ("tests/BUILD", b'witness_properties(name="p")', "pants witness-gate-suites --output-file=<file> ::"),
+    ("tests/BUILD.pants", b'witness_properties(name="p")', "pants witness-gate-suites --output-file=<file> ::"),
+    ("tests/BUILD.bazel", b'witness_gate_test(name = "p")', "bazel/suites --output-file=<file>"),
+    ("tests/BUILD", b'witness_gate_test(name = "p")', "bazel/suites --output-file=<file>"),  # Bazel reads BUILD too
+    ("tests/BUILD.bazel", b'py_library(name = "p")', None),
+    ("src/BUILD", b"python_sources()", None),
+])
+def test_which_tool_describes_a_build_files_suites(path: str, text: bytes, goal: str | None):
+    from witness_gate.build_graph import declared_by
+
+    assert declared_by(path, text) == goal
 
 
 def test_a_graph_read_from_the_head_is_refused(graph_repo: Repo):
@@ -486,7 +520,7 @@ def test_a_base_with_a_symlink_loop_among_the_closure_files_is_refused_before_li
 @pytest.mark.parametrize(
     "pyproject, refusal",
     [
-        (None, "the base has no pyproject.toml and no witness_properties target: nothing declares what to gate"),
+        (None, "the base has no pyproject.toml and no gated target: nothing declares what to gate"),
         ('[tool.witness-gate]\nimport-paths = ["src"]\n', "[[tool.witness-gate.suites]] declares no suite: nothing to gate"),
     ],
     ids=["no pyproject.toml", "no suite in it"],

@@ -199,13 +199,14 @@ GATED_DECLARATIONS = {
 }
 
 
-def declared_in_pants_only(repo: Repo) -> None:
-    """The base declares its suite once, in BUILD: no pyproject suite beside it."""
+def declared_in_build_files_only(repo: Repo) -> None:
+    """The base declares its suite once, in a build file: no pyproject suite beside it."""
     (repo.root / "pyproject.toml").unlink()
 
 
 def review_from_graph(repo: Repo, build_file: str = "tests/BUILD"):
-    """The review with the document the base's `pants witness-gate-suites` prints."""
+    """The review with the document the base's `pants witness-gate-suites` (or
+    `bazel/suites`) prints."""
     oracle = sorted([build_file, "tests/fixtures/orders.json", "tests/properties/orders_props.py"])
     return repo.review_graph(graph_document(repo.git("rev-parse", "main"), oracle=oracle))
 
@@ -215,15 +216,14 @@ def test_a_build_file_that_declares_gated_targets_is_a_control(repo: Repo, tool:
     build_file, declaration, original, decoy = GATED_DECLARATIONS[tool]
     (repo.root / build_file).write_text(declaration)
     (repo.root / "src/orders_app/BUILD").write_text("python_sources()\n")  # the implementation's own: not a control
-    if tool.startswith("pants"):
-        declared_in_pants_only(repo)
+    declared_in_build_files_only(repo)
     repo.commit(f"base: the gated targets declared for {tool} test")
     repo.git("branch", "-f", "main", "HEAD")
     shutil.copytree(repo.root / "src/orders_app", repo.root / "decoy/orders_app")  # unbroken
     buggy(repo)
     repo.edit(build_file, original, decoy)
     repo.commit("bug, and the properties pointed at an unbroken copy")
-    reviewed = review_from_graph(repo, build_file) if tool.startswith("pants") else repo.review()
+    reviewed = review_from_graph(repo, build_file)
     assert_red(reviewed, CAUGHT, f"oracle edit: {build_file} (owner: gate controls (declares gated targets))", "mixed_edit")
 
 
@@ -233,7 +233,7 @@ def test_a_build_file_that_declares_gated_targets_in_one_revision_only_is_a_cont
     # a declaration the head adds to a build file that had none: either side makes it a control.
     (repo.root / "tests/BUILD").write_text(PANTS_DECLARATION if side == "base" else "python_sources()\n")
     if side == "base":
-        declared_in_pants_only(repo)
+        declared_in_build_files_only(repo)
     repo.commit(f"base: tests/BUILD {'with' if side == 'base' else 'without'} the gated targets")
     repo.git("branch", "-f", "main", "HEAD")
     buggy(repo)

@@ -70,7 +70,7 @@ class Repo:
 
 def review_repo(tmp_path: Path) -> Repo:
     root = tmp_path / "repo"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD"))
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD", "BUILD.bazel"))
     repo = Repo(root)
     # Fewer replays than the default keep this suite quick; every verdict is the same.
     repo.edit("pyproject.toml", "generator-version = 3\n", "generator-version = 3\nreplays = 2\n")

@@ -91,7 +91,7 @@ class SampleRepo:
 
 
 def copy_example(target: Path, **interpreter: str) -> SampleRepo:
-    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD"))
+    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD", "BUILD.bazel"))
     return SampleRepo(target, **interpreter)
 
 
