@@ -113,19 +113,25 @@ def test_a_property_module_the_head_adds_under_the_graphs_glob_is_an_oracle_edit
     assert "oracle edit: tests/properties/lenient_props.py (owner: suite tests.properties (matches tests/properties/*.py))" in output
 
 
+def reviewed_with_a_second_declaration(repo: Repo):
+    """The base's suite declared in pyproject.toml too, then a bug: the review, refused (exit 2)."""
+    (repo.root / "pyproject.toml").write_text(
+        '[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nproperties = ["tests/properties"]\n'
+    )
+    repo.commit("a second declaration")
+    repo.branch("patch")
+    repo.edit(IMPL, *BUG)
+    repo.commit("a bug")
+    result = repo.review()
+    assert result.returncode == 2, result.stdout + result.stderr
+    return result
+
+
 def test_a_base_that_declares_gated_targets_is_not_reviewed_without_its_graph(graph_repo: Repo):
     # The pyproject suite a team kept from before is not a second source of truth review may
     # fall back on: the BUILD declaration is the one `pants test` runs.
     graph_repo.git("checkout", "-q", "main")
-    (graph_repo.root / "pyproject.toml").write_text(
-        '[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nproperties = ["tests/properties"]\n'
-    )
-    graph_repo.commit("a second declaration")
-    graph_repo.branch("patch")
-    graph_repo.edit(IMPL, *BUG)
-    graph_repo.commit("a bug")
-    result = graph_repo.review()
-    assert result.returncode == 2, result.stdout + result.stderr
+    result = reviewed_with_a_second_declaration(graph_repo)
     assert "main: tests/BUILD declare gated targets (witness_properties, witness_gate_test), which only the build graph describes" in result.stderr
     assert "run `pants witness-gate-suites --output-file=<file> ::` in a clean checkout of the base" in result.stderr
     twice = review_from_graph(graph_repo)
@@ -139,15 +145,7 @@ def test_a_base_whose_bazel_build_files_declare_the_suite_is_not_reviewed_from_p
     (graph_repo.root / "tests/BUILD.bazel").write_text(
         'load("//bazel:defs.bzl", "witness_gate_test")\nwitness_gate_test(name = "properties", sources = glob(["properties/*.py"]),'
         ' fixture = ":fx", dependencies = ["//src/orders_app"])\n')
-    (graph_repo.root / "pyproject.toml").write_text(
-        '[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nproperties = ["tests/properties"]\n'
-    )
-    graph_repo.commit("declared for Bazel, and again in pyproject")
-    graph_repo.branch("patch")
-    graph_repo.edit(IMPL, *BUG)
-    graph_repo.commit("a bug")
-    result = graph_repo.review()
-    assert result.returncode == 2, result.stdout + result.stderr
+    result = reviewed_with_a_second_declaration(graph_repo)
     assert "main: tests/BUILD.bazel declare gated targets" in result.stderr and "run `bazel/suites --output-file=<file>`" in result.stderr
 
 
