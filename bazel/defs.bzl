@@ -78,6 +78,13 @@ def _gate_test_impl(ctx):
     # editing it edits the oracle.
     oracle = {path: None for path in properties + helpers.keys() + [_repo_path(fixture.file, label), ctx.build_file_path]}
     oracle.update({_repo_path(f, label): None for f in ctx.files.oracle_paths})
+    # The packages the properties, the fixture and the oracle helpers come from: their build
+    # files decide what those labels hold (a filegroup swapped there swaps the oracle). Both
+    # names count, existing or not, like generated oracle paths.
+    for dep in ctx.attr.sources + ctx.attr.oracle_dependencies + [ctx.attr.fixture]:
+        package = dep.label.package
+        if dep.label.workspace_root == "" and package != ctx.label.package:
+            oracle.update({(package + "/" if package else "") + name: None for name in ("BUILD", "BUILD.bazel")})
     oracle.update({_package_path(ctx, p): None for p in ctx.attr.generated_oracle_paths})
     for path in impl:
         if path in oracle:
@@ -140,8 +147,9 @@ def _gate_test_impl(ctx):
         "import_paths": sorted(imports.keys()),
         "impl": sorted(impl),
         "oracle": sorted(oracle.keys()),
-        # Bazel's globs are gone once the package loads: the property files themselves.
-        "oracle_globs": sorted(properties),
+        # Bazel's globs are gone once the package loads: any module beside the properties,
+        # which a glob of them would take in, is oracle when the head adds it.
+        "oracle_globs": sorted({(path.rsplit("/", 1)[0] + "/*.py") if "/" in path else "*.py": None for path in properties}.keys()),
         "freezes_dir": _package_path(ctx, ctx.attr.freezes_dir),
         "corpus_dir": _package_path(ctx, ctx.attr.corpus_dir),
     }) + "\n")

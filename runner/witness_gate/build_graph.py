@@ -41,6 +41,10 @@ def graph_config(data: bytes, source: str, base: str, pyproject: GateConfig, rol
         )
     if not document["suites"]:
         raise WitnessGateError(f"{source}: the base's build graph declares no witness_properties target: nothing to gate")
+    names = [entry["name"] for entry in document["suites"]]
+    if len(set(names)) != len(names):
+        twice = sorted({name for name in names if names.count(name) > 1})
+        raise WitnessGateError(f"{source}: two gated targets have the name {twice[0]!r}: review writes each suite to --out/<name>; rename one")
     suites = tuple(_suite(entry, f"{source} suite {entry['name']}") for entry in document["suites"])
     oracle = {path for suite in suites for path in (suite.fixture, *suite.properties, *suite.oracle_paths)}
     # A file one target tests and another's oracle reads is the oracle's: the stricter owner.

@@ -164,6 +164,8 @@ def test_oracle_dependencies_reach_the_sandbox_and_are_judged_as_oracle(rule_run
 
 
 def test_a_retained_witness_is_replayed_by_pants_test_and_blocks_the_bug_it_holds(rule_runner):
+    # Not a dot-directory: those Pants ignores unless `pants_ignore` says otherwise (adopt.md).
+    set_gate_options(rule_runner, "--witness-gate-changed-files=changed.txt", "--witness-gate-corpus-dir=corpus")
     buggy = {"app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n", "changed.txt": "app/calc.py\n"}
     rule_runner.write_files(buggy)
     failed = run(rule_runner)
@@ -171,7 +173,7 @@ def test_a_retained_witness_is_replayed_by_pants_test_and_blocks_the_bug_it_hold
     contents = {entry.path: entry.content for entry in rule_runner.request(DigestContents, [failed.extra_output.digest])}
     [(name, witness)] = [(path.split("/")[-1], data) for path, data in contents.items() if path.startswith("witnesses/")]
     # Retained (as `witness-gate retain` writes it: the bytes unchanged), then the fix.
-    rule_runner.write_files({f".witness-gate/corpus/{name}": witness.decode(), "app/calc.py": SAMPLE["app/calc.py"]})
+    rule_runner.write_files({f"corpus/{name}": witness.decode(), "app/calc.py": SAMPLE["app/calc.py"]})
     held = run(rule_runner)
     assert held.exit_code == 0 and f"corpus: 1 retained witness(es) replayed and held: {name}" in held.stdout, held.stdout + held.stderr
     rule_runner.write_files(buggy)

@@ -58,8 +58,10 @@ def test_a_file_one_target_tests_and_another_targets_oracle_reads_is_oracle():
         (document(BASE, oracle=["tests/BUILD"]), "not among its oracle paths"),
         (document(BASE, name="../escape"), "/suites/0/name"),
         ({key: value for key, value in document(BASE).items() if key != "commit"}, "'commit' is a required property"),
+        # Bazel's //a/b:c and //a:b.c are both a.b.c: one suite's verdict would overwrite the other's.
+        ({**document(BASE), "suites": document(BASE)["suites"] * 2}, "two gated targets have the name 'tests.properties'"),
     ],
-    ids=["another commit", "no suite", "properties not oracle", "a name that is a path", "no commit"],
+    ids=["another commit", "no suite", "properties not oracle", "a name that is a path", "no commit", "one name twice"],
 )
 def test_a_document_that_is_not_the_bases_graph_is_refused(broken: dict, message: str):
     with pytest.raises(WitnessGateError, match=message):
