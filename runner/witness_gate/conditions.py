@@ -32,6 +32,7 @@ from witness_gate.errors import WitnessGateError
 
 Condition = dict[str, str]
 MAX_CONDITIONS = 16
+MAX_VARIABLES = 32  # in one condition (the schemas' maxProperties)
 _NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,63}\Z")
 _VALUE = re.compile(r"[\x21-\x7e]{1,256}\Z")  # printable ASCII without spaces: one word on a command line
 # Variables that decide what the interpreter or a library loads (a provider module, a
@@ -58,8 +59,8 @@ def check_condition(value: Any, where: str) -> Condition:
     """One declared condition, or a refusal naming what is wrong (pure)."""
     if not isinstance(value, Mapping):
         raise WitnessGateError(f"{where}: a condition is a table of environment variables, e.g. {{TZ = \"America/New_York\"}} ({{}}: the defaults)")
-    if len(value) > 32:
-        raise WitnessGateError(f"{where}: at most 32 variables in one condition")
+    if len(value) > MAX_VARIABLES:
+        raise WitnessGateError(f"{where}: at most {MAX_VARIABLES} variables in one condition")
     condition = {}
     for name, text in value.items():
         if not isinstance(name, str) or (problem := _name_problem(name)) is not None:

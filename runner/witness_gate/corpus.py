@@ -11,8 +11,9 @@ entry only adds a payload to replay.
 
 Every `gate` (and so `pants test`, `bazel test` and `review`) replays the entries of its
 property modules with its own witnesses; `review` also blocks an entry whose module no suite
-gates any more (`orphaned`), which no gate would ever replay. An entry that fails again is labelled like any witness, with "this
-input failed before" in its reason; one that passes holds and is listed as such. An entry
+gates any more (`orphaned`), which no gate would ever replay. An entry that fails again is
+labelled like any witness, with "this input failed before" in its reason; one that passes
+holds and is listed as such. An entry
 recorded under another fixture digest, another Hypothesis version or another version of its
 property module cannot be replayed as it was found, and blocks the run, naming it, until it
 is retained again or removed: never silently dropped.
@@ -28,22 +29,23 @@ from typing import Any
 from witness_gate import store, witness
 from witness_gate.errors import WitnessGateError
 
-DEFAULT_DIR = ".witness-gate/corpus"
-
-
 @dataclass(frozen=True)
 class Corpus:
     entries: list[tuple[Path, dict[str, Any]]]  # replayable under this run's lock
     stale: list[str]  # why each other entry of these property modules cannot be replayed
 
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(path.name for path, _ in self.entries)
+
 
 def load(directory: Path, lock: dict[str, Any], modules: dict[str, str]) -> Corpus:
     """The entries for the property modules of this run (`modules`: repository path ->
     sha256 of its source now); entries of other modules belong to other suites."""
+    if directory.is_symlink() or (directory.exists() and not directory.is_dir()):  # a dangling link too: never "no corpus"
+        raise WitnessGateError(f"{directory}: corpus directory is not a plain directory")
     if not directory.exists():
         return Corpus([], [])
-    if directory.is_symlink() or not directory.is_dir():
-        raise WitnessGateError(f"{directory}: corpus directory is not a plain directory")
     entries, stale = [], []
     for path in sorted(directory.glob("*.json")):
         record = witness.load(path)  # a malformed entry is refused, like a malformed freeze

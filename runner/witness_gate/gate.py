@@ -143,8 +143,8 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
             report = reports.build(
                 lock_path, witness_dir, request.diff_path, root, config, request.progress,
                 published_lock_path=request.out_dir / LOCK_NAME, fixture_just_verified=True,
-                corpus_files=frozenset(path.name for path, _ in retained.entries),
-                found_again=frozenset(path.name for path, _ in retained.entries) - copied,
+                corpus_files=retained.names,
+                found_again=retained.names - copied,
             )
         except FixtureChanged as error:
             # Checked after the replays: the fixture moved while code under test ran, its doing.

@@ -51,7 +51,7 @@ _STARLARK_SUFFIX = ".bzl"
 # Attributes decide how a checkout materializes files (filters, encodings, export-ignore):
 # the review writes raw blobs, but every other consumer of the tree obeys them.
 _ATTRIBUTE_FILES = (".gitattributes",)
-_GATED_TARGET_TYPES = (build_graph.PANTS_GATED_TARGET, b"witness_fixture", b"witness_gate_test")
+_GATED_TARGET_TYPES = (build_graph.PANTS_GATED_TARGET, b"witness_fixture", build_graph.BAZEL_GATED_TARGET)
 # Where each suite's gate writes inside its tree (the lock lives under the root it pins);
 # the workers see it read-only, and the review copies it out when the suite is done.
 _WORK = ".witness-gate-review"

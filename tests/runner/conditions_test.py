@@ -197,6 +197,13 @@ def test_a_matrix_is_ordered_unique_and_small():
         conditions.check_matrix([{"N": str(n)} for n in range(17)], "m")
     with pytest.raises(WitnessGateError, match="a table of environment variables"):
         conditions.check_matrix(["TZ=UTC"], "m")
+    with pytest.raises(WitnessGateError, match="at most 32 variables"):
+        conditions.check_matrix([{f"V{n}": "1" for n in range(33)}], "m")
+
+
+def test_a_search_salt_that_is_not_one_word_is_refused(repo: SampleRepo):
+    refused = repo.pin("--search-salt", "a b")
+    assert refused.code == 2 and "--search-salt 'a b': 1 to 128 letters, digits and . _ -" in refused.stderr, refused.stderr
 
 
 def test_replays_vary_hash_randomization_off_among_their_secrets_unless_a_condition_fixes_one():

@@ -36,3 +36,31 @@ def test_a_suite_name_that_is_not_one_folder_is_refused(name: str):
     # Review writes each suite's artifacts to <--out>/<name>: a name may not lead elsewhere.
     with pytest.raises(WitnessGateError, match="must be letters, digits"):
         parse_config(SUITE.replace(b'name = "orders"', f'name = "{name}"'.encode()), "pyproject.toml")
+
+
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        (b'per-change-search = "yes"\n', "per-change-search must be true or false"),
+        (b'corpus-dir = 3\n', "corpus-dir must be a string"),
+        (b'corpus-dir = "../elsewhere"\n', "not normalized"),
+    ],
+    ids=["per-change-search not a boolean", "corpus-dir not a string", "corpus-dir outside the repository"],
+)
+def test_bad_corpus_and_search_settings_are_refused(table: bytes, message: str):
+    with pytest.raises(WitnessGateError, match=message):
+        parse_config(b"[tool.witness-gate]\n" + table, "pyproject.toml")
+
+
+@pytest.mark.parametrize(
+    "conditions, message",
+    [
+        (b'conditions = "TZ=UTC"\n', "conditions must be a list"),
+        (b'conditions = ["TZ=UTC"]\n', "a condition is a table of environment variables"),
+        (b'conditions = [{LD_PRELOAD = "x.so"}]\n', "'LD_PRELOAD' cannot be declared"),
+    ],
+    ids=["not a list", "a string, not a table", "a refused variable"],
+)
+def test_bad_suite_conditions_are_refused(conditions: bytes, message: str):
+    with pytest.raises(WitnessGateError, match=message):
+        parse_config(SUITE + conditions, "pyproject.toml")

@@ -134,6 +134,15 @@ def test_an_entry_named_like_a_failure_this_run_found_does_not_make_that_failure
     assert "held" not in searched.stdout
 
 
+@pytest.mark.parametrize("link_to", ["elsewhere", "nowhere"], ids=["a symlink", "a dangling symlink"])
+def test_a_corpus_directory_that_is_a_link_is_refused_never_read_as_empty(missed: SampleRepo, tmp_path: Path, link_to: str):
+    (tmp_path / "elsewhere").mkdir()
+    (missed.root / CORPUS).parent.mkdir(parents=True, exist_ok=True)
+    (missed.root / CORPUS).symlink_to(tmp_path / link_to)
+    result = gate(missed, "out")
+    assert result.code == 2 and "corpus directory is not a plain directory" in result.stderr, result.stdout + result.stderr
+
+
 def test_a_malformed_entry_is_refused(missed: SampleRepo):
     missed.write(f"{CORPUS}/prop_tax_is_seven_percent_rounded_down.000000000000.json", "{}")
     result = gate(missed, "out")
