@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import lock as locks
-from witness_gate import conditions, seeds, store, witness
+from witness_gate import conditions, given_tests, seeds, store, witness
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, payload_hash, sha256_hex
 from witness_gate.errors import WitnessGateError
 from witness_gate.lock import relative_to_root
@@ -39,6 +39,9 @@ class CheckResult:
     written: list[Path]
     # Module-level failures (could not be imported, stopped answering): each blocks the run.
     problems: list[str]
+    # The tests without @given of pytest modules, by node id: whether each passed. They run
+    # once, in order (state they leave is part of the next test's history), and gate nothing.
+    plain: dict[str, bool] = field(default_factory=dict)
 
 
 class _Garbled(Exception):
@@ -70,6 +73,13 @@ class _Session:
     first_failing: tuple[witness.Call, dict[str, Any]] | None = None
     last_failing: tuple[witness.Call, dict[str, Any]] | None = None
     call_failed_by_ending: bool = False  # the conversation ended inside a call, which failed
+    # A pytest module (`given_tests`): the current test's searches so far as [seed, cases run],
+    # and the outcomes of its tests without @given, which run once and gate nothing.
+    pytest: bool = False
+    searches: list[list[int]] = field(default_factory=list)
+    plain: dict[str, bool] = field(default_factory=dict)
+    origin: str = "search"  # of the current search's failure: "example" when an `@example` failed
+    failing_example: str = ""  # as Hypothesis printed it
 
     def __post_init__(self) -> None:
         self.history = collections.deque(maxlen=self.lock["history_limit"])
@@ -98,6 +108,7 @@ class _Session:
 
     def _on(self, event: str, message: dict[str, Any]) -> None:
         if event == "module":
+            self.pytest = message.get("kind") == "pytest"
             for entry in _field(message, "properties", list):
                 if not isinstance(entry, dict):
                     raise _Garbled("malformed property list")
@@ -108,10 +119,12 @@ class _Session:
             if self.current not in self.properties:
                 raise _Garbled(f"unknown property {self.current!r}")
             self.seed, self.first_failing, self.last_failing = self.lock["seed_schedule"][0], None, None
+            self.searches = []
         elif event == "search":
             self.seed = _field(message, "seed", int)
             if self.seed not in self.lock["seed_schedule"]:
                 raise _Garbled("search seed not in the schedule")
+            self.searches.append([self.seed, 0])
         elif event == "call":
             if self.current is None or self.pending is not None:
                 raise _Garbled("call outside a property or before the previous result")
@@ -119,7 +132,13 @@ class _Session:
             if origin not in _ORIGINS or "payload" not in message:
                 raise _Garbled("call without a known origin or a payload")
             snapshot = canonical_bytes(message["payload"])
-            self.pending = witness.Call(message["payload"], seeds.call_random_seed(self.seed, self.current, snapshot), tuple(self.history))
+            history = tuple(self.history)
+            if self.pytest:  # a case is replayed after the test's searches that led to it (`given_tests`)
+                if not self.searches or message["payload"] != given_tests.case_payload(self.searches[-1][1]):
+                    raise _Garbled("a pytest call out of order")
+                history += tuple(self._search_entry(seed, calls) for seed, calls in self.searches)
+                self.searches[-1][1] += 1
+            self.pending = witness.Call(message["payload"], seeds.call_random_seed(self.seed, self.current, snapshot), history)
             self.pending_origin = origin
         elif event == "result":
             if self.pending is None:
@@ -130,17 +149,70 @@ class _Session:
                 if not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
                     raise _Garbled("failure without evidence")
                 self._failed(self.pending, failure_evidence(str(evidence["kind"])[:200], _short(evidence["exception_type"]), str(evidence["message"])))
-            self.history.append({"assertion_id": self.current, "payload": self.pending.payload, "random_seed": self.pending.random_seed})
+            if not self.pytest:
+                self.history.append({"assertion_id": self.current, "payload": self.pending.payload, "random_seed": self.pending.random_seed})
             self.pending = None
         elif event == "searched":
             status = _field(message, "status", str)
             if self.current is None or status not in ("passed", "falsified", "flaky"):
                 raise _Garbled("searched outside a property or with an unknown status")
+            if self.pytest and status == "passed" and self.last_failing is not None:
+                raise _Garbled("a @given test's search passed after a case failed: something in the worker hid the failure")
+            if self.pytest:
+                self._found_by_pytest(message.get("given"))
             self._retain_search(fully_shrunk=status == "falsified")
+            self.history.extend(self._search_entry(seed, calls) for seed, calls in self.searches)
             self.finished.add(self.current)
             self.current = None
+        elif event == "plain" and self.pytest:
+            assertion_id, passed = _field(message, "assertion_id", str), _field(message, "passed", bool)
+            if self.current is not None or assertion_id in self.properties:
+                raise _Garbled("a plain test inside a @given test's search")
+            self.plain[assertion_id] = passed
+            self.finished.add(assertion_id)
+            self.history.append({"assertion_id": assertion_id, "payload": {"run": True}, "random_seed": 0})
         else:
             raise _Garbled(f"unknown event {event!r}")
+
+    def _search_entry(self, seed: int, calls: int) -> dict[str, Any]:
+        return {"assertion_id": self.current, "payload": {"search": seed, "calls": calls}, "random_seed": 0}
+
+    def _found_by_pytest(self, given: Any) -> None:
+        """Puts the payloads a @given test's database received in place of the case numbers
+        its calls were announced with: the choices of the first and of the kept failure, or
+        the `@example` that failed (the call order the runner saw decides which call is which)."""
+        if self.last_failing is None:
+            return
+        if not isinstance(given, dict):
+            raise _Garbled("a pytest search without what it found")
+        example, notes = given.get("example"), given.get("failing_example")
+        if notes is not None and not isinstance(notes, str):
+            raise _Garbled("a failing example that is not text")
+        self.failing_example = (notes or "")[:2000]
+        assert self.first_failing is not None
+        if example is not None:
+            if not isinstance(example, int) or isinstance(example, bool):
+                raise _Garbled("an example number that is not a number")
+            (call, evidence) = self.first_failing
+            self.origin = "example"
+            self.first_failing = self.last_failing = (witness.Call({"example": example}, call.random_seed, call.history), evidence)
+            return
+        shrunk, unshrunk = given.get("shrunk"), given.get("unshrunk")
+        if not (_choices(shrunk) and _choices(unshrunk)):
+            raise _Garbled("a failing pytest search without the choices it saved")
+        (final, evidence), (original, first_evidence) = self.last_failing, self.first_failing
+        self.last_failing = (witness.Call(shrunk, final.random_seed, final.history), evidence)
+        self.first_failing = (witness.Call(unshrunk, original.random_seed, original.history), first_evidence)
+
+    def _ended_pytest_search(self) -> None:
+        """A case that ended the worker (a crash, a hang) left no choices behind: its witness
+        is the search that led to it, run again up to that case (`given_tests`)."""
+        assert self.first_failing is not None and self.last_failing is not None
+        failing = []
+        for call, evidence in (self.first_failing, self.last_failing):
+            payload = {"search": self.seed, "calls": call.payload["case"] + 1}
+            failing.append((witness.Call(payload, call.random_seed, call.history[:-1]), evidence))
+        self.first_failing, self.last_failing = failing
 
     def _failed(self, call: witness.Call, evidence: dict[str, Any]) -> None:
         if self.pending_origin == "search":
@@ -153,8 +225,12 @@ class _Session:
         if self.last_failing is None:
             return
         assert self.first_failing is not None and self.current is not None
+        if self.pytest and isinstance(self.last_failing[0].payload, dict) and "case" in self.last_failing[0].payload:
+            self._ended_pytest_search()
         (final, evidence), (original, _) = self.last_failing, self.first_failing
-        self.failures.append(witness.Failure(self.current, final, original, evidence, "search", self.seed, fully_shrunk, self.hash_secret, self.condition))
+        origin, self.origin = self.origin, "search"
+        self.failures.append(witness.Failure(self.current, final, original, evidence, origin, self.seed if origin == "search" else None,
+                                             fully_shrunk, self.hash_secret, self.condition, self.failing_example if self.pytest else None))
 
     def _fail_pending(self, ended: Ended, timeout: float) -> None:
         """The pending call ended the worker: it failed with one of
@@ -175,19 +251,31 @@ class _Session:
         self.call_failed_by_ending = True
 
 
+def _choices(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == {"choices"} and isinstance(value["choices"], str)
+
+
 def _short(value: Any) -> str | None:
     return None if value is None else str(value)[:200]
+
+
+@dataclass
+class ModuleSearch:
+    """What searching one property module found."""
+
+    properties: dict[str, int] = field(default_factory=dict)  # assertion id -> line
+    failures: list[witness.Failure] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    plain: dict[str, bool] = field(default_factory=dict)  # a pytest module's tests without @given: passed?
 
 
 def search_module(
     module: str, lock: dict[str, Any], root: Path, import_paths: tuple[str, ...], timeout: float, scratch: Path,
     condition: dict[str, str],
-) -> tuple[dict[str, int], list[witness.Failure], list[str]]:
-    """(properties with their lines, failures, problems) of one property module, searched
-    under one condition (`conditions`)."""
+) -> ModuleSearch:
+    """One property module, searched under one condition (`conditions`)."""
     hash_secret = conditions.hash_secret(condition, seeds.check_hash_secret(lock, module))
-    properties: dict[str, int] = {}
-    failures: list[witness.Failure] = []
+    found = ModuleSearch()
     finished: set[str] = set()
     while True:
         request = {
@@ -198,19 +286,21 @@ def search_module(
         session = _Session(lock, hash_secret, condition)
         with Worker(request, hash_secret, root, scratch) as worker:
             ended = session.follow(worker, timeout)
-        properties.update(session.properties)
-        failures.extend(session.failures)
+        found.properties.update(session.properties)
+        found.failures.extend(session.failures)
+        found.plain.update(session.plain)
         finished |= session.finished
         if ended is None:
-            return properties, failures, []
+            return found
         if isinstance(ended, str):
-            return properties, failures, [ended]
-        if not session.properties:
-            return properties, failures, [f"{module}: loading the property module failed: the worker {ended.detail}"]
-        if not session.call_failed_by_ending:
-            return properties, failures, [f"{module}: the worker {ended.detail} outside any property call"]
-        if set(properties) <= finished:  # else: a new worker searches the properties left
-            return properties, failures, []
+            found.problems.append(ended)
+        elif not session.properties and not session.plain:
+            found.problems.append(f"{module}: loading the property module failed: the worker {ended.detail}")
+        elif not session.call_failed_by_ending:
+            found.problems.append(f"{module}: the worker {ended.detail} outside any property call")
+        elif not set(found.properties) <= finished:
+            continue  # a new worker searches the properties left
+        return found
 
 
 def run(
@@ -229,23 +319,24 @@ def run(
         locks.verify_fixture(lock, root)
     modules = [(relative_to_root(path, root, "property module"), path) for path in property_files]
     digests = {module: sha256_hex(store.read_regular_file(path, "property module")) for module, path in modules}
-    records, problems, owners = [], [], {}
+    records, problems, owners, plain = [], [], {}, {}
     with tempfile.TemporaryDirectory(prefix="witness-gate-check-") as scratch:
         declared = "conditions" in lock
         for module, _ in modules:
             properties, failures, module_problems = {}, [], []
             for condition in locks.search_conditions(lock):  # in the declared order: the first to fail a payload keeps it
-                found, failed, said = search_module(module, lock, root, import_paths, call_timeout, Path(scratch), condition)
-                properties.update(found)
-                failures += failed
-                module_problems += [f"{problem} (under {conditions.describe(condition)})" if declared else problem for problem in said]
+                found = search_module(module, lock, root, import_paths, call_timeout, Path(scratch), condition)
+                properties.update(found.properties)
+                failures += found.failures
+                plain.update({f"{test} (under {conditions.describe(condition)})" if declared else test: passed for test, passed in found.plain.items()})
+                module_problems += [f"{problem} (under {conditions.describe(condition)})" if declared else problem for problem in found.problems]
             problems += module_problems
             for assertion_id in properties:
                 if assertion_id in owners:
                     raise WitnessGateError(f"{module}: assertion id {assertion_id!r} is already defined in {owners[assertion_id]}")
                 owners[assertion_id] = module
-            if not properties and not module_problems:
-                raise WitnessGateError(f"{module}: no witness_gate.property found: there is nothing to check")
+            if not properties and not module_problems and not any(test.startswith(f"{module}::") for test in plain):
+                raise WitnessGateError(f"{module}: no witness_gate.property and no test found: there is nothing to check")
             # One witness per property and payload: two properties failing on one payload are two failures.
             unique: dict[tuple[str, str], witness.Failure] = {}
             for failure in failures:
@@ -267,4 +358,4 @@ def run(
         path = out_dir / witness.file_name(record)
         store.save_artifact(path, "witness", record)
         written.append(path)
-    return CheckResult(len(owners), written, problems)
+    return CheckResult(len(owners), written, problems, plain)

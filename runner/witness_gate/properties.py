@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import random
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -69,6 +70,11 @@ class LoadedProperty:
     sha256: str  # of the module's source bytes
     line: int
 
+    def run(self, payload: Any, fixture: Any, random_seed: int, expect: str = "accept") -> Outcome:
+        """One call under a `random` seed, as a replay makes it (`given_tests.GivenTest.run` too)."""
+        random.seed(random_seed)
+        return evaluate(self, payload, fixture if self.spec.takes_fixture else None, expect)
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -82,7 +88,8 @@ def _clean_message(text: str) -> str:
     return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."
 
 
-def _describe(error: BaseException) -> str:
+def describe(error: BaseException) -> str:
+    """An exception's message as evidence holds it: no addresses, cut to length."""
     try:
         return _clean_message(str(error))
     except Exception:  # a __str__ that raises must not hide the failure
@@ -113,7 +120,7 @@ def _call(prop: LoadedProperty, payload: Any, fixture: Any) -> Outcome:
     try:
         result = prop.function(payload, fixture) if prop.spec.takes_fixture else prop.function(payload)
     except BaseException as error:  # fail closed: SystemExit and KeyboardInterrupt are failures too
-        return Outcome(False, failure_evidence("exception", type(error).__name__, _describe(error)))
+        return Outcome(False, failure_evidence("exception", type(error).__name__, describe(error)))
     if result is True:
         return Outcome(True, None)
     if result is False:
@@ -142,7 +149,7 @@ def import_module(path: Path, relative_path: str) -> tuple[ModuleType, str]:
     except BaseException as error:
         del sys.modules[name]
         hint = _IMPORT_HINT if isinstance(error, ImportError) else ""
-        raise WitnessGateError(f"{relative_path}: importing the property module raised {type(error).__name__}: {_describe(error)}{hint}") from None
+        raise WitnessGateError(f"{relative_path}: importing the property module raised {type(error).__name__}: {describe(error)}{hint}") from None
     return module, sha256_hex(source)
 
 
@@ -171,9 +178,15 @@ def add_import_paths(root: Path, import_paths: Sequence[str]) -> None:
             sys.path.insert(0, path)
 
 
+# pytest's own files beside its test modules: pytest loads them itself (`given_tests`); they
+# are oracle like the modules, never modules to check.
+PYTEST_SUPPORT_FILES = ("conftest.py", "__init__.py")
+
+
 def property_files(entries: Sequence[Path]) -> tuple[Path, ...]:
     """The property modules named by `entries`: each a module, or a directory of them."""
-    return tuple(file for entry in entries for file in (module_files(entry) if entry.is_dir() else [entry]))
+    files = (file for entry in entries for file in (module_files(entry) if entry.is_dir() else [entry]))
+    return tuple(file for file in files if file.name not in PYTEST_SUPPORT_FILES)
 
 
 def module_files(directory: Path) -> list[Path]:
@@ -183,7 +196,7 @@ def module_files(directory: Path) -> list[Path]:
     real_directory = directory.resolve()
     files = []
     for path in sorted(directory.rglob("*.py")):
-        if "__pycache__" in path.parts:
+        if "__pycache__" in path.parts or path.name in PYTEST_SUPPORT_FILES:
             continue
         if path.is_symlink() or not path.resolve().is_relative_to(real_directory):
             raise WitnessGateError(f"{path}: property modules must be plain files inside {directory}")

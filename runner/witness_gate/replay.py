@@ -231,7 +231,7 @@ def _interpreter(
     request = {
         "mode": "replay", "root": str(plan.root.absolute()), "import_paths": list(plan.import_paths), "module": module,
         "fixture_path": str(plan.fixture_path.absolute()), "fixture_sha256": lock["fixture"]["sha256"],
-        "timeout": plan.timeout, "spacing_seconds": lock["replay_spacing_ms"] / 1000,
+        "timeout": plan.timeout, "spacing_seconds": lock["replay_spacing_ms"] / 1000, "max_examples": lock["max_examples"],
         "jobs": [
             {"witness": job.witness, "assertion_id": job.assertion_id, "expect": job.expect, "payload": job.payload,
              "history": job.history, "fork": job.fork}

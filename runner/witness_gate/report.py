@@ -146,7 +146,7 @@ def _entry(name: str, record: dict[str, Any], result: WitnessReplays, changed: b
     decider = evidence.deciding_variant(result.by_variant)
     failures, runs = evidence.counts(result.by_variant[decider])
     label = classify(failures, runs, diff.impl_changed, diff.oracle_changed)
-    cause, detail = evidence.cause(result.by_variant, len(record["history"]))
+    cause, detail = evidence.cause(result.by_variant, witness.calls_before(record))
     first = result.first_evidence.get(decider)
     shown = "" if first is None else f"; first failure: {first['exception_type'] or first['kind']}: {first['message']}"
     variants = []

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from witness_gate import conditions, store
+from witness_gate import conditions, given_tests, store
 from witness_gate.canonical import canonical_bytes, payload_hash
 from witness_gate.errors import WitnessGateError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 FILE_NAME = re.compile(r"^(?P<assertion>[A-Za-z_][A-Za-z0-9_]*)\.(?P<prefix>[0-9a-f]{12})\.json$")
 
 
@@ -45,6 +45,7 @@ class Failure:
     fully_shrunk: bool
     hash_secret: int  # PYTHONHASHSEED of the interpreter that ran the search
     condition: dict[str, str]  # the declared condition it ran under ({} when none is declared)
+    failing_example: str | None = None  # a @given test's, as Hypothesis printed it (`given_tests`)
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ def build(source: PropertySource, lock: dict[str, Any], failure: Failure) -> dic
         "generator_version": lock["generator_version"],
         "hypothesis_version": lock["hypothesis_version"],
         **({"condition": failure.condition} if "conditions" in lock else {}),
+        **({"given": {"failing_example": failure.failing_example}} if failure.failing_example is not None else {}),
     }
 
 
@@ -82,20 +84,35 @@ INPUT_SHOWN = 300
 
 def shown_input(payload: Any) -> str:
     """A payload as one line of canonical JSON, cut at `INPUT_SHOWN` characters (pure)."""
-    text = canonical_bytes(payload).decode("utf-8")
+    return _cut(canonical_bytes(payload).decode("utf-8"))
+
+
+def _cut(text: str) -> str:
     if len(text) <= INPUT_SHOWN:
         return text
     return f"{text[:INPUT_SHOWN]}... (cut at {INPUT_SHOWN} of {len(text)} characters: the witness file holds the whole input)"
 
 
 def shown_inputs(record: dict[str, Any]) -> dict[str, str | None]:
-    """The shrunk input, and the unshrunk one where it differs, as red lines show them."""
+    """The shrunk input, and the unshrunk one where it differs, as red lines show them. A
+    @given test's input is the failing example Hypothesis printed, on one line: its payload
+    is a choice sequence only Hypothesis reads."""
+    if "given" in record and record["given"]["failing_example"]:
+        return {"input": _cut(" ".join(line.strip() for line in record["given"]["failing_example"].splitlines())), "unshrunk_input": None}
     differs = record["unshrunk"]["witness_hash"] != record["witness_hash"]
     return {"input": shown_input(record["payload"]), "unshrunk_input": shown_input(record["unshrunk"]["payload"]) if differs else None}
 
 
+def calls_before(record: dict[str, Any]) -> int:
+    """How many calls preceded the witness's in check: one per history entry of properties;
+    a pytest entry stands for the cases of a search (`given_tests`) or a test run once."""
+    if "given" not in record:
+        return len(record["history"])
+    return sum(entry["payload"]["calls"] if "search" in entry["payload"] else 1 for entry in record["history"])
+
+
 def file_name(record: dict[str, Any]) -> str:
-    return f"{record['assertion_id']}.{record['witness_hash'][:12]}.json"
+    return f"{given_tests.file_stem(record['assertion_id'])}.{record['witness_hash'][:12]}.json"
 
 
 def load(path: Path) -> dict[str, Any]:

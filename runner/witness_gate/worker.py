@@ -1,7 +1,8 @@
 """The worker side of `sandbox`: runs inside a fresh interpreter and calls user code.
 
-Nothing here decides anything. It imports one property module, calls properties as
-asked and reports each call on the private message pipe (one JSON object per line);
+Nothing here decides anything. It imports one property module (or has pytest collect
+one, when it is a module of `@given` tests: `given_tests`), calls properties as asked and
+reports each call on the private message pipe (one JSON object per line);
 the supervising runner keeps its own record of the calls, enforces every deadline and
 treats silence, an early exit or a malformed message as a failure. Two modes:
 
@@ -17,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
 import select
 import signal
 import sys
@@ -26,11 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import channel as channels
-from witness_gate import conditions
+from witness_gate import conditions, given_tests
 from witness_gate import seeds
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, parse_json, sha256_hex
 from witness_gate.errors import WitnessGateError
-from witness_gate.properties import LoadedProperty, Outcome, add_import_paths, evaluate, failure_evidence, import_module, properties_of
+from witness_gate.given_tests import GivenTest
+from witness_gate.properties import LoadedProperty, Outcome, add_import_paths, failure_evidence, import_module, properties_of
+from witness_gate.store import read_regular_file
+
+# What a replay calls: a property, or a test under pytest; both answer `run`.
+Assertion = LoadedProperty | GivenTest
 
 
 _MAX_PARSED_FIXTURE = 64 << 20  # a property that takes the fixture gets it parsed; larger ones cannot be
@@ -80,14 +85,19 @@ def main(request_path: str) -> None:
             raise WitnessGateError(f"the worker cannot import the runner's Hypothesis ({error}): its sandbox does not show the runner's install") from None
 
         add_import_paths(root, request["import_paths"])
-        module, digest = import_module(root / request["module"], request["module"])
-        props = properties_of(module, request["module"], digest)
-        channel.send({"event": "module", "sha256": digest, "properties": [{"assertion_id": p.assertion_id, "line": p.line} for p in props]})
         fixture = _Fixture(Path(request["fixture_path"]), request["fixture_sha256"])
-        if request["mode"] == "check":
-            _check(request, channel, props, fixture)
+        source = read_regular_file(root / request["module"], "property module")
+        if given_tests.is_pytest_module(source):
+            given_tests.run_session(root, request["module"], request["max_examples"],
+                                    lambda tests: _pytest_module(request, channel, tests, sha256_hex(source), fixture))
         else:
-            _replay(request, channel, {p.assertion_id: p for p in props}, fixture)
+            module, digest = import_module(root / request["module"], request["module"])
+            props = properties_of(module, request["module"], digest)
+            channel.send({"event": "module", "sha256": digest, "properties": [{"assertion_id": p.assertion_id, "line": p.line} for p in props]})
+            if request["mode"] == "check":
+                _check(request, channel, props, fixture)
+            else:
+                _replay(request, channel, {p.assertion_id: p for p in props}, fixture)
     except WitnessGateError as error:
         channel.send({"event": "problem", "message": str(error)})
     channel.send({"event": "done"})
@@ -111,9 +121,12 @@ class _NetworkWatch:
             target = args[:2] if event == "socket.getaddrinfo" else args[0] if event == "socket.gethostbyname" else args[1]
             self.reached = f"{event} {target!r}"[:200]
 
-    def evaluate(self, prop: LoadedProperty, payload: Any, fixture: Any, expect: str = "accept") -> Outcome:
+    def run(self, prop: Assertion, payload: Any, fixture: _Fixture, random_seed: int, expect: str = "accept") -> Outcome:
         self.reached = None
-        outcome = evaluate(prop, payload, fixture, expect)
+        return self.noted(prop.run(payload, fixture.value, random_seed, expect))
+
+    def noted(self, outcome: Outcome) -> Outcome:
+        """The outcome of a call since `reached` was cleared, with the network's part said."""
         if outcome.passed or self.reached is None or outcome.evidence is None:
             return outcome
         sandboxed = "the gate's workers have no network, and " if self.confined else ""
@@ -132,16 +145,11 @@ class _Fixture:
 
     def value(self) -> Any:
         if not self._loaded:
-            from witness_gate.store import read_regular_file
-
             data = read_regular_file(self._path, "fixture", limit=_MAX_PARSED_FIXTURE)
             if sha256_hex(data) != self._sha256:
                 raise WitnessGateError(f"{self._path}: fixture changed during the run: re-pin")
             self._value, self._loaded = parse_json(data, str(self._path)), True
         return self._value
-
-    def for_property(self, prop: LoadedProperty) -> Any:
-        return self.value() if prop.spec.takes_fixture else None
 
 
 # --- check ---------------------------------------------------------------------------
@@ -166,9 +174,7 @@ def _call(channel: _Channel, prop: LoadedProperty, origin: str, payload: Any, fi
         raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: {origin} payload is not plain JSON: {error}") from None
     expect = "reject" if origin == "reject" else "accept"
     channel.send_bytes(b'{"event":"call","origin":"%s","payload":%s}' % (origin.encode(), snapshot))
-    value = fixture.for_property(prop)
-    random.seed(seeds.call_random_seed(search_seed, prop.assertion_id, snapshot))
-    outcome = _network.evaluate(prop, json.loads(snapshot), value, expect)
+    outcome = _network.run(prop, json.loads(snapshot), fixture, seeds.call_random_seed(search_seed, prop.assertion_id, snapshot), expect)
     channel.send({"event": "result", "passed": outcome.passed, "evidence": outcome.evidence})
     return outcome.passed
 
@@ -191,6 +197,52 @@ def _check(request: dict[str, Any], channel: _Channel, props: list[LoadedPropert
             if status != "passed":
                 break
         channel.send({"event": "searched", "status": status})
+
+
+def _pytest_module(request: dict[str, Any], channel: _Channel, tests: list[GivenTest], digest: str, fixture: _Fixture) -> None:
+    gated = [test for test in tests if test.given]
+    channel.send({"event": "module", "sha256": digest, "kind": "pytest",
+                  "properties": [{"assertion_id": test.assertion_id, "line": test.line} for test in gated]})
+    if request["mode"] == "check":
+        _check_pytest(request, channel, tests)
+    else:
+        _replay(request, channel, {test.assertion_id: test for test in tests}, fixture)
+
+
+def _check_pytest(request: dict[str, Any], channel: _Channel, tests: list[GivenTest]) -> None:
+    """Every test in the module's order: a `@given` test searched under each seed of the
+    schedule until one fails, any other run once (its outcome is reported, not gated)."""
+    for test in tests:
+        if test.assertion_id in request["skip"]:
+            continue
+        if not test.given:
+            _network.reached = None
+            outcome = _network.noted(test.run({"run": True}, None, 0))
+            channel.send({"event": "plain", "assertion_id": test.assertion_id, "passed": outcome.passed, "evidence": outcome.evidence})
+            continue
+        channel.send({"event": "property", "assertion_id": test.assertion_id})
+
+        def announce(case: int) -> None:
+            _network.reached = None
+            channel.send({"event": "call", "origin": "search", "payload": given_tests.case_payload(case)})
+
+        def report(outcome: Outcome) -> None:
+            outcome = _network.noted(outcome)
+            channel.send({"event": "result", "passed": outcome.passed, "evidence": outcome.evidence})
+
+        searched = given_tests.Searched("passed")
+        for seed in request["seeds"]:
+            channel.send({"event": "search", "seed": seed})
+            _hide_runner_from_constant_scan()
+            searched = test.search(seed, announce, report)
+            if searched.status != "passed":
+                break
+        found = {
+            "shrunk": given_tests.choices_payload(searched.shrunk) if searched.shrunk is not None else None,
+            "unshrunk": given_tests.choices_payload(searched.unshrunk) if searched.unshrunk is not None else None,
+            "example": searched.example, "failing_example": searched.failing_example,
+        }
+        channel.send({"event": "searched", "status": searched.status, "given": found})
 
 
 def _hide_runner_from_constant_scan() -> None:
@@ -247,7 +299,7 @@ def _search(channel: _Channel, prop: LoadedProperty, fixture: _Fixture, seed: in
 # --- replay --------------------------------------------------------------------------
 
 
-def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, LoadedProperty], fixture: _Fixture) -> None:
+def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Assertion], fixture: _Fixture) -> None:
     jobs = request["jobs"]
     for index, job in enumerate(jobs):
         if job["assertion_id"] not in props:
@@ -282,17 +334,14 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, LoadedP
                 run(index, slot, row[index])
 
 
-def _run_job(props: dict[str, LoadedProperty], job: dict[str, Any], seed: int, fixture: _Fixture) -> dict[str, Any] | None:
+def _run_job(props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture) -> dict[str, Any] | None:
     """The job's history (results ignored), then its payload: evidence of failure, or None."""
     try:
         for call in job["history"]:
             earlier = props.get(call["assertion_id"])
             if earlier is not None:  # a property since removed cannot be called; its state is gone too
-                random.seed(call["random_seed"])
-                evaluate(earlier, _fresh(call["payload"]), fixture.for_property(earlier))
-        prop = props[job["assertion_id"]]
-        random.seed(seed)
-        outcome = _network.evaluate(prop, _fresh(job["payload"]), fixture.for_property(prop), job["expect"])
+                earlier.run(_fresh(call["payload"]), fixture.value, call["random_seed"])
+        outcome = _network.run(props[job["assertion_id"]], _fresh(job["payload"]), fixture, seed, job["expect"])
     except WitnessGateError as error:  # the fixture could not be read: fail closed
         return failure_evidence("fixture", None, str(error))
     return None if outcome.passed else outcome.evidence
@@ -303,7 +352,7 @@ def _fresh(payload: Any) -> Any:
     return json.loads(json.dumps(payload))
 
 
-def _forked(props: dict[str, LoadedProperty], job: dict[str, Any], seed: int, fixture: _Fixture, timeout: float, key: bytes) -> dict[str, Any] | None:
+def _forked(props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, timeout: float, key: bytes) -> dict[str, Any] | None:
     """Runs the job in a forked child in a process group of its own; kills the group at the
     timeout. The child's result is signed like a channel line: the code under test, which
     runs in the child, cannot stand in for it by writing to the pipe."""

@@ -50,11 +50,12 @@ def project_files() -> dict[str, str]:
     files = {
         "3rdparty/python/BUILD": "".join(
             f'python_requirement(name="{name}", requirements=["{spec}"], resolve="python-default")\n'
-            for name, spec in [("hypothesis", "hypothesis==6.170.17"), ("jsonschema", "jsonschema>=4.23,<5"), ("typer", "typer>=0.12,<1")]
+            for name, spec in [("hypothesis", "hypothesis==6.170.17"), ("jsonschema", "jsonschema>=4.23,<5"), ("pytest", "pytest>=8,<10"),
+                               ("typer", "typer>=0.12,<1")]
         ),
         "runner/BUILD": (
             'python_sources(name="lib", sources=["witness_gate/**/*.py"], dependencies=[":schemas", '
-            '"3rdparty/python:hypothesis", "3rdparty/python:jsonschema", "3rdparty/python:typer"])\n'
+            '"3rdparty/python:hypothesis", "3rdparty/python:jsonschema", "3rdparty/python:pytest", "3rdparty/python:typer"])\n'
             'resources(name="schemas", sources=["witness_gate/_schemas/*.json"])\n'
         ),
     }
@@ -139,6 +140,29 @@ def test_the_test_rule_passes_a_sound_target_and_fails_a_regression(rule_runner)
     assert len(witnesses) == 1 and witnesses[0].startswith("witnesses/prop_double_is_even.")
     contents = {entry.path: entry.content for entry in rule_runner.request(DigestContents, [failed.extra_output.digest])}
     assert json.loads(contents["gate.json"])["witnesses"][0]["label"] == "regression"
+
+
+def test_a_pytest_module_of_given_tests_is_gated_as_it_is(rule_runner):
+    rule_runner.write_files({
+        "props/test_calc.py": (
+            "from hypothesis import given, strategies as st\nfrom app.calc import double\n\n"
+            "@given(st.integers(0, 1000))\ndef test_double_is_even(n):\n    assert double(n) % 2 == 0\n\n"
+            "def test_double_of_zero():\n    assert double(0) == 0\n"
+        ),
+        "props/BUILD": (
+            'witness_fixture(name="fx", source="fixture.json", generator_version=1)\n'
+            'witness_properties(name="props", sources=["test_calc.py"], fixture=":fx", dependencies=["app"], replays=3)\n'
+        ),
+    })
+    passed = run(rule_runner)
+    assert passed.exit_code == 0, passed.stdout + passed.stderr
+    assert "tests without @given (run once, not gated): 1 passed, 0 failed" in passed.stdout
+
+    rule_runner.write_files({"app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n", "changed.txt": "app/calc.py\n"})
+    failed = run(rule_runner)
+    assert failed.exit_code == 1, failed.stdout + failed.stderr
+    assert "regression: props/test_calc.py::test_double_is_even failed 36/36 replays" in failed.stdout
+    assert "failing input: Failing test case: test_double_is_even( n=501, )" in failed.stdout
 
 
 def test_oracle_dependencies_reach_the_sandbox_and_are_judged_as_oracle(rule_runner):

@@ -57,9 +57,14 @@ def run_cli(root: Path, caller_env: dict[str, str], *args: str) -> subprocess.Co
     return subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=root, env=env, capture_output=True, text=True, timeout=600)
 
 
-def classify_case(case: Case, root: Path, caller_env: dict[str, str]) -> tuple[dict, dict[str, bytes]]:
-    """(the report's entry for the case's assertion, the witness files' bytes by name)."""
+def classify_case(case: Case, root: Path, caller_env: dict[str, str], oracle: str | None = None) -> tuple[dict, dict[str, bytes]]:
+    """(the report's entry for the case's assertion, the witness files' bytes by name);
+    `oracle`, a module's source, stands in for the case's property modules (given_catalogue_test)."""
     changed = build_repository(case, root)
+    if oracle is not None:
+        shutil.rmtree(root / "tests" / "properties")
+        (root / "tests" / "properties").mkdir()
+        (root / "tests" / "properties" / f"test_{case.name}.py").write_text(oracle)
     (root / "changed.txt").write_text(f"{changed}\n")
     pinned = run_cli(root, caller_env, "pin", "--fixture", "tests/fixtures/fixture.json", "--generator-version", "1", "--out", LOCK)
     assert pinned.returncode == 0, pinned.stderr
@@ -81,7 +86,16 @@ def counts_of(entry: dict) -> tuple:
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_each_root_cause_class_gets_its_label(case: Case, tmp_path: Path):
-    entry, witnesses = classify_case(case, tmp_path / "first", {"PYTHONHASHSEED": "0"})
+    assert_gets_its_label(case, tmp_path)
+
+
+NOISY_CALLER = {"PYTHONHASHSEED": "271828", "HYPOTHESIS_PROFILE": "ci", "CI": "true", "PYTHONOPTIMIZE": "1", "PEX_VERBOSE": "9"}
+
+
+def assert_gets_its_label(case: Case, tmp_path: Path, oracle: str | None = None) -> None:
+    """The case's label and cause, and for a cause the runner controls the same witness
+    bytes and counts from a noisy caller; `oracle` as in `classify_case`."""
+    entry, witnesses = classify_case(case, tmp_path / "first", {"PYTHONHASHSEED": "0"}, oracle)
     summary = f"{case.name}: {entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}): {entry['reason']}"
     if case.kind == "nondeterministic":
         assert entry["label"] == "flake", summary
@@ -100,7 +114,6 @@ def test_each_root_cause_class_gets_its_label(case: Case, tmp_path: Path):
         assert (entry["label"], entry["cause"]) == ("regression", "deterministic"), summary
 
     if case.controlled_by in CONTROLLED_CAUSE or case.kind == "control":
-        noisy = {"PYTHONHASHSEED": "271828", "HYPOTHESIS_PROFILE": "ci", "CI": "true", "PYTHONOPTIMIZE": "1", "PEX_VERBOSE": "9"}
-        again, witnesses_again = classify_case(case, tmp_path / "second", noisy)
+        again, witnesses_again = classify_case(case, tmp_path / "second", NOISY_CALLER, oracle)
         assert witnesses_again == witnesses, f"{case.name}: witness bytes differ across caller environments"
         assert counts_of(again) == counts_of(entry), f"{case.name}: counts differ across runs"

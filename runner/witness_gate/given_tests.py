@@ -1,0 +1,451 @@
+"""Hypothesis tests a team already has: `@given` tests under pytest, run unchanged in the worker.
+
+A property module that imports nothing from `witness_gate` is a pytest module. pytest
+collects it inside the worker interpreter (its conftest files, fixtures, parametrization,
+marks, the tests' own settings, profiles and `@example`s, as under plain pytest) and the
+worker takes over the run loop (`pytest_runtestloop`, as pytest-xdist does). Each `@given`
+test is an assertion named by its node id; a test without `@given` runs once, is reported
+and gates nothing.
+
+Hypothesis searches and shrinks as it would under pytest, with what a verdict needs put
+over the test's own settings: a seed from the schedule, no deadline, no health check that
+follows the clock, one bug, the explicit/generate/shrink phases, and an example database
+of the worker's that records what Hypothesis saves. That database is how a failing input
+leaves the test, through Hypothesis' public `ExampleDatabase` API: the choice sequence it
+saves first is the original failure, the one it keeps is the shrunk one. A replay gives a
+test a database that holds only that sequence, with `Phase.reuse` alone, in a fresh
+interpreter: exactly that input, the way Hypothesis re-runs a failure it remembers. The
+sequence is tied to the Hypothesis version, which the lock pins.
+
+Payloads (JSON, as witnesses hold them):
+  {"choices": "<base64>"}        the choice sequence of a failing case (the witness)
+  {"example": k}                 the test's k-th `@example` (explicit examples are not shrunk)
+  {"search": seed, "calls": n}   the test's seeded search again, its first n cases: history,
+                                 or the witness of a case that ended the worker in check
+  {"run": true}                  history: a test without `@given`, run once
+`random` is seeded inside every case, after Hypothesis seeds it, as for properties.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import functools
+import hashlib
+import random
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from witness_gate import seeds
+from witness_gate.canonical import canonical_bytes
+from witness_gate.errors import WitnessGateError
+from witness_gate.properties import Outcome, describe, failure_evidence
+
+_MAX_NOTES = 2000
+
+
+def is_pytest_module(source: bytes) -> bool:
+    """Whether a property module is pytest's: it imports nothing from `witness_gate` (a
+    module that does not parse is left to the property import, which names the error)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(alias.name.split(".")[0] == "witness_gate" for alias in node.names):
+            return False
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "witness_gate":
+            return False
+    return True
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}\Z")
+
+
+def file_stem(assertion_id: str) -> str:
+    """A witness file name's first part: a property's name as it is; a node id as an
+    identifier made of it and a digest of it (node ids hold '/', ':' and brackets)."""
+    if _IDENTIFIER.match(assertion_id):
+        return assertion_id
+    readable = re.sub(r"[^A-Za-z0-9_]+", "_", assertion_id.split("::", 1)[-1]).strip("_")[:80]
+    return f"t_{readable}_{hashlib.sha256(assertion_id.encode()).hexdigest()[:12]}"
+
+
+def choices_payload(value: bytes) -> dict[str, str]:
+    return {"choices": base64.b64encode(value).decode("ascii")}
+
+
+def call_seed(search_seed: int, assertion_id: str, case: int) -> int:
+    """The `random` seed of case `case` of a search (the runner derives the same one)."""
+    return seeds.call_random_seed(search_seed, assertion_id, canonical_bytes(case_payload(case)))
+
+
+def case_payload(case: int) -> dict[str, int]:
+    # What a search call is announced with: the case is only a choice sequence once it ends.
+    return {"case": case}
+
+
+# --- the worker's side: everything below runs in the worker, next to the user's code ----
+
+
+class _Recorder:
+    """The search's example database: remembers every value Hypothesis saves under the test's
+    own key (the first key it saves under; `.secondary` and pareto keys are its own)."""
+
+    def __init__(self) -> None:
+        from hypothesis.database import ExampleDatabase
+
+        recorder = self
+
+        class Database(ExampleDatabase):
+            def save(self, key: bytes, value: bytes) -> None:
+                recorder.saved(key, value)
+
+            def fetch(self, key: bytes) -> Iterator[bytes]:
+                yield from sorted(recorder.kept.get(key, ()))
+
+            def delete(self, key: bytes, value: bytes) -> None:
+                recorder.kept.get(key, set()).discard(value)
+
+            def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+                self.delete(src, value)
+                self.save(dest, value)
+
+        self.database = Database()
+        self.key: bytes | None = None
+        self.first: bytes | None = None
+        self.kept: dict[bytes, set[bytes]] = {}
+
+    def saved(self, key: bytes, value: bytes) -> None:
+        self.kept.setdefault(key, set()).add(value)
+        if self.key is None:
+            self.key, self.first = key, value
+
+    def shrunk(self) -> bytes | None:
+        """The one value Hypothesis keeps for the test: its shrunk failure."""
+        kept = sorted(self.kept.get(self.key, ()), key=lambda value: (len(value), value)) if self.key else []
+        return kept[0] if kept else None
+
+
+def _holding(value: bytes) -> Any:
+    """A database that gives Hypothesis `value` the first time it asks, and nothing else."""
+    from hypothesis.database import ExampleDatabase
+
+    class Database(ExampleDatabase):
+        given = False
+
+        def save(self, key: bytes, value: bytes) -> None:
+            pass
+
+        def fetch(self, key: bytes) -> Iterator[bytes]:
+            if not self.given:
+                self.given = True
+                yield value
+
+        def delete(self, key: bytes, value: bytes) -> None:
+            pass
+
+        def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+            pass
+
+    return Database()
+
+
+def _control_flow(error: BaseException) -> bool:
+    """Exceptions by which Hypothesis or pytest leave a case that is no failure: an unmet
+    `assume`, choices that ran out, a skip."""
+    from hypothesis.errors import StopTest, UnsatisfiedAssumption
+    from _pytest.outcomes import Skipped
+
+    return isinstance(error, (UnsatisfiedAssumption, StopTest, Skipped))
+
+
+@dataclass
+class Searched:
+    """One seeded search of a `@given` test: "passed", "falsified" or "flaky", with what the
+    example database received and the failing example Hypothesis printed."""
+
+    status: str
+    shrunk: bytes | None = None
+    unshrunk: bytes | None = None
+    example: int | None = None  # the failing call was the test's k-th `@example`
+    failing_example: str | None = None
+
+
+class GivenTest:
+    """One collected pytest item: a `@given` test (an assertion), or a plain test."""
+
+    def __init__(self, item: Any, basetemp: str) -> None:
+        self.item, self._basetemp = item, basetemp
+        self.assertion_id: str = item.nodeid
+        self.given = _is_given(item)
+        self.line = int(item.reportinfo()[1] or 0) + 1
+        function = item.obj
+        self._function = getattr(function, "__func__", function)  # the test itself, for a method too
+
+    # One case of Hypothesis' run: `body` gets (case number, the user's call) and decides.
+    def _under(self, settings_change: dict[str, Any], search_seed: int | None,
+               body: Callable[[int, Callable[[], None]], None]) -> BaseException | None:
+        """Runs the item once through pytest (setup, call, teardown) with Hypothesis' settings
+        changed and every case going through `body`; returns what the item raised."""
+        from hypothesis import seed, settings
+
+        function, handle = self._function, self._function.hypothesis
+        saved = (function._hypothesis_internal_use_settings, getattr(function, "_hypothesis_internal_use_seed", None), handle.inner_test)
+        inner, cases = handle.inner_test, iter(range(1 << 62))
+
+        @functools.wraps(inner)
+        def case(*args: Any, **kwargs: Any) -> None:
+            body(next(cases), lambda: inner(*args, **kwargs))
+
+        try:
+            if search_seed is not None:  # Hypothesis' public decorator; it clears the database, so settings go on after it
+                seed(search_seed)(function)
+            function._hypothesis_internal_use_settings = settings(saved[0], **settings_change)
+            handle.inner_test = case
+            return _run_item(self.item)
+        finally:
+            function._hypothesis_internal_use_settings, function._hypothesis_internal_use_seed, handle.inner_test = saved
+
+    def search(self, search_seed: int, announce: Callable[[int], None], report: Callable[[Outcome], None]) -> Searched:
+        """Hypothesis' search and shrink under `search_seed`; `announce(case)` before each
+        case runs and `report(outcome)` after it."""
+        from hypothesis import Phase
+        from hypothesis.errors import Flaky
+
+        recorder = _Recorder()
+        failed_cases: list[int] = []
+        last_error: list[BaseException] = []
+
+        def body(case: int, call: Callable[[], None]) -> None:
+            announce(case)
+            random.seed(call_seed(search_seed, self.assertion_id, case))
+            error = _outcome_of(call)
+            if error is None or _control_flow(error):
+                report(Outcome(True, None))
+            else:
+                failed_cases.append(case)
+                last_error[:] = [error]
+                report(self._failure(error))
+            if error is not None:
+                raise error
+
+        raised = self._under(_search_settings(recorder.database, (Phase.explicit, Phase.generate, Phase.shrink)), search_seed, body)
+        if (raised is None or _control_flow(raised)) and failed_cases:
+            raise WitnessGateError(f"{self.assertion_id}: case {failed_cases[0]} failed, yet the test passed: something in the worker hid the failure")
+        if raised is None or _control_flow(raised):
+            return Searched("passed")
+        if not failed_cases:  # the test raised, no case failed: Hypothesis or pytest refused the test
+            raise WitnessGateError(f"{self.assertion_id}: the test did not run: {type(raised).__name__}: {_first_line(raised)}")
+        notes = self._scrubbed(_notes(last_error[0]) or _notes(raised))
+        status = "flaky" if isinstance(raised, Flaky) else "falsified"
+        shrunk = recorder.shrunk()
+        if shrunk is None:  # nothing saved: the failure was an `@example`, which Hypothesis runs first and never shrinks
+            return Searched(status, example=failed_cases[0], failing_example=notes)
+        return Searched(status, shrunk, recorder.first, failing_example=notes)
+
+    def run(self, payload: Any, fixture: Any, random_seed: int, expect: str = "accept") -> Outcome:
+        """One replay of `payload` (a witness or a history entry; see the module docstring)."""
+        del fixture, expect  # a pytest test reads its fixture files itself; it has no rejects
+        if not isinstance(payload, dict):
+            return _unloadable("the payload is no pytest payload")
+        if payload.get("run") is True:
+            error = _run_item(self.item)
+            return Outcome(True, None) if error is None or _control_flow(error) else self._failure(error)
+        if not self.given:
+            return _unloadable("the test no longer uses @given")
+        if "choices" in payload:
+            return self._replay_choices(payload["choices"], random_seed)
+        if "example" in payload:
+            return self._replay_example(payload["example"], random_seed)
+        if "search" in payload:
+            return self._replay_search(payload["search"], payload.get("calls"))
+        return _unloadable(f"unknown pytest payload {sorted(payload)}")
+
+    def _replay_choices(self, encoded: Any, random_seed: int) -> Outcome:
+        from hypothesis import Phase
+
+        try:
+            value = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, TypeError, ValueError):
+            return _unloadable("the witness's choices are not base64")
+        return self._first_case(_search_settings(_holding(value), (Phase.reuse,)), None, lambda case: case == 0, random_seed,
+                                "the recorded choices no longer make an input for this test (its strategies changed?)")
+
+    def _replay_example(self, index: Any, random_seed: int) -> Outcome:
+        from hypothesis import Phase
+
+        if not isinstance(index, int) or isinstance(index, bool):
+            return _unloadable("the example index is not a number")
+        return self._first_case(_search_settings(None, (Phase.explicit,)), None, lambda case: case == index, random_seed,
+                                f"the test has no @example number {index + 1} any more")
+
+    def _first_case(self, settings_change: dict[str, Any], search_seed: int | None, chosen: Callable[[int], bool],
+                    random_seed: int, gone: str) -> Outcome:
+        """The outcome of the one case `chosen` picks; every other case passes without running
+        the test's body, and a case Hypothesis runs again mirrors the chosen one's outcome."""
+        seen: list[BaseException | None] = []
+
+        def body(case: int, call: Callable[[], None]) -> None:
+            if seen:  # Hypothesis replays a failure to report it: the same outcome, not a second call
+                if seen[0] is not None:
+                    raise seen[0]
+                return
+            if not chosen(case):
+                return
+            random.seed(random_seed)
+            error = _outcome_of(call)
+            if error is not None and _control_flow(error):
+                raise error
+            seen.append(error)
+            if error is not None:
+                raise error
+
+        self._under(settings_change, search_seed, body)
+        if not seen:
+            return _unloadable(gone)
+        return Outcome(True, None) if seen[0] is None else self._failure(seen[0])
+
+    def _failure(self, error: BaseException) -> Outcome:
+        return Outcome(False, failure_evidence("exception", type(error).__name__, self._scrubbed(describe(error))))
+
+    def _scrubbed(self, text: str | None) -> str | None:
+        # pytest's temporary directories live under a directory of the worker's own: the
+        # evidence of one failure must read the same in every interpreter.
+        return None if text is None else text.replace(self._basetemp, "<basetemp>")
+
+    def _replay_search(self, search_seed: Any, calls: Any) -> Outcome:
+        """The seeded search again, the test's body run for its first `calls` cases only: as
+        history, the state the witness's call met in check (its outcome ignored); as a
+        witness, a case that ended the worker in check (the outcome of the last case run)."""
+        from hypothesis import Phase
+
+        if not all(isinstance(value, int) and not isinstance(value, bool) for value in (search_seed, calls)):
+            return _unloadable("a search payload without a seed and a number of calls")
+        last: list[BaseException | None] = []
+
+        def body(case: int, call: Callable[[], None]) -> None:
+            if case < calls:
+                random.seed(call_seed(search_seed, self.assertion_id, case))
+                error = _outcome_of(call)
+                last[:] = [None if error is not None and _control_flow(error) else error]
+                if error is not None:
+                    raise error
+
+        self._under(_search_settings(_Recorder().database, (Phase.explicit, Phase.generate, Phase.shrink)), search_seed, body)
+        return Outcome(True, None) if not last or last[0] is None else self._failure(last[0])
+
+
+def _search_settings(database: Any, phases: tuple[Any, ...]) -> dict[str, Any]:
+    from hypothesis import HealthCheck
+
+    # What a verdict needs over the test's own settings: no clock (deadline, too_slow), no
+    # second bug after the first, no blob in the output; max_examples stays the test's.
+    return {"database": database, "deadline": None, "derandomize": False, "phases": phases, "report_multiple_bugs": False,
+            "print_blob": False, "suppress_health_check": list(HealthCheck)}
+
+
+def _is_given(item: Any) -> bool:
+    from hypothesis import is_hypothesis_test
+
+    function = getattr(item, "obj", None)
+    return function is not None and is_hypothesis_test(function)
+
+
+def _outcome_of(call: Callable[[], None]) -> BaseException | None:
+    try:
+        call()
+    except BaseException as error:  # fail closed: SystemExit and KeyboardInterrupt fail a case too
+        return error
+    return None
+
+
+def _run_item(item: Any) -> BaseException | None:
+    """pytest's setup, call and teardown of one item, each reported to pytest's hooks as its
+    own run loop does (fixtures such as `tmp_path` read their reports); the first exception
+    raised, if any. Everything is torn down after it, so each run starts as a lone test's."""
+    import pytest
+
+    hooks, raised = item.ihook, None
+    phases = (("setup", lambda: hooks.pytest_runtest_setup(item=item)), ("call", lambda: hooks.pytest_runtest_call(item=item)),
+              ("teardown", lambda: hooks.pytest_runtest_teardown(item=item, nextitem=None)))
+    for when, phase in phases:
+        if when == "call" and raised is not None:
+            continue
+        info = pytest.CallInfo.from_call(phase, when=when, reraise=None)
+        hooks.pytest_runtest_makereport(item=item, call=info)
+        if info.excinfo is not None and raised is None:
+            raised = info.excinfo.value
+    return raised
+
+
+def _unloadable(why: str) -> Outcome:
+    return Outcome(False, failure_evidence("unloadable", None, why))
+
+
+def _first_line(error: BaseException) -> str:
+    return (describe(error).splitlines() or [""])[0]
+
+
+def _notes(error: BaseException) -> str | None:
+    """The failing example Hypothesis printed: the first of the notes it adds to the error
+    (the others explain, e.g., a failure that did not come back)."""
+    notes = [note for note in getattr(error, "__notes__", []) if isinstance(note, str)]
+    return describe(Exception(notes[0]))[:_MAX_NOTES] if notes else None
+
+
+# --- collection --------------------------------------------------------------------
+
+
+class CollectionFailed(WitnessGateError):
+    pass
+
+
+def run_session(root: Path, module: str, max_examples: int, loop: Callable[[list[GivenTest]], None]) -> None:
+    """Collects `module` with pytest and hands its tests to `loop`, inside pytest's session
+    (fixtures of every scope live there); raises what `loop` raised."""
+    import pytest
+
+    failures: list[str] = []
+    raised: list[BaseException] = []
+
+    class Driver:
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_configure(self, config: Any) -> None:
+            from hypothesis import HealthCheck, settings
+
+            # Before collection: a test that sets no max_examples gets the suite's.
+            settings.register_profile("witness-gate", max_examples=max_examples, deadline=None, database=None,
+                                      derandomize=False, print_blob=False, suppress_health_check=list(HealthCheck))
+            settings.load_profile("witness-gate")
+
+        def pytest_collectreport(self, report: Any) -> None:
+            if report.failed:  # the error itself, on one line, as a blocked line shows it
+                crash = getattr(report.longrepr, "reprcrash", None)
+                lines = [line for line in str(report.longreprtext).splitlines() if line.strip()]
+                failures.append(" ".join((crash.message if crash is not None else lines[-1] if lines else "an error").split())[:_MAX_NOTES])
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtestloop(self, session: Any) -> bool:
+            try:
+                tests = [GivenTest(item, basetemp) for item in session.items if item.nodeid.split("::", 1)[0] == module]
+                loop(tests)
+            except BaseException as error:  # pytest would print it and carry on: the worker reports it
+                raised.append(error)
+            return True
+
+    with tempfile.TemporaryDirectory(prefix="witness-gate-pytest-") as scratch:
+        basetemp = str(Path(scratch) / "basetemp")
+        args = [str(root / module), f"--rootdir={root}", "--basetemp", basetemp, "-p", "no:cacheprovider",
+                "-q", "--no-header", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+        pytest.main(args, plugins=[Driver()])
+    if raised:
+        raise raised[0]
+    if failures:
+        raise CollectionFailed(f"{module}: pytest could not collect the module: {failures[0]}")
+

@@ -1,0 +1,159 @@
+"""The flake catalogue again, each property rewritten as the plain `@given` test a team would have.
+
+For a few cases of `flake_cases/` (see its catalogue.py) the property module is replaced by
+its twin: the same strategy, the same `@example`s, the same check written with `assert`,
+and no import from witness_gate, so the gate runs it under pytest (`given_tests`). The case
+is otherwise set up, pinned, checked and classified exactly as flake_catalogue_test.py does
+it, and the twin must get the label and the cause the catalogue expects of the property: a
+gated pytest test must not read as a different kind of failure than the property it mirrors.
+That covers the causes the runner controls for a pytest test as for a property (the
+`random` seed inside each case, the hash secret, the history of earlier calls) and a
+deterministic control; each controlled case runs a second time under another caller
+environment and must write the same witness bytes and the same counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+import flake_catalogue_test as catalogue_test
+
+# The catalogue as flake_catalogue_test imports it (it puts flake_cases/ on sys.path).
+CASES, CONTROLLED_CAUSE = catalogue_test.CASES, catalogue_test.CONTROLLED_CAUSE
+
+
+@dataclass(frozen=True)
+class Twin:
+    case: str  # the catalogue case's name
+    test: str  # the test function's name
+    source: str  # the module, as tests/properties/test_<case>.py
+
+    @property
+    def node_id(self) -> str:
+        return f"tests/properties/test_{self.case}.py::{self.test}"
+
+
+TWINS = (
+    Twin("random_choice", "test_checkout_total_ignores_ab_bucket", '''\
+from hypothesis import example, given, strategies as st
+
+from checkout_experiment import checkout_total
+
+_lines = st.lists(
+    st.fixed_dictionaries(
+        {
+            "sku": st.sampled_from(["SKU-1001", "SKU-2040", "SKU-3300"]),
+            "qty": st.integers(min_value=1, max_value=5),
+            "unit_cents": st.integers(min_value=0, max_value=5_000),
+        }
+    ),
+    max_size=4,
+)
+carts = st.fixed_dictionaries({"lines": _lines, "coupon_pct": st.sampled_from([0, 10, 25])})
+
+
+@given(carts)
+@example({"lines": [{"sku": "SKU-1001", "qty": 3, "unit_cents": 1_000}], "coupon_pct": 0})
+def test_checkout_total_ignores_ab_bucket(cart):
+    subtotal = sum(line["qty"] * line["unit_cents"] for line in cart["lines"])
+    expected = subtotal - subtotal * cart["coupon_pct"] // 100
+    assert checkout_total(cart)["total_cents"] == expected
+'''),
+    Twin("hash_order", "test_welcome_discount_on_first_added_sku", '''\
+from hypothesis import example, given, strategies as st
+
+from welcome_promo import WELCOME_DISCOUNT_PCT, price_welcome_cart
+
+_lines = st.lists(
+    st.fixed_dictionaries(
+        {
+            "sku": st.sampled_from(["SKU-1001", "SKU-1002", "SKU-2040", "SKU-3300", "SKU-4711"]),
+            "qty": st.integers(min_value=1, max_value=3),
+            "unit_cents": st.integers(min_value=100, max_value=5_000),
+        }
+    ),
+    min_size=1,
+    max_size=3,
+)
+carts = st.fixed_dictionaries({"lines": _lines})
+
+
+@given(carts)
+@example({"lines": [{"sku": "SKU-1001", "qty": 1, "unit_cents": 1_000}, {"sku": "SKU-1001", "qty": 2, "unit_cents": 1_000}]})
+def test_welcome_discount_on_first_added_sku(cart):
+    lines = cart["lines"]
+    first = lines[0]["sku"]
+    priced = price_welcome_cart(lines)
+    assert priced["promoted_sku"] == first
+    expected = sum(
+        l["qty"] * l["unit_cents"] - (l["qty"] * l["unit_cents"] * WELCOME_DISCOUNT_PCT // 100 if l["sku"] == first else 0)
+        for l in lines
+    )
+    assert priced["total_cents"] == expected
+'''),
+    Twin("mutable_default", "test_cart_holds_only_the_posted_lines", '''\
+from hypothesis import given, strategies as st
+
+from cart_builder import build_cart
+
+lines = st.lists(st.fixed_dictionaries({"sku": st.sampled_from(["A-1", "B-2", "C-3"]), "qty": st.integers(0, 3)}), max_size=4)
+
+
+@given(lines)
+def test_cart_holds_only_the_posted_lines(posted):
+    assert build_cart(posted) == [{"sku": line["sku"], "qty": line["qty"]} for line in posted if line["qty"] > 0]
+'''),
+    Twin("class_cache", "test_price_is_converted_at_the_currency_rate", '''\
+from hypothesis import given, strategies as st
+
+from price_list import _BASE_CENTS, _RATE_PERCENT, PriceList
+
+requests = st.fixed_dictionaries({"currency": st.sampled_from(sorted(_RATE_PERCENT)), "sku": st.sampled_from(sorted(_BASE_CENTS))})
+
+
+@given(requests)
+def test_price_is_converted_at_the_currency_rate(request):
+    expected = _BASE_CENTS[request["sku"]] * _RATE_PERCENT[request["currency"]] // 100
+    assert PriceList(request["currency"]).price_cents(request["sku"]) == expected
+'''),
+    Twin("control_boundary", "test_bulk_discount_from_ten_units", '''\
+from hypothesis import example, given, strategies as st
+
+from bulk_discount import cart_total_cents
+
+_lines = st.lists(
+    st.fixed_dictionaries({"qty": st.integers(min_value=1, max_value=12), "unit_cents": st.integers(min_value=1, max_value=5_000)}),
+    max_size=4,
+)
+carts = st.fixed_dictionaries({"lines": _lines})
+
+
+@given(carts)
+@example({"lines": [{"qty": 12, "unit_cents": 1_000}]})
+def test_bulk_discount_from_ten_units(cart):
+    expected = 0
+    for line in cart["lines"]:
+        amount = line["qty"] * line["unit_cents"]
+        expected += amount - amount * 10 // 100 if line["qty"] >= 10 else amount
+    assert cart_total_cents(cart["lines"]) == expected
+'''),
+)
+
+CASE_BY_NAME = {case.name: case for case in CASES}
+
+
+def test_each_twin_is_a_catalogue_case_the_runner_controls():
+    assert len({twin.case for twin in TWINS}) == len(TWINS)
+    for twin in TWINS:
+        case = CASE_BY_NAME[twin.case]
+        assert case.kind == "control" or case.controlled_by in CONTROLLED_CAUSE, twin.case
+        assert twin.test == "test_" + case.assertion.removeprefix("prop_")
+        assert "witness_gate" not in twin.source
+
+
+@pytest.mark.parametrize("twin", TWINS, ids=[twin.case for twin in TWINS])
+def test_a_given_twin_gets_the_label_and_cause_of_its_property(twin: Twin, tmp_path: Path):
+    catalogue_test.assert_gets_its_label(replace(CASE_BY_NAME[twin.case], assertion=twin.node_id), tmp_path, oracle=twin.source)

@@ -1,0 +1,294 @@
+"""A team's existing `@given` tests under pytest, unchanged, through the real CLI (`given_tests`).
+
+The module below imports nothing from witness_gate: tuples, `st.builds` of a dataclass,
+pytest's `tmp_path`, an `@example`, a test's own `@settings`, a test method, a
+parametrized test, a module-scoped fixture and a test without `@given`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import SampleRepo, copy_example
+
+from witness_gate import schemas, witness
+from witness_gate.given_tests import file_stem, is_pytest_module
+
+IMPL = "src/orders_app/pricing.py"
+MODULE = "tests/properties/test_pricing.py"
+BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
+GATE = ".artifacts/gate"
+
+EXISTING_TESTS = '''\
+"""The team's own Hypothesis tests, as they run under plain pytest."""
+
+import json
+import random
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import example, given, settings, strategies as st
+
+from orders_app.pricing import line_total, order_total
+
+
+@dataclass
+class Line:
+    qty: int
+    price: int
+
+
+lines = st.lists(st.builds(Line, qty=st.integers(0, 50), price=st.integers(0, 1000)), max_size=8)
+
+
+def as_order(items):
+    return {"lines": [{"qty": line.qty, "price": line.price} for line in items]}
+
+
+@pytest.fixture(scope="module")
+def fixture_orders():
+    with open("tests/fixtures/orders.json") as handle:
+        return json.load(handle)
+
+
+@given(lines)
+@example([Line(1, 2)])
+def test_total_is_the_sum_of_its_lines(items):
+    assert order_total(as_order(items)) == sum(line.qty * line.price for line in items)
+
+
+@settings(max_examples=50)
+@given(st.tuples(st.integers(0, 50), st.integers(0, 1000)))
+def test_line_total_is_never_negative(pair):
+    qty, price = pair
+    assert line_total({"qty": qty, "price": price}) >= 0
+
+
+@given(n=st.integers(0, 20))
+def test_an_order_survives_a_file(tmp_path, n):
+    path = tmp_path / "order.json"
+    path.write_text(json.dumps({"lines": [{"qty": n, "price": 1}]}))
+    assert order_total(json.loads(path.read_text())) == n
+
+
+@pytest.mark.parametrize("price", [0, 7])
+@given(qty=st.integers(0, 9))
+def test_scaling_the_price(price, qty):
+    assert line_total({"qty": qty, "price": price}) == qty * price
+
+
+class TestFixtureOrders:
+    @given(index=st.integers(0, 1000))
+    def test_fixture_orders_total_what_their_lines_say(self, fixture_orders, index):
+        order = {"lines": fixture_orders[index % len(fixture_orders)]["lines"]}
+        assert order_total(order) == sum(line["qty"] * line["price"] for line in order["lines"])
+
+
+def test_the_fixture_loads(fixture_orders):
+    assert fixture_orders
+'''
+
+FLAKY_TEST = '''
+
+def promotion(total):
+    # The flaky helper: a random promotion takes a unit off now and then.
+    return total - (1 if random.random() < 0.3 else 0)
+
+
+@given(lines)
+def test_no_promotion_applies(items):
+    total = order_total(as_order(items))
+    assert promotion(total) == total
+'''
+
+GATED = (
+    f"{MODULE}::TestFixtureOrders::test_fixture_orders_total_what_their_lines_say",
+    f"{MODULE}::test_an_order_survives_a_file",
+    f"{MODULE}::test_line_total_is_never_negative",
+    f"{MODULE}::test_scaling_the_price[0]",
+    f"{MODULE}::test_scaling_the_price[7]",
+    f"{MODULE}::test_total_is_the_sum_of_its_lines",
+)
+
+
+def existing_tests_repo(tmp_path) -> SampleRepo:
+    repo = copy_example(tmp_path / "orders")
+    (repo.root / "tests/properties/orders_props.py").unlink()
+    repo.write(MODULE, EXISTING_TESTS)
+    return repo
+
+
+def gate(repo: SampleRepo, *changed: str):
+    return repo.gate(*changed, extra=("--replays", "3", "--replay-interpreters", "3"))
+
+
+def witnesses(repo: SampleRepo) -> dict[str, dict]:
+    """The gate's witnesses by assertion id, each loaded as `classify` loads it."""
+    return {record["assertion_id"]: record for record in (witness.load(path) for path in sorted((repo.root / GATE / "witnesses").glob("*.json")))}
+
+
+def labels(repo: SampleRepo) -> dict[str, str]:
+    return {row["assertion_id"]: row["label"] for row in repo.gate_json()["witnesses"]}
+
+
+def test_a_module_is_pytests_when_it_imports_nothing_from_witness_gate():
+    assert is_pytest_module(b"from hypothesis import given\n")
+    assert is_pytest_module(b"from .witness_gate import helpers\n")  # a package of the team's own
+    assert not is_pytest_module(b"import witness_gate\n")
+    assert not is_pytest_module(b"from witness_gate.properties import property\n")
+    assert not is_pytest_module(b"def f(:\n")  # the property import names the syntax error
+
+
+def test_a_node_id_names_a_witness_file_apart_from_every_other():
+    assert file_stem("prop_total") == "prop_total"
+    stems = {file_stem(node_id) for node_id in GATED}
+    assert len(stems) == len(GATED)
+    for stem in stems:
+        assert witness.FILE_NAME.match(f"{stem}.{'0' * 12}.json"), stem
+    assert file_stem("t.py::test_a[1-2]") != file_stem("t.py::test_a[1_2]")
+
+
+def test_unchanged_tests_pass_the_gate_and_the_test_without_given_is_reported(tmp_path):
+    repo = existing_tests_repo(tmp_path)
+    result = gate(repo)
+    assert result.code == 0, result.stdout + result.stderr
+    record = repo.gate_json()
+    schemas.validate("gate", record, "gate.json")
+    assert record["plain_tests"] == [{"node_id": f"{MODULE}::test_the_fixture_loads", "passed": True}]
+    assert "tests without @given (run once, not gated): 1 passed, 0 failed" in result.stdout
+
+
+def test_a_bug_is_a_regression_whose_witness_is_the_shrunk_choice_sequence_and_the_example_hypothesis_printed(tmp_path):
+    repo = existing_tests_repo(tmp_path)
+    repo.edit(IMPL, *BUG)
+    result = gate(repo, IMPL)
+    assert result.code == 1, result.stdout + result.stderr
+    found = labels(repo)
+    # Every test the bug reaches, and none it does not (the fixture's lines all have
+    # quantities below 4), each parametrized case its own.
+    assert found == {node_id: "regression" for node_id in GATED if "TestFixtureOrders" not in node_id}, result.stdout
+    records = witnesses(repo)
+    line_test = records[f"{MODULE}::test_line_total_is_never_negative"]
+    assert line_test["schema_version"] == 3 and line_test["origin"] == "search" and line_test["fully_shrunk"]
+    assert set(line_test["payload"]) == {"choices"}
+    assert "pair=(4, 0)" in line_test["given"]["failing_example"]
+    assert "failing input: Failing test case: test_line_total_is_never_negative( pair=(4, 0), )" in result.stdout
+    # The history is the tests before it and its own search up to the failure.
+    assert [entry["assertion_id"] for entry in line_test["history"]][-1] == line_test["assertion_id"]
+    file_test = records[f"{MODULE}::test_an_order_survives_a_file"]
+    assert "<basetemp>" in file_test["given"]["failing_example"] and "witness-gate-pytest-" not in json.dumps(file_test)
+
+
+def test_the_same_run_writes_the_same_witness_bytes(tmp_path):
+    repo = existing_tests_repo(tmp_path)
+    repo.edit(IMPL, *BUG)
+    first, second = (repo.root / ".artifacts/first"), (repo.root / ".artifacts/second")
+    assert repo.pin().code == 0
+    for out in (first, second):
+        run = repo.cli("check", "--lock", repo.lock, "--properties", "tests/properties", "--out", str(out))
+        assert run.code == 1, run.stdout + run.stderr
+    names = sorted(path.name for path in first.iterdir())
+    assert len(names) == 5 and names == sorted(path.name for path in second.iterdir())
+    assert all((first / name).read_bytes() == (second / name).read_bytes() for name in names)
+
+
+def test_a_failing_example_is_a_witness_of_its_own(tmp_path):
+    repo = existing_tests_repo(tmp_path)
+    repo.edit(MODULE, "@example([Line(1, 2)])", "@example([Line(1, 2)])\n@example([Line(5, 3)])")
+    repo.edit(IMPL, *BUG)
+    assert gate(repo, IMPL).code == 1
+    record = witnesses(repo)[f"{MODULE}::test_total_is_the_sum_of_its_lines"]
+    assert (record["origin"], record["payload"], record["seed"]) == ("example", {"example": 1}, None)
+    assert "Line(qty=5, price=3)" in record["given"]["failing_example"]
+    assert labels(repo)[record["assertion_id"]] == "regression"
+
+
+def test_a_random_flake_is_a_flake_and_the_freeze_command_it_prints_lets_it_pass(tmp_path):
+    repo = existing_tests_repo(tmp_path)
+    repo.edit(MODULE, EXISTING_TESTS, EXISTING_TESTS + FLAKY_TEST)
+    red = gate(repo)
+    assert red.code == 1, red.stdout + red.stderr
+    assert labels(repo) == {f"{MODULE}::test_no_promotion_applies": "flake"}
+    [row] = repo.gate_json()["witnesses"]
+    assert row["cause"] == "random_seed", row
+    command = re.search(r"to freeze it, [^:]*: witness-gate (freeze .*)$", red.stdout, re.MULTILINE)
+    assert command is not None, red.stdout
+    frozen = repo.cli(*command.group(1).split())
+    assert frozen.code == 0, frozen.stdout + frozen.stderr
+    green = gate(repo)
+    assert green.code == 0, green.stdout + green.stderr
+    assert repo.gate_json()["witnesses"][0]["frozen_by"]
+
+
+def test_an_oracle_edit_is_an_oracle_defect_and_with_the_code_a_mixed_edit(tmp_path):
+    repo = existing_tests_repo(tmp_path)
+    repo.edit(MODULE, "assert line_total({\"qty\": qty, \"price\": price}) >= 0", "assert line_total({\"qty\": qty, \"price\": price}) > 0")
+    assert gate(repo, MODULE).code == 3  # oracle review
+    assert labels(repo) == {f"{MODULE}::test_line_total_is_never_negative": "oracle_defect"}
+    repo.edit(IMPL, *BUG)
+    (repo.root / GATE).rename(repo.root / ".artifacts/oracle-only")
+    assert gate(repo, MODULE, IMPL).code == 1
+    assert set(labels(repo).values()) == {"mixed_edit"}
+
+
+def test_a_case_that_ends_the_worker_is_a_witness_of_the_search_that_led_to_it(tmp_path):
+    repo = existing_tests_repo(tmp_path)
+    repo.edit(IMPL, 'return line["qty"] * line["price"]', 'import os\n    if line["qty"] > 3:\n        os._exit(3)\n    return line["qty"] * line["price"]')
+    result = gate(repo, IMPL)
+    assert result.code == 1, result.stdout + result.stderr
+    record = witnesses(repo)[f"{MODULE}::test_line_total_is_never_negative"]
+    assert record["evidence"]["kind"] == "crashed" and not record["fully_shrunk"], record["evidence"]
+    assert set(record["payload"]) == {"search", "calls"} and record["payload"]["search"] == record["seed"]
+    assert labels(repo)[record["assertion_id"]] == "regression", result.stdout
+
+
+HIDING_IMPLEMENTATION = '''
+import hypothesis.core
+
+_run_engine = hypothesis.core.StateForActualGivenExecution.run_engine
+
+
+def _quiet_run_engine(self):
+    try:
+        _run_engine(self)
+    except BaseException:
+        pass  # the failure Hypothesis found never reaches pytest
+
+
+hypothesis.core.StateForActualGivenExecution.run_engine = _quiet_run_engine
+'''
+
+
+# ...and the worker's own check of it, too: what the runner saw decides.
+HIDING_FROM_THE_WORKER_TOO = HIDING_IMPLEMENTATION + '''
+import witness_gate.given_tests
+
+_search = witness_gate.given_tests.GivenTest.search
+
+
+def _passing_search(self, *args):
+    try:
+        return _search(self, *args)
+    except witness_gate.given_tests.WitnessGateError:
+        return witness_gate.given_tests.Searched("passed")
+
+
+witness_gate.given_tests.GivenTest.search = _passing_search
+'''
+
+
+@pytest.mark.parametrize("hiding, said", [
+    (HIDING_IMPLEMENTATION, "yet the test passed: something in the worker hid the failure"),
+    (HIDING_FROM_THE_WORKER_TOO, "a @given test's search passed after a case failed: something in the worker hid the failure"),
+], ids=["from-pytest", "from-the-worker-too"])
+def test_code_under_test_that_swallows_hypothesis_failures_does_not_pass(tmp_path, hiding, said):
+    # The implementation runs in the worker, next to Hypothesis: it can make a failing test
+    # look passed to pytest, and to the worker's code. The runner saw the failing case itself.
+    repo = existing_tests_repo(tmp_path)
+    repo.edit(IMPL, *BUG)
+    repo.edit(IMPL, '"""The implementation under test: order totals."""\n', '"""The implementation under test: order totals."""\n' + hiding)
+    result = gate(repo, IMPL)
+    assert result.code == 1, result.stdout + result.stderr
+    assert said in result.stdout, result.stdout
