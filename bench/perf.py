@@ -1,6 +1,6 @@
 """Speed and memory of witness-gate against baselines measured in the same run.
 
-    python bench/perf.py [--runs 5] [--only pin,check,replay,start,paths,pants,review]
+    python bench/perf.py [--runs 5] [--only pin,check,given,replay,start,paths,pants,review]
 
 Each figure is the median of `--runs` timings of the gate and of its baseline, printed
 as a ratio next to its target. Nothing here asserts a timing: these machines are noisy,
@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from support.git_repo import GitRepo  # noqa: E402
+from support.existing_tests import EXISTING_TESTS, MODULE  # noqa: E402
 from support.sample_repo import copy_example  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path), "CI": "true"}
@@ -94,6 +95,31 @@ def bench_check(work: Path, runs: int) -> None:
     base, _ = median_of(runs, lambda: timed([sys.executable, "-c", script], repo.root))
     ours, _ = median_of(runs, lambda: timed(cli("check", "--lock", repo.lock, "--properties", "tests/properties", "--out", ".artifacts/w"), repo.root))
     report("check, orders example, 1,000 examples", ours, base, "<= 1.15x")
+
+
+def bench_given(work: Path, runs: int) -> None:
+    """A team's existing pytest module of @given tests (support/existing_tests.py): the gate
+    against plain pytest on the same module, the same max_examples (the test's own, else
+    100). Green: the gate searches (pin, check) and replays nothing. Red (a bug four of the
+    tests find): pytest stops at the shrunk failure; the gate then replays each witness in a
+    dozen fresh interpreters, which is what tells a regression from a flake."""
+    repo = copy_example(work / "given")
+    (repo.root / "tests/properties/orders_props.py").unlink()
+    repo.write(MODULE, EXISTING_TESTS)
+    (repo.root / "changed.txt").write_text("")
+    env = {**ENV, "PYTHONPATH": os.pathsep.join([str(repo.root / "src"), ENV["PYTHONPATH"]])}
+    env.pop("CI")  # plain pytest as a developer runs it: Hypothesis' default profile, as the gate's
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", MODULE]
+    gate = cli("gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--properties", "tests/properties",
+               "--out", ".artifacts/gate", "--diff-paths", "changed.txt")
+    for state in ("green", "red"):
+        if state == "red":
+            repo.edit("src/orders_app/pricing.py", 'return line["qty"] * line["price"]',
+                      'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
+        base, _ = median_of(runs, lambda: timed(pytest, repo.root, env))
+        ours, _ = median_of(runs, lambda: (shutil.rmtree(repo.root / ".artifacts", ignore_errors=True), timed(gate, repo.root))[1])
+        target = "<= 1.3x" if state == "green" else "none: the replays are the point"
+        report(f"gate vs plain pytest, a module of 6 @given tests, {state}", ours, base, target)
 
 
 def bench_replay(work: Path, runs: int) -> None:
@@ -300,7 +326,7 @@ def bench_review(work: Path, runs: int) -> None:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", default="pin,check,replay,start,paths,pants,review")
+    parser.add_argument("--only", default="pin,check,given,replay,start,paths,pants,review")
     parser.add_argument("--pex", type=Path, default=ROOT / "dist" / "runner" / "witness-gate.pex")
     args = parser.parse_args(argv)
     chosen = set(args.only.split(","))
@@ -310,6 +336,7 @@ def main(argv: list[str]) -> int:
         steps = {
             "pin": lambda: bench_pin(work, args.runs),
             "check": lambda: bench_check(work, args.runs),
+            "given": lambda: bench_given(work, args.runs),
             "replay": lambda: bench_replay(work, args.runs),
             "start": lambda: bench_start(work, args.runs, args.pex),
             "paths": lambda: bench_scale_paths(work / "paths", args.runs),

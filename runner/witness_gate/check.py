@@ -39,8 +39,11 @@ class CheckResult:
     written: list[Path]
     # Module-level failures (could not be imported, stopped answering): each blocks the run.
     problems: list[str]
-    # The tests without @given of pytest modules, by node id: whether each passed. They run
-    # once, in order (state they leave is part of the next test's history), and gate nothing.
+    # The @given tests of pytest modules (their assertion ids are node ids, `given_tests`).
+    given: tuple[str, ...] = ()
+    # Their modules' tests without @given, by node id: whether each passed (under every
+    # declared condition). They run once, in order (state they leave is part of the next
+    # test's history), and gate nothing.
     plain: dict[str, bool] = field(default_factory=dict)
 
 
@@ -328,7 +331,7 @@ def run(
                 found = search_module(module, lock, root, import_paths, call_timeout, Path(scratch), condition)
                 properties.update(found.properties)
                 failures += found.failures
-                plain.update({f"{test} (under {conditions.describe(condition)})" if declared else test: passed for test, passed in found.plain.items()})
+                plain.update({test: plain.get(test, True) and passed for test, passed in found.plain.items()})  # passed under every condition
                 module_problems += [f"{problem} (under {conditions.describe(condition)})" if declared else problem for problem in found.problems]
             problems += module_problems
             for assertion_id in properties:
@@ -358,4 +361,4 @@ def run(
         path = out_dir / witness.file_name(record)
         store.save_artifact(path, "witness", record)
         written.append(path)
-    return CheckResult(len(owners), written, problems, plain)
+    return CheckResult(len(owners), written, problems, tuple(sorted(a for a in owners if "::" in a)), plain)

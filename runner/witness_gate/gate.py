@@ -157,20 +157,22 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
             store.save_artifact(stage / REPORT_NAME, "report", report)
             record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, [*checked.problems, *retained.stale])
             commands = freeze_commands(record, request.artifacts_at or request.out_dir, freeze_dir, config.max_freeze_hours)
-            record = _with_plain_tests(record, checked.plain)
+            record = _with_pytest(record, checked)
             store.save_artifact(stage / GATE_NAME, "gate", record)
             return GateResult(record, summary_lines(record, commands))
-    record = _with_plain_tests(record, checked.plain)
+    record = _with_pytest(record, checked)
     store.save_artifact(stage / GATE_NAME, "gate", record)
     return GateResult(record, summary_lines(record))
 
 
-def _with_plain_tests(record: dict[str, Any], plain: dict[str, bool]) -> dict[str, Any]:
-    """The record with the outcomes of the pytest modules' tests without @given, which ran
-    once and gate nothing (the verdict is the same whatever they say)."""
-    if not plain:
+def _with_pytest(record: dict[str, Any], checked: checks.CheckResult) -> dict[str, Any]:
+    """The record with what ran under pytest (`given_tests`): the @given tests searched, and
+    the tests without @given, which ran once and gate nothing (the verdict is the same
+    whatever they say). Unchanged when no module was pytest's."""
+    if not checked.given and not checked.plain:
         return record
-    return {**record, "plain_tests": [{"node_id": node_id, "passed": passed} for node_id, passed in sorted(plain.items())]}
+    plain = [{"node_id": node_id, "passed": passed} for node_id, passed in sorted(checked.plain.items())]
+    return {**record, "pytest": {"given_tests": list(checked.given), "plain_tests": plain}}
 
 
 def _add_corpus(request: GateRequest, lock: dict[str, Any], witness_dir: Path) -> tuple[corpora.Corpus, frozenset[str]]:
@@ -322,10 +324,11 @@ def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None
             lines.append(f"freeze {row['file']} does not hold: {'; '.join(row['problems'])}")
     if record.get("corpus"):
         lines.append(f"corpus: {len(record['corpus'])} retained witness(es) replayed and held: {', '.join(row['file'] for row in record['corpus'])}")
-    if record.get("plain_tests"):
-        failed = [row["node_id"] for row in record["plain_tests"] if not row["passed"]]
-        lines.append(f"tests without @given (run once, not gated): {len(record['plain_tests']) - len(failed)} passed, {len(failed)} failed"
-                     + (f": {', '.join(failed)}" if failed else ""))
+    if "pytest" in record:
+        plain = record["pytest"]["plain_tests"]
+        failed = [row["node_id"] for row in plain if not row["passed"]]
+        lines.append(f"pytest: {len(record['pytest']['given_tests'])} @given test(s) searched; tests without @given (run once, not gated): "
+                     f"{len(plain) - len(failed)} passed, {len(failed)} failed" + (f": {', '.join(failed)}" if failed else ""))
     lines.extend(record["reasons"])
     lines.append(f"gate: {record['verdict']} (exit {record['exit_code']}, {len(record['witnesses'])} witnesses, mode {record['mode']})")
     return lines

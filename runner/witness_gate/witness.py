@@ -78,6 +78,8 @@ def build(source: PropertySource, lock: dict[str, Any], failure: Failure) -> dic
     }
 
 
+# A test method's instance, which Hypothesis prints first: no input of the test's.
+_TEST_INSTANCE = re.compile(r"(?<=\( )self=<[^<>]*>, ")
 # How much of a failing input a red line shows; the witness file holds all of it.
 INPUT_SHOWN = 300
 
@@ -98,7 +100,8 @@ def shown_inputs(record: dict[str, Any]) -> dict[str, str | None]:
     @given test's input is the failing example Hypothesis printed, on one line: its payload
     is a choice sequence only Hypothesis reads."""
     if "given" in record and record["given"]["failing_example"]:
-        return {"input": _cut(" ".join(line.strip() for line in record["given"]["failing_example"].splitlines())), "unshrunk_input": None}
+        shown = " ".join(line.strip() for line in record["given"]["failing_example"].splitlines())
+        return {"input": _cut(_TEST_INSTANCE.sub("", shown)), "unshrunk_input": None}
     differs = record["unshrunk"]["witness_hash"] != record["witness_hash"]
     return {"input": shown_input(record["payload"]), "unshrunk_input": shown_input(record["unshrunk"]["payload"]) if differs else None}
 

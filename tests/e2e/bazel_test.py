@@ -146,6 +146,36 @@ def test_a_regression_and_a_mixed_edit_fail_the_test_with_the_reason(repo):
     assert mixed.code == 3 and "mixed_edit: prop_order_total_non_negative" in mixed.output, mixed.output
 
 
+GIVEN_TESTS = """from hypothesis import given, strategies as st
+
+from orders_app.pricing import order_total
+
+
+@given(st.lists(st.tuples(st.integers(0, 50), st.integers(0, 1000)), max_size=5))
+def test_an_order_never_totals_below_zero(lines):
+    assert order_total({"lines": [{"qty": qty, "price": price} for qty, price in lines]}) >= 0
+"""
+
+
+def test_a_module_of_given_tests_is_gated_by_bazel_test_as_it_is(repo):
+    # Nothing in it imports witness_gate: the target's glob takes it, and pytest runs it in the worker.
+    repo.reset()
+    (repo.root / "examples/orders/tests/properties/test_orders_given.py").write_text(GIVEN_TESTS)
+    repo.commit("the team's own @given test, beside the properties")
+    try:
+        green = repo.gate()
+        assert green.code == 0 and "gate: pass" in green.output, green.output
+        repo.edit(IMPL, *BUG)
+        red = repo.gate()
+        assert red.code == 3 and "test_orders_given.py::test_an_order_never_totals_below_zero failed" in red.output, red.output
+        assert "failing input: Failing test case: test_an_order_never_totals_below_zero( lines=[(41, 0)], )" in red.output, red.output
+        gate = assert_artifacts_valid(repo.artifacts())
+        assert {row["label"] for row in gate["witnesses"]} == {"regression"}
+    finally:  # the later tests start from the example as it was
+        repo.git("checkout", "-q", "-f", "main")
+        repo.git("reset", "-q", "--hard", "HEAD~1")
+
+
 def test_a_retained_witness_is_replayed_by_the_test_and_holds_after_the_fix(repo):
     repo.reset()
     repo.edit(IMPL, *BUG)

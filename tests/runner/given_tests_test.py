@@ -1,9 +1,5 @@
-"""A team's existing `@given` tests under pytest, unchanged, through the real CLI (`given_tests`).
-
-The module below imports nothing from witness_gate: tuples, `st.builds` of a dataclass,
-pytest's `tmp_path`, an `@example`, a test's own `@settings`, a test method, a
-parametrized test, a module-scoped fixture and a test without `@given`.
-"""
+"""A team's existing `@given` tests under pytest, unchanged, through the real CLI (`given_tests`):
+the module of support/existing_tests.py in place of the orders example's properties."""
 
 from __future__ import annotations
 
@@ -13,95 +9,13 @@ import re
 import pytest
 from conftest import SampleRepo, copy_example
 
+from support.existing_tests import EXISTING_TESTS, FLAKY_TEST, MODULE
 from witness_gate import schemas, witness
 from witness_gate.given_tests import file_stem, is_pytest_module
 
 IMPL = "src/orders_app/pricing.py"
-MODULE = "tests/properties/test_pricing.py"
 BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
 GATE = ".artifacts/gate"
-
-EXISTING_TESTS = '''\
-"""The team's own Hypothesis tests, as they run under plain pytest."""
-
-import json
-import random
-from dataclasses import dataclass
-
-import pytest
-from hypothesis import example, given, settings, strategies as st
-
-from orders_app.pricing import line_total, order_total
-
-
-@dataclass
-class Line:
-    qty: int
-    price: int
-
-
-lines = st.lists(st.builds(Line, qty=st.integers(0, 50), price=st.integers(0, 1000)), max_size=8)
-
-
-def as_order(items):
-    return {"lines": [{"qty": line.qty, "price": line.price} for line in items]}
-
-
-@pytest.fixture(scope="module")
-def fixture_orders():
-    with open("tests/fixtures/orders.json") as handle:
-        return json.load(handle)
-
-
-@given(lines)
-@example([Line(1, 2)])
-def test_total_is_the_sum_of_its_lines(items):
-    assert order_total(as_order(items)) == sum(line.qty * line.price for line in items)
-
-
-@settings(max_examples=50)
-@given(st.tuples(st.integers(0, 50), st.integers(0, 1000)))
-def test_line_total_is_never_negative(pair):
-    qty, price = pair
-    assert line_total({"qty": qty, "price": price}) >= 0
-
-
-@given(n=st.integers(0, 20))
-def test_an_order_survives_a_file(tmp_path, n):
-    path = tmp_path / "order.json"
-    path.write_text(json.dumps({"lines": [{"qty": n, "price": 1}]}))
-    assert order_total(json.loads(path.read_text())) == n
-
-
-@pytest.mark.parametrize("price", [0, 7])
-@given(qty=st.integers(0, 9))
-def test_scaling_the_price(price, qty):
-    assert line_total({"qty": qty, "price": price}) == qty * price
-
-
-class TestFixtureOrders:
-    @given(index=st.integers(0, 1000))
-    def test_fixture_orders_total_what_their_lines_say(self, fixture_orders, index):
-        order = {"lines": fixture_orders[index % len(fixture_orders)]["lines"]}
-        assert order_total(order) == sum(line["qty"] * line["price"] for line in order["lines"])
-
-
-def test_the_fixture_loads(fixture_orders):
-    assert fixture_orders
-'''
-
-FLAKY_TEST = '''
-
-def promotion(total):
-    # The flaky helper: a random promotion takes a unit off now and then.
-    return total - (1 if random.random() < 0.3 else 0)
-
-
-@given(lines)
-def test_no_promotion_applies(items):
-    total = order_total(as_order(items))
-    assert promotion(total) == total
-'''
 
 GATED = (
     f"{MODULE}::TestFixtureOrders::test_fixture_orders_total_what_their_lines_say",
@@ -156,8 +70,8 @@ def test_unchanged_tests_pass_the_gate_and_the_test_without_given_is_reported(tm
     assert result.code == 0, result.stdout + result.stderr
     record = repo.gate_json()
     schemas.validate("gate", record, "gate.json")
-    assert record["plain_tests"] == [{"node_id": f"{MODULE}::test_the_fixture_loads", "passed": True}]
-    assert "tests without @given (run once, not gated): 1 passed, 0 failed" in result.stdout
+    assert record["pytest"] == {"given_tests": list(GATED), "plain_tests": [{"node_id": f"{MODULE}::test_the_fixture_loads", "passed": True}]}
+    assert "pytest: 6 @given test(s) searched; tests without @given (run once, not gated): 1 passed, 0 failed" in result.stdout
 
 
 def test_a_bug_is_a_regression_whose_witness_is_the_shrunk_choice_sequence_and_the_example_hypothesis_printed(tmp_path):
