@@ -10,6 +10,7 @@ import pytest
 from conftest import SampleRepo, copy_example
 
 from support.existing_tests import EXISTING_TESTS, FLAKY_TEST, MODULE
+from support.expiry import ShiftedClock, expires_at
 from witness_gate import schemas, witness
 from witness_gate.given_tests import file_stem, is_pytest_module
 
@@ -34,8 +35,8 @@ def existing_tests_repo(tmp_path) -> SampleRepo:
     return repo
 
 
-def gate(repo: SampleRepo, *changed: str):
-    return repo.gate(*changed, extra=("--replays", "3", "--replay-interpreters", "3"))
+def gate(repo: SampleRepo, *changed: str, env: dict[str, str] | None = None):
+    return repo.gate(*changed, extra=("--replays", "3", "--replay-interpreters", "3"), env=env)
 
 
 def witnesses(repo: SampleRepo) -> dict[str, dict]:
@@ -134,6 +135,25 @@ def test_a_random_flake_is_a_flake_and_the_freeze_command_it_prints_lets_it_pass
     green = gate(repo)
     assert green.code == 0, green.stdout + green.stderr
     assert repo.gate_json()["witnesses"][0]["frozen_by"]
+    # Nothing else changes but the clock: past the freeze's expiry, the flake blocks again.
+    clock = ShiftedClock(tmp_path)
+    clock.past(expires_at(repo.root / command.group(1).split("--out ")[1].split()[0]))
+    expired = gate(repo, env=clock.env())
+    assert expired.code == 1 and "expired at" in expired.stdout, expired.stdout + expired.stderr
+
+
+def test_a_fixed_bug_leaves_witnesses_that_are_not_reproduced_and_an_unlisted_test_edit_is_unclassified(tmp_path):
+    repo = existing_tests_repo(tmp_path)
+    repo.edit(IMPL, *BUG)
+    assert gate(repo, IMPL).code == 1
+    repo.edit(IMPL, BUG[1], BUG[0])
+    fixed = gate(repo, IMPL)  # the earlier run's witnesses are replayed, not forgotten
+    assert fixed.code == 4, fixed.stdout + fixed.stderr
+    assert set(labels(repo).values()) == {"not_reproduced"}
+    repo.edit(MODULE, '"""The team\'s own Hypothesis tests', '"""The team\'s own Hypothesis tests (reworded)')
+    unlisted = gate(repo, IMPL)
+    assert unlisted.code == 4 and set(labels(repo).values()) == {"unclassified"}, unlisted.stdout
+    assert "property module changed but the changed-file list does not name it" in unlisted.stdout
 
 
 def test_an_oracle_edit_is_an_oracle_defect_and_with_the_code_a_mixed_edit(tmp_path):

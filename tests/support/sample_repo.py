@@ -34,8 +34,9 @@ class SampleRepo:
         self.witnesses = root / ".artifacts" / "witnesses"
         self.report = root / ".artifacts" / "classification.json"
 
-    def cli(self, *args: str) -> Run:
-        env = {**os.environ, "PYTHONPATH": self.python_path, "HYPOTHESIS_STORAGE_DIRECTORY": str(self.root / ".hypothesis")}
+    def cli(self, *args: str, env: dict[str, str] | None = None) -> Run:
+        """The CLI in the repository; `env` is added to this process's environment."""
+        env = {**os.environ, "PYTHONPATH": self.python_path, "HYPOTHESIS_STORAGE_DIRECTORY": str(self.root / ".hypothesis"), **(env or {})}
         done = subprocess.run([self.python, "-m", "witness_gate", *args], cwd=self.root, env=env, capture_output=True, text=True, timeout=300)
         return Run(done.returncode, done.stdout, done.stderr)
 
@@ -49,10 +50,10 @@ class SampleRepo:
         (self.root / "changed.txt").write_text("".join(f"{path}\n" for path in changed))
         return self.cli("classify", "--lock", self.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
 
-    def gate(self, *changed: str, extra: tuple[str, ...] = ()) -> Run:
+    def gate(self, *changed: str, extra: tuple[str, ...] = (), env: dict[str, str] | None = None) -> Run:
         (self.root / "changed.txt").write_text("".join(f"{path}\n" for path in changed))
         return self.cli("gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3",
-                        "--properties", "tests/properties", "--out", ".artifacts/gate", "--diff-paths", "changed.txt", *extra)
+                        "--properties", "tests/properties", "--out", ".artifacts/gate", "--diff-paths", "changed.txt", *extra, env=env)
 
     def gate_json(self) -> dict:
         return json.loads((self.root / ".artifacts/gate/gate.json").read_text())
