@@ -39,8 +39,10 @@ class CheckResult:
     written: list[Path]
     # Module-level failures (could not be imported, stopped answering): each blocks the run.
     problems: list[str]
-    # The @given tests of pytest modules (their assertion ids are node ids, `given_tests`).
+    # The @given tests of pytest modules searched (their assertion ids are node ids,
+    # `given_tests`), and those pytest skipped (a skip mark, a skip the test asked for).
     given: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
     # Their modules' tests without @given, by node id: whether each passed (under every
     # declared condition). They run once, in order (state they leave is part of the next
     # test's history), and gate nothing.
@@ -81,6 +83,7 @@ class _Session:
     pytest: bool = False
     searches: list[list[int]] = field(default_factory=list)
     plain: dict[str, bool] = field(default_factory=dict)
+    skipped: set[str] = field(default_factory=set)  # @given tests pytest skipped before any case
     origin: str = "search"  # of the current search's failure: "example" when an `@example` failed
     failing_example: str = ""  # as Hypothesis printed it
 
@@ -157,10 +160,12 @@ class _Session:
             self.pending = None
         elif event == "searched":
             status = _field(message, "status", str)
-            if self.current is None or status not in ("passed", "falsified", "flaky"):
+            if self.current is None or status not in ("passed", "falsified", "flaky", "skipped") or (status == "skipped" and not self.pytest):
                 raise _Garbled("searched outside a property or with an unknown status")
-            if self.pytest and status == "passed" and self.last_failing is not None:
-                raise _Garbled("a @given test's search passed after a case failed: something in the worker hid the failure")
+            if self.pytest and status in ("passed", "skipped") and self.last_failing is not None:
+                raise _Garbled(f"a @given test's search {status} after a case failed: something in the worker hid the failure")
+            if status == "skipped":
+                self.skipped.add(self.current)
             if self.pytest:
                 self._found_by_pytest(message.get("given"))
             self._retain_search(fully_shrunk=status == "falsified")
@@ -178,7 +183,9 @@ class _Session:
             raise _Garbled(f"unknown event {event!r}")
 
     def _search_entry(self, seed: int, calls: int) -> dict[str, Any]:
-        return {"assertion_id": self.current, "payload": {"search": seed, "calls": calls}, "random_seed": 0}
+        # The `random` seed its last case ran under, which a replay gives that case again.
+        last_seed = given_tests.call_seed(seed, self.current, calls - 1) if calls else 0
+        return {"assertion_id": self.current, "payload": {"search": seed, "calls": calls}, "random_seed": last_seed}
 
     def _found_by_pytest(self, given: Any) -> None:
         """Puts the payloads a @given test's database received in place of the case numbers
@@ -201,15 +208,17 @@ class _Session:
             self.first_failing = self.last_failing = (witness.Call({"example": example}, call.random_seed, call.history), evidence)
             return
         shrunk, unshrunk = given.get("shrunk"), given.get("unshrunk")
+        if shrunk is None:  # Hypothesis saved nothing for it (e.g. KeyboardInterrupt): the search to the case is the witness
+            return
         if not (_choices(shrunk) and _choices(unshrunk)):
-            raise _Garbled("a failing pytest search without the choices it saved")
+            raise _Garbled("a failing pytest search with malformed choices")
         (final, evidence), (original, first_evidence) = self.last_failing, self.first_failing
         self.last_failing = (witness.Call(shrunk, final.random_seed, final.history), evidence)
         self.first_failing = (witness.Call(unshrunk, original.random_seed, original.history), first_evidence)
 
     def _ended_pytest_search(self) -> None:
-        """A case that ended the worker (a crash, a hang) left no choices behind: its witness
-        is the search that led to it, run again up to that case (`given_tests`)."""
+        """A case that left no choices behind (it ended the worker, or Hypothesis saved nothing
+        for it): its witness is the search that led to it, run again up to that case (`given_tests`)."""
         assert self.first_failing is not None and self.last_failing is not None
         failing = []
         for call, evidence in (self.first_failing, self.last_failing):
@@ -230,6 +239,7 @@ class _Session:
         assert self.first_failing is not None and self.current is not None
         if self.pytest and isinstance(self.last_failing[0].payload, dict) and "case" in self.last_failing[0].payload:
             self._ended_pytest_search()
+            fully_shrunk = False
         (final, evidence), (original, _) = self.last_failing, self.first_failing
         origin, self.origin = self.origin, "search"
         self.failures.append(witness.Failure(self.current, final, original, evidence, origin, self.seed if origin == "search" else None,
@@ -270,6 +280,7 @@ class ModuleSearch:
     failures: list[witness.Failure] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     plain: dict[str, bool] = field(default_factory=dict)  # a pytest module's tests without @given: passed?
+    skipped: set[str] = field(default_factory=set)  # its @given tests pytest skipped
 
 
 def search_module(
@@ -292,6 +303,7 @@ def search_module(
         found.properties.update(session.properties)
         found.failures.extend(session.failures)
         found.plain.update(session.plain)
+        found.skipped |= session.skipped
         finished |= session.finished
         if ended is None:
             return found
@@ -322,7 +334,7 @@ def run(
         locks.verify_fixture(lock, root)
     modules = [(relative_to_root(path, root, "property module"), path) for path in property_files]
     digests = {module: sha256_hex(store.read_regular_file(path, "property module")) for module, path in modules}
-    records, problems, owners, plain = [], [], {}, {}
+    records, problems, owners, plain, skipped = [], [], {}, {}, set()
     with tempfile.TemporaryDirectory(prefix="witness-gate-check-") as scratch:
         declared = "conditions" in lock
         for module, _ in modules:
@@ -332,6 +344,7 @@ def run(
                 properties.update(found.properties)
                 failures += found.failures
                 plain.update({test: plain.get(test, True) and passed for test, passed in found.plain.items()})  # passed under every condition
+                skipped |= found.skipped
                 module_problems += [f"{problem} (under {conditions.describe(condition)})" if declared else problem for problem in found.problems]
             problems += module_problems
             for assertion_id in properties:
@@ -361,4 +374,5 @@ def run(
         path = out_dir / witness.file_name(record)
         store.save_artifact(path, "witness", record)
         written.append(path)
-    return CheckResult(len(owners), written, problems, tuple(sorted(a for a in owners if "::" in a)), plain)
+    given = tuple(sorted(a for a in owners if "::" in a and a not in skipped))
+    return CheckResult(len(owners), written, problems, given, tuple(sorted(skipped)), plain)

@@ -169,10 +169,10 @@ def _with_pytest(record: dict[str, Any], checked: checks.CheckResult) -> dict[st
     """The record with what ran under pytest (`given_tests`): the @given tests searched, and
     the tests without @given, which ran once and gate nothing (the verdict is the same
     whatever they say). Unchanged when no module was pytest's."""
-    if not checked.given and not checked.plain:
+    if not checked.given and not checked.skipped and not checked.plain:
         return record
     plain = [{"node_id": node_id, "passed": passed} for node_id, passed in sorted(checked.plain.items())]
-    return {**record, "pytest": {"given_tests": list(checked.given), "plain_tests": plain}}
+    return {**record, "pytest": {"given_tests": list(checked.given), "skipped_tests": list(checked.skipped), "plain_tests": plain}}
 
 
 def _add_corpus(request: GateRequest, lock: dict[str, Any], witness_dir: Path) -> tuple[corpora.Corpus, frozenset[str]]:
@@ -327,8 +327,11 @@ def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None
     if "pytest" in record:
         plain = record["pytest"]["plain_tests"]
         failed = [row["node_id"] for row in plain if not row["passed"]]
-        lines.append(f"pytest: {len(record['pytest']['given_tests'])} @given test(s) searched; tests without @given (run once, not gated): "
-                     f"{len(plain) - len(failed)} passed, {len(failed)} failed" + (f": {', '.join(failed)}" if failed else ""))
+        skipped = record["pytest"]["skipped_tests"]
+        lines.append(f"pytest: {len(record['pytest']['given_tests'])} @given test(s) searched"
+                     + (f", {len(skipped)} skipped by pytest, so not searched: {', '.join(skipped)}" if skipped else "")
+                     + f"; tests without @given (run once, not gated): {len(plain) - len(failed)} passed, {len(failed)} failed"
+                     + (f": {', '.join(failed)}" if failed else ""))
     lines.extend(record["reasons"])
     lines.append(f"gate: {record['verdict']} (exit {record['exit_code']}, {len(record['witnesses'])} witnesses, mode {record['mode']})")
     return lines

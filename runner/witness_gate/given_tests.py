@@ -33,6 +33,7 @@ import base64
 import binascii
 import functools
 import hashlib
+import os
 import random
 import re
 import tempfile
@@ -94,8 +95,8 @@ def case_payload(case: int) -> dict[str, int]:
 
 
 class _Recorder:
-    """The search's example database: remembers every value Hypothesis saves under the test's
-    own key (the first key it saves under; `.secondary` and pareto keys are its own)."""
+    """The search's example database: remembers every value Hypothesis saves, and which
+    first under the test's own key."""
 
     def __init__(self) -> None:
         from hypothesis.database import ExampleDatabase
@@ -123,7 +124,9 @@ class _Recorder:
 
     def saved(self, key: bytes, value: bytes) -> None:
         self.kept.setdefault(key, set()).add(value)
-        if self.key is None:
+        # Hypothesis keeps passing cases too, under sub-keys of the test's: the `target()`
+        # front and the examples it shrank past.
+        if self.key is None and not key.endswith((b".pareto", b".secondary")):
             self.key, self.first = key, value
 
     def shrunk(self) -> bytes | None:
@@ -156,19 +159,48 @@ def _holding(value: bytes) -> Any:
     return Database()
 
 
-def _control_flow(error: BaseException) -> bool:
-    """Exceptions by which Hypothesis or pytest leave a case that is no failure: an unmet
-    `assume`, choices that ran out, a skip."""
-    from hypothesis.errors import StopTest, UnsatisfiedAssumption
-    from _pytest.outcomes import Skipped
+class _Runtime:
+    """What the worker takes from Hypothesis and pytest before any code of the user's is
+    imported (code under test can replace a module's functions, not these references), and
+    where their own files are: a case is left by `assume`, a skip or choices that ran out
+    only when the call came from the test module itself, never from the code under test."""
 
-    return isinstance(error, (UnsatisfiedAssumption, StopTest, Skipped))
+    def __init__(self, module_file: Path) -> None:
+        import _pytest
+        import hypothesis
+        import pluggy
+        import pytest
+        from hypothesis.errors import StopTest, UnsatisfiedAssumption
+
+        self.is_given = hypothesis.is_hypothesis_test
+        self.skipped = pytest.skip.Exception
+        self.leaving = (UnsatisfiedAssumption, StopTest, pytest.skip.Exception)
+        self.module_file = os.path.realpath(module_file)
+        self._internal = tuple(os.path.realpath(Path(package.__file__).parent) + "/" for package in (hypothesis, _pytest, pytest, pluggy))
+
+    def left_by_the_test(self, error: BaseException) -> bool:
+        """Whether `error` leaves the case as no failure: Hypothesis' or pytest's way out of a
+        case, asked for by the test module (the nearest frame that is not theirs)."""
+        if not isinstance(error, self.leaving):
+            return False
+        frames = []
+        traceback = error.__traceback__
+        while traceback is not None:
+            frames.append(traceback.tb_frame.f_code.co_filename)
+            traceback = traceback.tb_next
+        asker = next((name for name in reversed(frames) if not os.path.realpath(name).startswith(self._internal)), None)
+        return asker is not None and os.path.realpath(asker) == self.module_file
+
+
+class LeftFromOutside(Exception):
+    """A case that the code under test left by Hypothesis' or pytest's way out of a case."""
 
 
 @dataclass
 class Searched:
-    """One seeded search of a `@given` test: "passed", "falsified" or "flaky", with what the
-    example database received and the failing example Hypothesis printed."""
+    """One seeded search of a `@given` test: "passed", "skipped" (pytest skipped it before
+    any case ran), "falsified" or "flaky", with what the example database received and the
+    failing example Hypothesis printed."""
 
     status: str
     shrunk: bytes | None = None
@@ -177,94 +209,142 @@ class Searched:
     failing_example: str | None = None
 
 
+class _Counter:
+    """Case numbers across the runs of one search (its `@example`s, then generation)."""
+
+    def __init__(self) -> None:
+        self.next = 0
+
+    def take(self) -> int:
+        self.next += 1
+        return self.next - 1
+
+
+Body = Callable[[int, Callable[[], None]], None]
+
+
 class GivenTest:
-    """One collected pytest item: a `@given` test (an assertion), or a plain test."""
+    """One collected pytest item: a `@given` test (an assertion), or a plain test (one
+    without `@given`, or marked xfail: an expected failure gates nothing)."""
 
-    def __init__(self, item: Any, basetemp: str) -> None:
-        self.item, self._basetemp = item, basetemp
+    def __init__(self, item: Any, basetemp: str, runtime: _Runtime) -> None:
+        self.item, self._basetemp, self._runtime = item, basetemp, runtime
         self.assertion_id: str = item.nodeid
-        self.given = _is_given(item)
+        self.given = runtime.is_given(item.obj) and item.get_closest_marker("xfail") is None
         self.line = int(item.reportinfo()[1] or 0) + 1
-        function = item.obj
-        self._function = getattr(function, "__func__", function)  # the test itself, for a method too
+        self._function = _hypothesis_function(item.obj) if self.given else None
 
-    # One case of Hypothesis' run: `body` gets (case number, the user's call) and decides.
-    def _under(self, settings_change: dict[str, Any], search_seed: int | None,
-               body: Callable[[int, Callable[[], None]], None]) -> BaseException | None:
+    def _under(self, settings_change: dict[str, Any], search_seed: int | None, body: Body, counter: _Counter) -> BaseException | None:
         """Runs the item once through pytest (setup, call, teardown) with Hypothesis' settings
         changed and every case going through `body`; returns what the item raised."""
-        from hypothesis import seed, settings
+        from hypothesis import settings
 
-        function, handle = self._function, self._function.hypothesis
+        function = self._function
+        assert function is not None
+        handle = function.hypothesis
         saved = (function._hypothesis_internal_use_settings, getattr(function, "_hypothesis_internal_use_seed", None), handle.inner_test)
-        inner, cases = handle.inner_test, iter(range(1 << 62))
+        inner = handle.inner_test
 
         @functools.wraps(inner)
         def case(*args: Any, **kwargs: Any) -> None:
-            body(next(cases), lambda: inner(*args, **kwargs))
+            body(counter.take(), lambda: inner(*args, **kwargs))
 
         try:
-            if search_seed is not None:  # Hypothesis' public decorator; it clears the database, so settings go on after it
-                seed(search_seed)(function)
+            # What `hypothesis.seed` sets, set here: the decorator asks `is_hypothesis_test`,
+            # which code under test can replace (and Hypothesis reads the seed only with @given).
+            function._hypothesis_internal_use_seed = search_seed
             function._hypothesis_internal_use_settings = settings(saved[0], **settings_change)
             handle.inner_test = case
             return _run_item(self.item)
         finally:
             function._hypothesis_internal_use_settings, function._hypothesis_internal_use_seed, handle.inner_test = saved
 
+    def _searching(self, search_seed: int, database: Any, body: Callable[[bool], Body]) -> tuple[str, BaseException | None]:
+        """The test's `@example`s, then Hypothesis' generation and shrinking, as one search:
+        ("explicit" or "generated", what the item raised); the search stops at a failing
+        `@example`, as Hypothesis does. `body(explicit)` handles the cases of each part."""
+        from hypothesis import Phase
+
+        counter = _Counter()
+        if _explicit_examples(self._function):  # else Hypothesis, told to run nothing, skips the test
+            raised = self._under(_search_settings(None, (Phase.explicit,)), search_seed, body(True), counter)
+            if raised is not None and not self._runtime.left_by_the_test(raised):
+                return "explicit", raised
+        return "generated", self._under(_search_settings(database, (Phase.generate, Phase.shrink)), search_seed, body(False), counter)
+
+    def _passes(self, error: BaseException | None, example: int | None) -> bool:
+        """Whether a case that raised `error` passed: nothing raised, a way out the test module
+        asked for, or the exception its `@example(...).xfail(raises=...)` declares."""
+        if error is None or self._runtime.left_by_the_test(error):
+            return True
+        expected = _explicit_examples(self._function)[example].raises if example is not None and example < len(_explicit_examples(self._function)) else None
+        return expected is not None and isinstance(error, expected)
+
     def search(self, search_seed: int, announce: Callable[[int], None], report: Callable[[Outcome], None]) -> Searched:
         """Hypothesis' search and shrink under `search_seed`; `announce(case)` before each
         case runs and `report(outcome)` after it."""
-        from hypothesis import Phase
         from hypothesis.errors import Flaky
 
         recorder = _Recorder()
-        failed_cases: list[int] = []
+        failed: list[tuple[int, bool]] = []  # (case, explicit)
         last_error: list[BaseException] = []
+        explicit_cases: list[int] = []
+        announced: list[int] = []
 
-        def body(case: int, call: Callable[[], None]) -> None:
-            announce(case)
-            random.seed(call_seed(search_seed, self.assertion_id, case))
-            error = _outcome_of(call)
-            if error is None or _control_flow(error):
-                report(Outcome(True, None))
-            else:
-                failed_cases.append(case)
-                last_error[:] = [error]
-                report(self._failure(error))
-            if error is not None:
-                raise error
+        def body(explicit: bool) -> Body:
+            def run(case: int, call: Callable[[], None]) -> None:
+                announce(case)
+                announced.append(case)
+                if explicit:
+                    explicit_cases.append(case)
+                random.seed(call_seed(search_seed, self.assertion_id, case))
+                error = _outcome_of(call)
+                if self._passes(error, len(explicit_cases) - 1 if explicit else None):
+                    report(Outcome(True, None))
+                else:
+                    assert error is not None
+                    failed.append((case, explicit))
+                    last_error[:] = [error]
+                    report(self._failure(error))
+                if error is not None:
+                    raise self._as_hypothesis_sees(error)
+            return run
 
-        raised = self._under(_search_settings(recorder.database, (Phase.explicit, Phase.generate, Phase.shrink)), search_seed, body)
-        if (raised is None or _control_flow(raised)) and failed_cases:
-            raise WitnessGateError(f"{self.assertion_id}: case {failed_cases[0]} failed, yet the test passed: something in the worker hid the failure")
-        if raised is None or _control_flow(raised):
+        part, raised = self._searching(search_seed, recorder.database, body)
+        if isinstance(raised, self._runtime.skipped) and (not announced or self._runtime.left_by_the_test(raised)):
+            return Searched("skipped")  # a skip mark, or a skip the test itself asked for: not searched
+        if raised is None or self._runtime.left_by_the_test(raised):
+            if failed:  # Hypothesis fails a test whose case failed; something made it look passed
+                raise WitnessGateError(f"{self.assertion_id}: case {failed[0][0]} failed, yet the test passed: something in the worker hid the failure")
             return Searched("passed")
-        if not failed_cases:  # the test raised, no case failed: Hypothesis or pytest refused the test
-            raise WitnessGateError(f"{self.assertion_id}: the test did not run: {type(raised).__name__}: {_first_line(raised)}")
+        if not failed:
+            raise WitnessGateError(f"{self.assertion_id}: pytest or Hypothesis stopped the test outside any case: "
+                                   f"{type(raised).__name__}: {_first_line(raised)}")
         notes = self._scrubbed(_notes(last_error[0]) or _notes(raised))
         status = "flaky" if isinstance(raised, Flaky) else "falsified"
-        shrunk = recorder.shrunk()
-        if shrunk is None:  # nothing saved: the failure was an `@example`, which Hypothesis runs first and never shrinks
-            return Searched(status, example=failed_cases[0], failing_example=notes)
-        return Searched(status, shrunk, recorder.first, failing_example=notes)
+        if part == "explicit":  # Hypothesis runs `@example`s first and never shrinks them
+            return Searched(status, example=explicit_cases.index(failed[0][0]), failing_example=notes)
+        # Without a saved sequence (an error Hypothesis does not save, e.g. KeyboardInterrupt)
+        # the runner makes the witness the search up to the failing case.
+        return Searched(status, recorder.shrunk(), recorder.first, failing_example=notes)
 
-    def run(self, payload: Any, fixture: Any, random_seed: int, expect: str = "accept") -> Outcome:
+    def run(self, payload: Any, fixture: Callable[[], Any] | None, random_seed: int, expect: str = "accept") -> Outcome:
         """One replay of `payload` (a witness or a history entry; see the module docstring)."""
         del fixture, expect  # a pytest test reads its fixture files itself; it has no rejects
         if not isinstance(payload, dict):
             return _unloadable("the payload is no pytest payload")
         if payload.get("run") is True:
             error = _run_item(self.item)
-            return Outcome(True, None) if error is None or _control_flow(error) else self._failure(error)
+            expected = error is not None and self.item.get_closest_marker("xfail") is not None  # xfailed, as pytest says
+            return Outcome(True, None) if error is None or expected or isinstance(error, self._runtime.leaving) else self._failure(error)
         if not self.given:
-            return _unloadable("the test no longer uses @given")
+            return _unloadable("the test is no @given test any more (or is marked xfail)")
         if "choices" in payload:
             return self._replay_choices(payload["choices"], random_seed)
         if "example" in payload:
             return self._replay_example(payload["example"], random_seed)
         if "search" in payload:
-            return self._replay_search(payload["search"], payload.get("calls"))
+            return self._replay_search(payload["search"], payload.get("calls"), random_seed)
         return _unloadable(f"unknown pytest payload {sorted(payload)}")
 
     def _replay_choices(self, encoded: Any, random_seed: int) -> Outcome:
@@ -274,7 +354,7 @@ class GivenTest:
             value = base64.b64decode(encoded, validate=True)
         except (binascii.Error, TypeError, ValueError):
             return _unloadable("the witness's choices are not base64")
-        return self._first_case(_search_settings(_holding(value), (Phase.reuse,)), None, lambda case: case == 0, random_seed,
+        return self._first_case(_search_settings(_holding(value), (Phase.reuse,)), lambda case: case == 0, None, random_seed,
                                 "the recorded choices no longer make an input for this test (its strategies changed?)")
 
     def _replay_example(self, index: Any, random_seed: int) -> Outcome:
@@ -282,10 +362,10 @@ class GivenTest:
 
         if not isinstance(index, int) or isinstance(index, bool):
             return _unloadable("the example index is not a number")
-        return self._first_case(_search_settings(None, (Phase.explicit,)), None, lambda case: case == index, random_seed,
+        return self._first_case(_search_settings(None, (Phase.explicit,)), lambda case: case == index, index, random_seed,
                                 f"the test has no @example number {index + 1} any more")
 
-    def _first_case(self, settings_change: dict[str, Any], search_seed: int | None, chosen: Callable[[int], bool],
+    def _first_case(self, settings_change: dict[str, Any], chosen: Callable[[int], bool], example: int | None,
                     random_seed: int, gone: str) -> Outcome:
         """The outcome of the one case `chosen` picks; every other case passes without running
         the test's body, and a case Hypothesis runs again mirrors the chosen one's outcome."""
@@ -300,16 +380,24 @@ class GivenTest:
                 return
             random.seed(random_seed)
             error = _outcome_of(call)
-            if error is not None and _control_flow(error):
-                raise error
+            if error is not None and self._runtime.left_by_the_test(error):
+                raise error  # no outcome: the test itself left the case
             seen.append(error)
             if error is not None:
                 raise error
 
-        self._under(settings_change, search_seed, body)
+        self._under(settings_change, None, body, _Counter())
         if not seen:
             return _unloadable(gone)
-        return Outcome(True, None) if seen[0] is None else self._failure(seen[0])
+        return Outcome(True, None) if self._passes(seen[0], example) else self._failure(seen[0])
+
+    def _as_hypothesis_sees(self, error: BaseException) -> BaseException:
+        """What a case raises to Hypothesis: `error`, but a way out of a case that the code
+        under test took (an `assume`, a skip, a StopTest from outside the test module) as
+        the failure it is, so that Hypothesis shrinks it as one (in check and in replays alike)."""
+        if isinstance(error, self._runtime.leaving) and not self._runtime.left_by_the_test(error):
+            return LeftFromOutside(f"{type(error).__name__} raised outside the test module, by the code it calls: a failure of the case")
+        return error
 
     def _failure(self, error: BaseException) -> Outcome:
         return Outcome(False, failure_evidence("exception", type(error).__name__, self._scrubbed(describe(error))))
@@ -319,26 +407,49 @@ class GivenTest:
         # evidence of one failure must read the same in every interpreter.
         return None if text is None else text.replace(self._basetemp, "<basetemp>")
 
-    def _replay_search(self, search_seed: Any, calls: Any) -> Outcome:
-        """The seeded search again, the test's body run for its first `calls` cases only: as
-        history, the state the witness's call met in check (its outcome ignored); as a
-        witness, a case that ended the worker in check (the outcome of the last case run)."""
-        from hypothesis import Phase
-
+    def _replay_search(self, search_seed: Any, calls: Any, random_seed: int) -> Outcome:
+        """The seeded search again, the test's body run for its first `calls` cases only, the
+        last of them under `random_seed` (the others under the seeds they had in check): as
+        history, the state the witness's call met (its outcome ignored); as a witness, a
+        failure that left no choice sequence (a case that ended the worker, an error
+        Hypothesis does not save), the outcome of that last case."""
         if not all(isinstance(value, int) and not isinstance(value, bool) for value in (search_seed, calls)):
             return _unloadable("a search payload without a seed and a number of calls")
         last: list[BaseException | None] = []
 
-        def body(case: int, call: Callable[[], None]) -> None:
-            if case < calls:
-                random.seed(call_seed(search_seed, self.assertion_id, case))
+        def body(explicit: bool) -> Body:
+            def run(case: int, call: Callable[[], None]) -> None:
+                if case >= calls:
+                    return
+                random.seed(random_seed if case == calls - 1 else call_seed(search_seed, self.assertion_id, case))
                 error = _outcome_of(call)
-                last[:] = [None if error is not None and _control_flow(error) else error]
+                last[:] = [error]
                 if error is not None:
-                    raise error
+                    raise self._as_hypothesis_sees(error)
+            return run
 
-        self._under(_search_settings(_Recorder().database, (Phase.explicit, Phase.generate, Phase.shrink)), search_seed, body)
-        return Outcome(True, None) if not last or last[0] is None else self._failure(last[0])
+        self._searching(search_seed, _Recorder().database, body)
+        if not last:
+            return _unloadable(f"the search no longer reaches case {calls - 1}")
+        return Outcome(True, None) if self._passes(last[0], None) else self._failure(last[0])
+
+
+def _hypothesis_function(function: Any) -> Any:
+    """The function `@given` made, under any decorators stacked on it (`mock.patch`, a
+    logger): they copy its attributes, but Hypothesis reads its own."""
+    found, seen = function, set()
+    candidate = getattr(function, "__func__", function)  # a test method: the function itself
+    while candidate is not None and id(candidate) not in seen:
+        seen.add(id(candidate))
+        if getattr(candidate, "is_hypothesis_test", False):
+            found = candidate
+        candidate = getattr(candidate, "__wrapped__", None)
+    return found
+
+
+def _explicit_examples(function: Any) -> list[Any]:
+    # The `@example`s in the order Hypothesis runs them (Hypothesis' own attribute; the lock pins its version).
+    return list(reversed(getattr(function, "hypothesis_explicit_examples", ())))
 
 
 def _search_settings(database: Any, phases: tuple[Any, ...]) -> dict[str, Any]:
@@ -348,13 +459,6 @@ def _search_settings(database: Any, phases: tuple[Any, ...]) -> dict[str, Any]:
     # second bug after the first, no blob in the output; max_examples stays the test's.
     return {"database": database, "deadline": None, "derandomize": False, "phases": phases, "report_multiple_bugs": False,
             "print_blob": False, "suppress_health_check": list(HealthCheck)}
-
-
-def _is_given(item: Any) -> bool:
-    from hypothesis import is_hypothesis_test
-
-    function = getattr(item, "obj", None)
-    return function is not None and is_hypothesis_test(function)
 
 
 def _outcome_of(call: Callable[[], None]) -> BaseException | None:
@@ -406,11 +510,14 @@ class CollectionFailed(WitnessGateError):
     pass
 
 
-def run_session(root: Path, module: str, max_examples: int, loop: Callable[[list[GivenTest]], None]) -> None:
+def run_session(root: Path, module: str, max_examples: int, before_collection: Callable[[], None],
+                loop: Callable[[list[GivenTest]], None]) -> None:
     """Collects `module` with pytest and hands its tests to `loop`, inside pytest's session
-    (fixtures of every scope live there); raises what `loop` raised."""
+    (fixtures of every scope live there); raises what `loop` raised. `before_collection`
+    runs once pytest is configured, before any module of the user's is imported."""
     import pytest
 
+    runtime = _Runtime(root / module)
     failures: list[str] = []
     raised: list[BaseException] = []
 
@@ -423,6 +530,7 @@ def run_session(root: Path, module: str, max_examples: int, loop: Callable[[list
             settings.register_profile("witness-gate", max_examples=max_examples, deadline=None, database=None,
                                       derandomize=False, print_blob=False, suppress_health_check=list(HealthCheck))
             settings.load_profile("witness-gate")
+            before_collection()
 
         def pytest_collectreport(self, report: Any) -> None:
             if report.failed:  # the error itself, on one line, as a blocked line shows it
@@ -433,7 +541,7 @@ def run_session(root: Path, module: str, max_examples: int, loop: Callable[[list
         @pytest.hookimpl(tryfirst=True)
         def pytest_runtestloop(self, session: Any) -> bool:
             try:
-                tests = [GivenTest(item, basetemp) for item in session.items if item.nodeid.split("::", 1)[0] == module]
+                tests = [GivenTest(item, basetemp, runtime) for item in session.items if item.nodeid.split("::", 1)[0] == module]
                 loop(tests)
             except BaseException as error:  # pytest would print it and carry on: the worker reports it
                 raised.append(error)

@@ -70,10 +70,11 @@ class LoadedProperty:
     sha256: str  # of the module's source bytes
     line: int
 
-    def run(self, payload: Any, fixture: Any, random_seed: int, expect: str = "accept") -> Outcome:
-        """One call under a `random` seed, as a replay makes it (`given_tests.GivenTest.run` too)."""
+    def run(self, payload: Any, fixture: Callable[[], Any], random_seed: int, expect: str = "accept") -> Outcome:
+        """One call under a `random` seed, as a replay makes it (`given_tests.GivenTest.run`
+        too); `fixture()` reads the pinned fixture, only for a property that takes it."""
         random.seed(random_seed)
-        return evaluate(self, payload, fixture if self.spec.takes_fixture else None, expect)
+        return evaluate(self, payload, fixture() if self.spec.takes_fixture else None, expect)
 
 
 @dataclass(frozen=True)

@@ -156,8 +156,11 @@ _UNLOADABLE = "unloadable"
 def search_came_and_went(record: dict[str, Any]) -> bool:
     """Whether Hypothesis saw the witness's failure come and go while shrinking. A search
     the failing call ended (a crash, a hang, a broken channel) is unshrunk too, but it saw
-    one failure and nothing else: escalating it would only replay a certainty."""
-    return (record["origin"] == "search" and not record["fully_shrunk"]
+    one failure and nothing else: escalating it would only replay a certainty. So did a
+    @given test's failure Hypothesis saved no choices for (its witness is the search up to
+    it, `given_tests`)."""
+    stopped_at_it = "given" in record and "search" in record["payload"]  # a @given test's search, run to the case that failed
+    return (record["origin"] == "search" and not record["fully_shrunk"] and not stopped_at_it
             and record["evidence"]["kind"] not in ENDED_CALL_KINDS)
 
 

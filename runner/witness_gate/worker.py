@@ -88,7 +88,7 @@ def main(request_path: str) -> None:
         fixture = _Fixture(Path(request["fixture_path"]), request["fixture_sha256"])
         source = read_regular_file(root / request["module"], "property module")
         if given_tests.is_pytest_module(source):
-            given_tests.run_session(root, request["module"], request["max_examples"],
+            given_tests.run_session(root, request["module"], request["max_examples"], _hide_runner_from_constant_scan,
                                     lambda tests: _pytest_module(request, channel, tests, sha256_hex(source), fixture))
         else:
             module, digest = import_module(root / request["module"], request["module"])
@@ -233,7 +233,6 @@ def _check_pytest(request: dict[str, Any], channel: _Channel, tests: list[GivenT
         searched = given_tests.Searched("passed")
         for seed in request["seeds"]:
             channel.send({"event": "search", "seed": seed})
-            _hide_runner_from_constant_scan()
             searched = test.search(seed, announce, report)
             if searched.status != "passed":
                 break

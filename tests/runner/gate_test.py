@@ -288,3 +288,28 @@ def test_each_flake_gets_its_own_freeze_command_when_two_share_a_payload():
     assert set(commands) == {rows[0]["file"], rows[1]["file"]}
     assert "--assertion prop_a" in commands[rows[0]["file"]] and "--failures 9" in commands[rows[0]["file"]]
     assert "--assertion prop_b" in commands[rows[1]["file"]] and "--failures 4" in commands[rows[1]["file"]]
+
+
+FIXTURE_PROPERTY = '''
+from hypothesis import strategies as st
+
+import witness_gate
+from orders_app.pricing import order_total
+
+
+@witness_gate.property(payloads=st.fixed_dictionaries({"copies": st.integers(1, 3)}))
+def prop_fixture_orders_keep_their_claimed_totals(payload, fixture):
+    return all(order_total(order) * payload["copies"] == order["claimed_total"] * payload["copies"] for order in fixture)
+'''
+
+
+def test_a_property_that_takes_the_fixture_is_replayed_with_the_fixture(repo):
+    # Every replay variant (alone, after its history, in one process) hands it the parsed fixture.
+    repo.write("tests/properties/fixture_props.py", FIXTURE_PROPERTY)
+    repo.edit(IMPL, 'return line["qty"] * line["price"]', 'return line["qty"] * line["price"] + (1 if line["qty"] > 1 else 0)')
+    result = repo.gate(IMPL)
+    assert result.code == 1, result.stdout + result.stderr
+    rows = {row["assertion_id"]: row for row in repo.gate_json()["witnesses"]}
+    row = rows["prop_fixture_orders_keep_their_claimed_totals"]
+    assert (row["label"], row["failures"]) == ("regression", row["runs"]), row
+    assert "first failure: returned_false: property returned False" in row["reason"], row["reason"]

@@ -36,7 +36,9 @@ def existing_tests_repo(tmp_path) -> SampleRepo:
 
 
 def gate(repo: SampleRepo, *changed: str, env: dict[str, str] | None = None):
-    return repo.gate(*changed, extra=("--replays", "3", "--replay-interpreters", "3"), env=env)
+    # Fewer replays and examples than the defaults: the labels do not need more here, and a
+    # history replay runs the module's earlier searches again.
+    return repo.gate(*changed, extra=("--replays", "3", "--replay-interpreters", "3", "--max-examples", "30"), env=env)
 
 
 def witnesses(repo: SampleRepo) -> dict[str, dict]:
@@ -71,19 +73,20 @@ def test_unchanged_tests_pass_the_gate_and_the_test_without_given_is_reported(tm
     assert result.code == 0, result.stdout + result.stderr
     record = repo.gate_json()
     schemas.validate("gate", record, "gate.json")
-    assert record["pytest"] == {"given_tests": list(GATED), "plain_tests": [{"node_id": f"{MODULE}::test_the_fixture_loads", "passed": True}]}
+    assert record["pytest"] == {"given_tests": list(GATED), "skipped_tests": [],
+                                "plain_tests": [{"node_id": f"{MODULE}::test_the_fixture_loads", "passed": True}]}
     assert "pytest: 6 @given test(s) searched; tests without @given (run once, not gated): 1 passed, 0 failed" in result.stdout
 
 
-def test_a_bug_is_a_regression_whose_witness_is_the_shrunk_choice_sequence_and_the_example_hypothesis_printed(tmp_path):
+def test_a_bug_is_a_regression_whose_witness_is_what_hypothesis_saved_and_once_fixed_it_is_not_reproduced(tmp_path):
     repo = existing_tests_repo(tmp_path)
+    repo.edit(MODULE, "@example([Line(1, 2)])", "@example([Line(1, 2)])\n@example([Line(5, 3)])")
     repo.edit(IMPL, *BUG)
     result = gate(repo, IMPL)
     assert result.code == 1, result.stdout + result.stderr
-    found = labels(repo)
     # Every test the bug reaches, and none it does not (the fixture's lines all have
     # quantities below 4), each parametrized case its own.
-    assert found == {node_id: "regression" for node_id in GATED if "TestFixtureOrders" not in node_id}, result.stdout
+    assert labels(repo) == {node_id: "regression" for node_id in GATED if "TestFixtureOrders" not in node_id}, result.stdout
     records = witnesses(repo)
     line_test = records[f"{MODULE}::test_line_total_is_never_negative"]
     assert line_test["schema_version"] == 3 and line_test["origin"] == "search" and line_test["fully_shrunk"]
@@ -94,6 +97,19 @@ def test_a_bug_is_a_regression_whose_witness_is_the_shrunk_choice_sequence_and_t
     assert [entry["assertion_id"] for entry in line_test["history"]][-1] == line_test["assertion_id"]
     file_test = records[f"{MODULE}::test_an_order_survives_a_file"]
     assert "<basetemp>" in file_test["given"]["failing_example"] and "witness-gate-pytest-" not in json.dumps(file_test)
+    # A failing @example is its own witness: Hypothesis runs it first and never shrinks it.
+    example = records[f"{MODULE}::test_total_is_the_sum_of_its_lines"]
+    assert (example["origin"], example["payload"], example["seed"]) == ("example", {"example": 1}, None)
+    assert "Line(qty=5, price=3)" in example["given"]["failing_example"]
+
+    repo.edit(IMPL, BUG[1], BUG[0])
+    fixed = gate(repo, IMPL)  # the earlier run's witnesses are replayed, not forgotten
+    assert fixed.code == 4, fixed.stdout + fixed.stderr
+    assert set(labels(repo).values()) == {"not_reproduced"} and len(labels(repo)) == 5
+    repo.edit(MODULE, '"""The team\'s own Hypothesis tests', '"""The team\'s own Hypothesis tests (reworded)')
+    unlisted = gate(repo, IMPL)
+    assert unlisted.code == 4 and set(labels(repo).values()) == {"unclassified"}, unlisted.stdout
+    assert "property module changed but the changed-file list does not name it" in unlisted.stdout
 
 
 def test_the_same_run_writes_the_same_witness_bytes(tmp_path):
@@ -107,17 +123,6 @@ def test_the_same_run_writes_the_same_witness_bytes(tmp_path):
     names = sorted(path.name for path in first.iterdir())
     assert len(names) == 5 and names == sorted(path.name for path in second.iterdir())
     assert all((first / name).read_bytes() == (second / name).read_bytes() for name in names)
-
-
-def test_a_failing_example_is_a_witness_of_its_own(tmp_path):
-    repo = existing_tests_repo(tmp_path)
-    repo.edit(MODULE, "@example([Line(1, 2)])", "@example([Line(1, 2)])\n@example([Line(5, 3)])")
-    repo.edit(IMPL, *BUG)
-    assert gate(repo, IMPL).code == 1
-    record = witnesses(repo)[f"{MODULE}::test_total_is_the_sum_of_its_lines"]
-    assert (record["origin"], record["payload"], record["seed"]) == ("example", {"example": 1}, None)
-    assert "Line(qty=5, price=3)" in record["given"]["failing_example"]
-    assert labels(repo)[record["assertion_id"]] == "regression"
 
 
 def test_a_random_flake_is_a_flake_and_the_freeze_command_it_prints_lets_it_pass(tmp_path):
@@ -140,20 +145,6 @@ def test_a_random_flake_is_a_flake_and_the_freeze_command_it_prints_lets_it_pass
     clock.past(expires_at(repo.root / command.group(1).split("--out ")[1].split()[0]))
     expired = gate(repo, env=clock.env())
     assert expired.code == 1 and "expired at" in expired.stdout, expired.stdout + expired.stderr
-
-
-def test_a_fixed_bug_leaves_witnesses_that_are_not_reproduced_and_an_unlisted_test_edit_is_unclassified(tmp_path):
-    repo = existing_tests_repo(tmp_path)
-    repo.edit(IMPL, *BUG)
-    assert gate(repo, IMPL).code == 1
-    repo.edit(IMPL, BUG[1], BUG[0])
-    fixed = gate(repo, IMPL)  # the earlier run's witnesses are replayed, not forgotten
-    assert fixed.code == 4, fixed.stdout + fixed.stderr
-    assert set(labels(repo).values()) == {"not_reproduced"}
-    repo.edit(MODULE, '"""The team\'s own Hypothesis tests', '"""The team\'s own Hypothesis tests (reworded)')
-    unlisted = gate(repo, IMPL)
-    assert unlisted.code == 4 and set(labels(repo).values()) == {"unclassified"}, unlisted.stdout
-    assert "property module changed but the changed-file list does not name it" in unlisted.stdout
 
 
 def test_an_oracle_edit_is_an_oracle_defect_and_with_the_code_a_mixed_edit(tmp_path):
@@ -226,3 +217,146 @@ def test_code_under_test_that_swallows_hypothesis_failures_does_not_pass(tmp_pat
     result = gate(repo, IMPL)
     assert result.code == 1, result.stdout + result.stderr
     assert said in result.stdout, result.stdout
+
+
+# Code under test that tries Hypothesis' and pytest's ways out of a case, and a team's test
+# module that meets Hypothesis and pytest features a gate must not be fooled by.
+HOSTILE_BASE = '''"""Functions the tests below check; the pull request's version is HOSTILE_HEAD."""
+
+
+def skipping(n):
+    return n
+
+
+rejecting = stopping = interrupting = wrong_by_one = skipping
+'''
+HOSTILE_HEAD = '''"""Each function fails the same inputs, each leaving the case another way."""
+
+import hypothesis
+import pytest
+from hypothesis.errors import StopTest
+
+
+def skipping(n):
+    if n > 3:
+        pytest.skip("not today")
+    return n
+
+
+def rejecting(n):
+    if n > 3:
+        hypothesis.reject()
+    return n
+
+
+def stopping(n):
+    if n > 3:
+        raise StopTest(-1)
+    return n
+
+
+def interrupting(n):
+    if n > 3:
+        raise KeyboardInterrupt
+    return n
+
+
+def wrong_by_one(n):
+    return n - (1 if n > 3 else 0)
+'''
+HOSTILE_TESTS = '''import os
+from unittest import mock
+
+import pytest
+from hypothesis import example, given, strategies as st, target
+
+from orders_app import hostile
+
+
+@given(st.integers(0, 10))
+def test_skipping(n):
+    assert hostile.skipping(n) == n
+
+
+@given(st.integers(0, 10))
+def test_rejecting(n):
+    assert hostile.rejecting(n) == n
+
+
+@given(st.integers(0, 10))
+def test_stopping(n):
+    assert hostile.stopping(n) == n
+
+
+@given(st.integers(0, 10))
+def test_interrupting(n):
+    assert hostile.interrupting(n) == n
+
+
+@mock.patch.dict(os.environ, {"REGION": "EU"})
+@given(st.integers(0, 10))
+def test_under_a_decorator(n):
+    assert hostile.wrong_by_one(n) == n
+
+
+@given(st.integers(0, 10))
+def test_with_a_target(n):
+    target(float(n))
+    assert hostile.wrong_by_one(n) == n
+
+
+@given(st.integers(0, 10))
+@example(-1).xfail(raises=ValueError)
+def test_an_expected_error_of_an_example(n):
+    if n < 0:
+        raise ValueError("no negative quantities")
+
+
+@pytest.mark.skip(reason="the team's own skip")
+@given(st.integers())
+def test_skipped(n):
+    assert False
+
+
+@pytest.mark.xfail(reason="a known bug")
+@given(st.integers())
+def test_known_bug(n):
+    assert False
+'''
+HOSTILE = "src/orders_app/hostile.py"
+HOSTILE_MODULE = "tests/properties/test_hostile.py"
+
+
+def test_code_under_test_leaving_cases_hypothesis_s_or_pytest_s_way_is_still_a_regression(tmp_path):
+    repo = copy_example(tmp_path / "orders")
+    (repo.root / "tests/properties/orders_props.py").unlink()
+    repo.write(HOSTILE, HOSTILE_BASE)
+    repo.write(HOSTILE_MODULE, HOSTILE_TESTS)
+    green = gate(repo)
+    assert green.code == 0, green.stdout + green.stderr
+    repo.write(HOSTILE, HOSTILE_HEAD)
+    red = gate(repo, HOSTILE)
+    assert red.code == 1, red.stdout + red.stderr
+    found = {node_id.split("::")[1]: label for node_id, label in labels(repo).items()}
+    assert found == {name: "regression" for name in ("test_skipping", "test_rejecting", "test_stopping", "test_interrupting",
+                                                     "test_under_a_decorator", "test_with_a_target")}, red.stdout
+    records = {record["assertion_id"].split("::")[1]: record for record in witnesses(repo).values()}
+    # Hypothesis saves no choices for a KeyboardInterrupt: the witness is the search up to it.
+    assert set(records["test_interrupting"]["payload"]) == {"search", "calls"}
+    assert records["test_with_a_target"]["payload"].keys() == {"choices"} and "n=4" in records["test_with_a_target"]["given"]["failing_example"]
+    pytest_run = repo.gate_json()["pytest"]
+    assert pytest_run["skipped_tests"] == [f"{HOSTILE_MODULE}::test_skipped"]
+    assert pytest_run["plain_tests"] == [{"node_id": f"{HOSTILE_MODULE}::test_known_bug", "passed": True}]  # xfailed
+    assert f"{HOSTILE_MODULE}::test_an_expected_error_of_an_example" in pytest_run["given_tests"]
+
+
+def test_code_under_test_that_makes_given_tests_look_plain_does_not_pass(tmp_path):
+    # Were the worker to ask Hypothesis after the code under test is imported, every test
+    # would be a plain one, run once and gating nothing: the gate would pass the bug.
+    repo = copy_example(tmp_path / "orders")
+    (repo.root / "tests/properties/orders_props.py").unlink()
+    repo.write(HOSTILE, HOSTILE_HEAD + "\nhypothesis.is_hypothesis_test = lambda function: False\n")
+    repo.write(HOSTILE_MODULE, HOSTILE_TESTS)
+    result = gate(repo, HOSTILE)
+    assert result.code == 1, result.stdout + result.stderr
+    assert "pytest: 8 @given test(s) searched" in result.stdout, result.stdout

@@ -28,3 +28,10 @@ def test_only_a_search_can_come_and_go(origin: str):
 
 def test_a_fully_shrunk_search_did_not_come_and_go():
     assert not search_came_and_went(record("search", True, "returned_false"))
+
+
+def test_a_given_tests_search_up_to_its_failing_case_did_not_come_and_go():
+    # Hypothesis saved no choices for it (a KeyboardInterrupt): the witness is the search to that case.
+    stopped = {**record("search", False, "exception"), "given": {"failing_example": ""}, "payload": {"search": 1, "calls": 5}}
+    assert not search_came_and_went(stopped)
+    assert search_came_and_went({**stopped, "payload": {"choices": "AA=="}})
