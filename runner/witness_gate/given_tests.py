@@ -168,7 +168,7 @@ class _Runtime:
     def __init__(self, module_file: Path) -> None:
         import _pytest
         import hypothesis
-        import pluggy
+        import pluggy  # pants: no-infer-dep (pytest's own dependency, which comes with it)
         import pytest
         from hypothesis.errors import StopTest, UnsatisfiedAssumption
 

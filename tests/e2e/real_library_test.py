@@ -12,15 +12,14 @@ later review of a pull request that brings 3.1.0 back a `regression`, naming the
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from support.git_repo import GitRepo
+from support.released import cli, suite_pyproject, write
 
 PROPERTIES = '''"""semver's documented contract for next_version: the next version is greater."""
 
@@ -42,18 +41,7 @@ def prop_next_version_is_greater(v: dict) -> bool:
     version = Version(v["major"], v["minor"], v["patch"], v["prerelease"])
     return version.next_version(v["part"]) > version
 '''
-PYPROJECT = '''[tool.witness-gate]
-impl-prefixes = ["src/"]
-oracle-prefixes = ["tests/properties/"]
-import-paths = ["src"]
-
-[[tool.witness-gate.suites]]
-name = "semver"
-fixture = "tests/fixtures/none.json"
-generator-version = 1
-properties = ["tests/properties"]
-replays = 2
-'''
+PYPROJECT = suite_pyproject("semver")
 
 
 def released(version: str, work: Path) -> dict[str, bytes]:
@@ -65,17 +53,6 @@ def released(version: str, work: Path) -> dict[str, bytes]:
     [wheel] = target.glob("semver-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         return {f"src/{name}": archive.read(name) for name in archive.namelist() if name.startswith("semver/")}
-
-
-def cli(repo: GitRepo, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-    return subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=repo.root, env=env, capture_output=True, text=True, timeout=900)
-
-
-def write(repo: GitRepo, files: dict[str, bytes]) -> None:
-    for path, data in files.items():
-        (repo.root / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo.root / path).write_bytes(data)
 
 
 @pytest.fixture(scope="module")

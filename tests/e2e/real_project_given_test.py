@@ -43,6 +43,7 @@ from pathlib import Path
 import pytest
 
 from support.git_repo import GitRepo
+from support.released import cli, runner_env, suite_pyproject, write
 from witness_gate import witness
 
 PROJECT, VERSION = "hpack", "4.2.0"
@@ -52,18 +53,7 @@ ORACLE = {"tests/test_encode_decode.py": "tests/properties/test_encode_decode.py
 IMPL = "src/hpack/hpack.py"
 NODE = "tests/properties/test_encode_decode.py::TestEncodingProperties::test_decode_either_succeeds_or_raises_error"
 BUG_BRANCH, HONEST_BRANCH = "indexerror-again", "mask-refactor"
-PYPROJECT = '''[tool.witness-gate]
-impl-prefixes = ["src/"]
-oracle-prefixes = ["tests/properties/"]
-import-paths = ["src"]
-
-[[tool.witness-gate.suites]]
-name = "hpack"
-fixture = "tests/fixtures/none.json"
-generator-version = 1
-properties = ["tests/properties"]
-replays = 2
-'''
+PYPROJECT = suite_pyproject("hpack")
 
 
 def released(work: Path) -> dict[str, bytes]:
@@ -111,20 +101,6 @@ def refactored(source: str) -> str:
     old = "    mask = (0xFF >> (8 - prefix_bits))\n"
     assert source.count(old) == 1
     return source.replace(old, "    # The low `prefix_bits` bits of the first byte.\n    mask = (1 << prefix_bits) - 1\n")
-
-
-def env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-
-
-def cli(repo: GitRepo, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=repo.root, env=env(), capture_output=True, text=True, timeout=900)
-
-
-def write(repo: GitRepo, files: dict[str, bytes]) -> None:
-    for path, data in files.items():
-        (repo.root / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo.root / path).write_bytes(data)
 
 
 @pytest.fixture(scope="module")
@@ -260,7 +236,7 @@ def test_hypothesis_itself_replays_the_witness_to_the_same_input(repo: GitRepo, 
     for revision in ("main", BUG_BRANCH):
         tree = repo.root.parent / f"tree-{revision}"
         repo.git("worktree", "add", "-q", "--detach", str(tree), revision)
-        replay_env = {**env(), "PYTHONPATH": os.pathsep.join([str(tree / "src"), str(tree / "tests/properties"), env()["PYTHONPATH"]])}
+        replay_env = {**runner_env(), "PYTHONPATH": os.pathsep.join([str(tree / "src"), str(tree / "tests/properties"), runner_env()["PYTHONPATH"]])}
         done = subprocess.run([sys.executable, "-c", REUSE_ONLY, str(record)], cwd=tree, env=replay_env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
         seen[revision] = done.stdout
