@@ -9,8 +9,8 @@ and gates nothing.
 
 Hypothesis searches and shrinks as it would under pytest, with what a verdict needs put
 over the test's own settings: a seed from the schedule, no deadline, no health check that
-follows the clock, one bug, the explicit/generate/shrink phases, and an example database
-of the worker's that records what Hypothesis saves. That database is how a failing input
+follows the clock, one bug, the test's `@example`s first and on their own, then generation
+and shrinking with an example database of the worker's that records what Hypothesis saves. That database is how a failing input
 leaves the test, through Hypothesis' public `ExampleDatabase` API: the choice sequence it
 saves first is the original failure, the one it keeps is the shrunk one. A replay gives a
 test a database that holds only that sequence, with `Phase.reuse` alone, in a fresh
@@ -21,9 +21,12 @@ Payloads (JSON, as witnesses hold them):
   {"choices": "<base64>"}        the choice sequence of a failing case (the witness)
   {"example": k}                 the test's k-th `@example` (explicit examples are not shrunk)
   {"search": seed, "calls": n}   the test's seeded search again, its first n cases: history,
-                                 or the witness of a case that ended the worker in check
+                                 or the witness of a failure that left no choice sequence
+                                 (a case that ended the worker, a KeyboardInterrupt)
   {"run": true}                  history: a test without `@given`, run once
-`random` is seeded inside every case, after Hypothesis seeds it, as for properties.
+`random` is seeded inside every case, after Hypothesis seeds it, as for properties. Only the
+test module may leave a case without failing it (`assume`, a skip, choices that ran out):
+the same from the code under test is a failure (`_Runtime`).
 """
 
 from __future__ import annotations
