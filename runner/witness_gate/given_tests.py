@@ -35,10 +35,8 @@ import ast
 import base64
 import binascii
 import functools
-import hashlib
 import os
 import random
-import re
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -66,18 +64,6 @@ def is_pytest_module(source: bytes) -> bool:
         if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "witness_gate":
             return False
     return True
-
-
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}\Z")
-
-
-def file_stem(assertion_id: str) -> str:
-    """A witness file name's first part: a property's name as it is; a node id as an
-    identifier made of it and a digest of it (node ids hold '/', ':' and brackets)."""
-    if _IDENTIFIER.match(assertion_id):
-        return assertion_id
-    readable = re.sub(r"[^A-Za-z0-9_]+", "_", assertion_id.split("::", 1)[-1]).strip("_")[:80]
-    return f"t_{readable}_{hashlib.sha256(assertion_id.encode()).hexdigest()[:12]}"
 
 
 def choices_payload(value: bytes) -> dict[str, str]:
@@ -228,14 +214,18 @@ Body = Callable[[int, Callable[[], None]], None]
 
 class GivenTest:
     """One collected pytest item: a `@given` test (an assertion), or a plain test (one
-    without `@given`, or marked xfail: an expected failure gates nothing)."""
+    without `@given`, a stateful machine's `TestCase`, or one marked xfail: an expected
+    failure gates nothing)."""
 
     def __init__(self, item: Any, basetemp: str, runtime: _Runtime) -> None:
         self.item, self._basetemp, self._runtime = item, basetemp, runtime
         self.assertion_id: str = item.nodeid
-        self.given = runtime.is_given(item.obj) and item.get_closest_marker("xfail") is None
+        self._function = _hypothesis_function(item.obj)
+        # A stateful machine's `TestCase` counts as a Hypothesis test but has no `@given`
+        # handle to search through: it runs once, as a plain test.
+        self.given = (runtime.is_given(item.obj) and item.get_closest_marker("xfail") is None
+                      and getattr(self._function, "hypothesis", None) is not None)
         self.line = int(item.reportinfo()[1] or 0) + 1
-        self._function = _hypothesis_function(item.obj) if self.given else None
 
     def _under(self, settings_change: dict[str, Any], search_seed: int | None, body: Body, counter: _Counter) -> BaseException | None:
         """Runs the item once through pytest (setup, call, teardown) with Hypothesis' settings

@@ -25,7 +25,8 @@ from witness_gate.errors import WitnessGateError
 _MARK = "__witness_gate_property__"
 _MAX_MESSAGE = 2000
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
-_ASSERTION_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,199}$")
+# A property function's name; a pytest test's assertion id is its node id (`given_tests`).
+ASSERTION_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,199}$")
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ def properties_of(module: ModuleType, relative_path: str, digest: str) -> list[L
         spec = getattr(value, _MARK, None)
         if not isinstance(spec, PropertySpec) or getattr(value, "__module__", None) != module.__name__:
             continue
-        if name != value.__name__ or not _ASSERTION_ID.match(name):
+        if name != value.__name__ or not ASSERTION_ID.match(name):
             raise WitnessGateError(f"{relative_path}: property {name!r}: assertion id must be the function's own name and an identifier")
         found.append(LoadedProperty(name, value, spec, relative_path, digest, value.__code__.co_firstlineno))
     return found

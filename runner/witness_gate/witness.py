@@ -6,14 +6,16 @@ replay can load exactly the oracle that rejected the payload, or notice it moved
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from witness_gate import conditions, given_tests, store
+from witness_gate import conditions, store
 from witness_gate.canonical import canonical_bytes, payload_hash
 from witness_gate.errors import WitnessGateError
+from witness_gate.properties import ASSERTION_ID
 
 SCHEMA_VERSION = 3
 FILE_NAME = re.compile(r"^(?P<assertion>[A-Za-z_][A-Za-z0-9_]*)\.(?P<prefix>[0-9a-f]{12})\.json$")
@@ -115,7 +117,16 @@ def calls_before(record: dict[str, Any]) -> int:
 
 
 def file_name(record: dict[str, Any]) -> str:
-    return f"{given_tests.file_stem(record['assertion_id'])}.{record['witness_hash'][:12]}.json"
+    return f"{file_stem(record['assertion_id'])}.{record['witness_hash'][:12]}.json"
+
+
+def file_stem(assertion_id: str) -> str:
+    """A witness file name's first part: a property's name as it is; a pytest node id as an
+    identifier made of it and a digest of it (node ids hold '/', ':' and brackets)."""
+    if ASSERTION_ID.match(assertion_id):
+        return assertion_id
+    readable = re.sub(r"[^A-Za-z0-9_]+", "_", assertion_id.split("::", 1)[-1]).strip("_")[:80]
+    return f"t_{readable}_{hashlib.sha256(assertion_id.encode()).hexdigest()[:12]}"
 
 
 def load(path: Path) -> dict[str, Any]:

@@ -12,7 +12,8 @@ from conftest import SampleRepo, copy_example
 from support.existing_tests import EXISTING_TESTS, FLAKY_TEST, MODULE
 from support.expiry import ShiftedClock, expires_at
 from witness_gate import schemas, witness
-from witness_gate.given_tests import file_stem, is_pytest_module
+from witness_gate.given_tests import is_pytest_module
+from witness_gate.witness import file_stem
 
 IMPL = "src/orders_app/pricing.py"
 BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
@@ -360,3 +361,65 @@ def test_code_under_test_that_makes_given_tests_look_plain_does_not_pass(tmp_pat
     result = gate(repo, HOSTILE)
     assert result.code == 1, result.stdout + result.stderr
     assert "pytest: 8 @given test(s) searched" in result.stdout, result.stdout
+
+
+CANNOT_RUN = {
+    "tests/properties/test_unsatisfiable.py": '''from hypothesis import assume, given, strategies as st
+
+
+@given(st.integers())
+def test_never(n):
+    assume(False)
+''',
+    "tests/properties/test_broken_fixture.py": '''import pytest
+from hypothesis import given, strategies as st
+
+
+@pytest.fixture
+def ledger():
+    raise OSError("no ledger here")
+
+
+@given(st.integers())
+def test_uses_the_ledger(ledger, n):
+    pass
+''',
+    "tests/properties/test_machine.py": '''from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from orders_app.pricing import line_total
+
+
+class Cart(RuleBasedStateMachine):
+    total = 0
+
+    @rule(qty=st.integers(0, 9), price=st.integers(0, 9))
+    def add(self, qty, price):
+        self.total += line_total({"qty": qty, "price": price})
+
+    @invariant()
+    def never_negative(self):
+        assert self.total >= 0
+
+
+TestCart = Cart.TestCase
+''',
+}
+
+
+def test_a_test_that_cannot_run_blocks_a_stateful_machine_runs_once_and_a_module_without_tests_is_refused(tmp_path):
+    repo = copy_example(tmp_path / "orders")
+    for path, source in CANNOT_RUN.items():
+        repo.write(path, source)
+    blocked = gate(repo)
+    assert blocked.code == 1, blocked.stdout + blocked.stderr
+    assert ("blocked: tests/properties/test_unsatisfiable.py::test_never: pytest or Hypothesis stopped the test outside any case: "
+            "Unsatisfiable") in blocked.stdout, blocked.stdout
+    assert ("blocked: tests/properties/test_broken_fixture.py::test_uses_the_ledger: pytest or Hypothesis stopped the test outside "
+            "any case: OSError: no ledger here") in blocked.stdout, blocked.stdout
+    assert {"node_id": "tests/properties/test_machine.py::TestCart::runTest", "passed": True} in repo.gate_json()["pytest"]["plain_tests"]
+
+    repo.write("tests/properties/helpers.py", "def total(lines):\n    return sum(lines)\n")
+    refused = gate(repo)
+    assert refused.code == 2 and "tests/properties/helpers.py: no witness_gate.property and no test found: there is nothing to check" in refused.stderr, (
+        refused.stdout + refused.stderr)
