@@ -5,6 +5,10 @@ same ownership rules): the property sources, the fixture, the oracle helpers and
 declaring BUILD.bazel are oracle paths; the files of `dependencies` are implementation
 paths. The test runs the runner PEX's `gate` command on exactly the declared inputs,
 copied out of the runfiles into a fresh tree; the verdict is the runner's.
+
+A repository loads them from the release archive as `@witness_gate//bazel:defs.bzl`; this
+repository as `//bazel:defs.bzl`. Labels of the rules' own files and flags are `Label()`s,
+which resolve in the repository of this file, never in the caller's.
 """
 
 load("@witness_gate_python//:python.bzl", "PYTHON", "PYTHON_VERSION")
@@ -35,6 +39,26 @@ def _string_setting_impl(ctx):
 _StringSettingInfo = provider(fields = ["value"])
 
 string_setting = rule(implementation = _string_setting_impl, build_setting = config.string(flag = True))
+
+def _repository_command_impl(ctx):
+    # `bazel run` starts the command in its runfiles tree; the script itself changes to
+    # $BUILD_WORKING_DIRECTORY, where `bazel run` was called.
+    command = ctx.actions.declare_file(ctx.label.name)
+    ctx.actions.symlink(output = command, target_file = ctx.file.script, is_executable = True)
+    return [DefaultInfo(executable = command, runfiles = ctx.runfiles(files = [ctx.file.script]))]
+
+# A script of this folder as a `bazel run` target. Not sh_binary: Bazel 4.2's needs
+# @rules_cc, which an offline machine cannot fetch.
+repository_command = rule(
+    implementation = _repository_command_impl,
+    executable = True,
+    attrs = {"script": attr.label(allow_single_file = True, mandatory = True)},
+)
+
+_CHANGED_FILES_FLAG = Label("//bazel:changed_files")
+_CHANGED_FILES_COMMAND = Label("//bazel:changed-files")
+_RUNNER_FLAG = Label("//bazel:runner")
+_RUNNER_SHA256_FLAG = Label("//bazel:runner_sha256")
 
 def _files_of(target):
     # Python targets bring their transitive sources; anything else (a filegroup) its files.
@@ -99,7 +123,11 @@ def _gate_test_impl(ctx):
     imports = {p: None for dep in ctx.attr.dependencies + ctx.attr.oracle_dependencies for p in _imports_of(dep, ctx.workspace_name)}
     imports.update({_package_path(ctx, p): None for p in ctx.attr.imports})
     changed = ctx.files.changed_files
-    runner = ctx.file.runner
+    if not ctx.files.runner:
+        fail("%s: %s names no runner PEX: add `build --%s=//:dist/runner/witness-gate.pex` (the label of your runner PEX) to .bazelrc" % (label, _RUNNER_FLAG, _RUNNER_FLAG))
+    if len(ctx.files.runner) > 1:
+        fail("%s: %s names %d files, not one runner PEX" % (label, _RUNNER_FLAG, len(ctx.files.runner)))
+    runner = ctx.files.runner[0]
     argv = [
         "gate",
         "--fixture", _repo_path(fixture.file, label),
@@ -124,6 +152,10 @@ def _gate_test_impl(ctx):
             "@@PYTHON_VERSION@@": PYTHON_VERSION,
             "@@RUNNER@@": shell_quote(runner.short_path),
             "@@RUNNER_SHA256@@": shell_quote(ctx.attr._runner_sha256[_StringSettingInfo].value),
+            "@@RUNNER_FLAG@@": str(_RUNNER_FLAG),
+            "@@RUNNER_SHA256_FLAG@@": str(_RUNNER_SHA256_FLAG),
+            "@@CHANGED_FILES_FLAG@@": str(_CHANGED_FILES_FLAG),
+            "@@CHANGED_FILES_COMMAND@@": str(_CHANGED_FILES_COMMAND),
             "@@CHANGED@@": shell_quote(changed[0].short_path if len(changed) == 1 else ""),
             "@@CHANGED_COUNT@@": str(len(changed)),
             "@@IMPL@@": shell_quote(lists["impl"].short_path),
@@ -133,7 +165,7 @@ def _gate_test_impl(ctx):
         },
     )
     runfiles = ctx.runfiles(files = inputs + ctx.files.freezes + ctx.files.corpus + changed + [runner, lists["impl"], lists["oracle"]])
-    # The suite as `review` reads it (bazel/suites gathers these into one document): the same
+    # The suite as `review` reads it (bazel/suites.py gathers these into one document): the same
     # ownership and import paths the test runs with, declared once, here.
     suite = ctx.actions.declare_file("%s.witness-gate/suite.json" % ctx.label.name)
     ctx.actions.write(suite, json.encode({
@@ -176,10 +208,12 @@ _witness_gate_test = rule(
         "freezes_dir": attr.string(mandatory = True),
         "corpus": attr.label_list(allow_files = [".json"]),
         "corpus_dir": attr.string(mandatory = True),
-        "changed_files": attr.label(default = "//bazel:changed_files", allow_files = True),
-        "runner": attr.label(default = "//bazel:runner", allow_single_file = True),
-        "_runner_sha256": attr.label(default = "//bazel:runner_sha256"),
-        "_template": attr.label(default = "//bazel:gate_test.sh.tpl", allow_single_file = True),
+        "changed_files": attr.label(default = _CHANGED_FILES_FLAG, allow_files = True),
+        # Any number of files, so that the unset flag (an empty filegroup) gets the
+        # instruction above rather than Bazel's "must produce a single file".
+        "runner": attr.label(default = _RUNNER_FLAG, allow_files = True),
+        "_runner_sha256": attr.label(default = _RUNNER_SHA256_FLAG),
+        "_template": attr.label(default = Label("//bazel:gate_test.sh.tpl"), allow_single_file = True),
     },
 )
 

@@ -20,12 +20,12 @@ fail() {
 # The interpreter was resolved once, by the witness_gate_python repository rule; a machine
 # where it is gone (or a different one) must not fall back to whatever is on PATH.
 [ -x "$python" ] || fail "the interpreter $python (CPython @@PYTHON_VERSION@@, found by @witness_gate_python) is missing: install it, or point WITNESS_GATE_PYTHON at one and run \`bazel sync --only=witness_gate_python\`"
-[ -f "$runner" ] || fail "the runner PEX $runner is missing: run \`./pants package runner:witness-gate\` (or set --//bazel:runner)"
+[ -f "$runner" ] || fail "the runner PEX $runner is missing: build it, and point --@@RUNNER_FLAG@@ at it"
 if [ -n "$runner_sha256" ]; then
   actual="$(sha256sum "$runner" | cut -d' ' -f1)"
-  [ "$actual" = "$runner_sha256" ] || fail "the runner PEX $runner has sha256 $actual, not the pinned --//bazel:runner_sha256=$runner_sha256"
+  [ "$actual" = "$runner_sha256" ] || fail "the runner PEX $runner has sha256 $actual, not the pinned --@@RUNNER_SHA256_FLAG@@=$runner_sha256"
 fi
-[ @@CHANGED_COUNT@@ -eq 1 ] || fail "the gate needs the changed-file list as one file: write it (e.g. \`bazel/changed-files origin/main > .witness-gate/changed.txt\`) and pass --//bazel:changed_files=//:.witness-gate/changed.txt"
+[ @@CHANGED_COUNT@@ -eq 1 ] || fail "the gate needs the changed-file list as one file: write it (e.g. \`bazel run @@CHANGED_FILES_COMMAND@@ -- origin/main > .witness-gate/changed.txt\`) and pass --@@CHANGED_FILES_FLAG@@=//:.witness-gate/changed.txt"
 
 # The tree the gate runs in holds exactly the declared inputs, as plain files: the runner
 # hashes, reads and watches them, and must not follow links back into the source tree.

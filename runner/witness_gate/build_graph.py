@@ -14,12 +14,12 @@ from witness_gate.config import GateConfig, Suite
 from witness_gate.errors import WitnessGateError
 from witness_gate.paths import check_repo_path
 
-# What `pants witness-gate-suites` and `bazel/suites` read: a build file naming one of these
+# What `pants witness-gate-suites` and `@witness_gate//bazel:suites` read: a build file naming one of these
 # target types declares a suite only that document can describe.
 PANTS_GATED_TARGET = b"witness_properties"
 BAZEL_GATED_TARGET = b"witness_gate_test"
 GOAL = "pants witness-gate-suites --output-file=<file> ::"
-BAZEL_GOAL = "bazel/suites --output-file=<file>"
+BAZEL_GOAL = "bazel run @witness_gate//bazel:suites -- --output-file=<file>"
 
 
 def graph_config(data: bytes, source: str, base: str, pyproject: GateConfig, role: str = "the base") -> GateConfig:

@@ -13,7 +13,6 @@ the schemas.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import tempfile
@@ -22,13 +21,12 @@ from pathlib import Path
 
 import pytest
 
+from support.bazel import SOURCE, host_env, require_bazel, short_work_dir
 from support.flaky import FLAKY_ASSERTION, flaky_property_source
 from support.expiry import ShiftedClock, expires_at, still_valid
 from support.git_repo import GitRepo, Run
-from support.tools import missing
 from witness_gate import schemas
 
-SOURCE = Path(__file__).resolve().parents[2]
 TARGET = "//examples/orders:properties"
 TESTLOGS = Path("bazel-testlogs/examples/orders/properties")
 IMPL = "examples/orders/src/orders_app/pricing.py"
@@ -37,11 +35,6 @@ FREEZE = "examples/orders/.witness-gate/freezes/prop_sometimes.json"
 CHANGED = ".witness-gate/changed.txt"
 BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 40 else 0)')
 PROJECT_FILES = ["WORKSPACE", ".bazelrc", ".bazelignore", "BUILD.bazel", "bazel", "examples/orders"]
-
-
-def host_env() -> dict[str, str]:
-    # This test runs from Pants' PEX: its PEX_* settings are no business of the nested tools.
-    return {key: value for key, value in os.environ.items() if not key.lstrip("_").startswith("PEX")}
 
 
 class BazelRepo(GitRepo):
@@ -56,7 +49,7 @@ class BazelRepo(GitRepo):
 
     def gate(self, *options: str) -> Run:
         """What CI runs: the changed-file list against HEAD, then `bazel test` reading it."""
-        listed = subprocess.run(["bazel/changed-files", "HEAD"], cwd=self.root, capture_output=True, text=True, check=True)
+        listed = subprocess.run(["bazel/changed-files.sh", "HEAD"], cwd=self.root, capture_output=True, text=True, check=True)
         (self.root / CHANGED).parent.mkdir(exist_ok=True)
         (self.root / CHANGED).write_text(listed.stdout)
         return self.bazel("test", "--test_output=all", f"--//bazel:changed_files=//:{CHANGED}", *options, TARGET)
@@ -82,14 +75,8 @@ class BazelRepo(GitRepo):
 
 @pytest.fixture(scope="module")
 def repo() -> BazelRepo:
-    # CI runs as root on a fresh machine: .ci/run (and the bootstrap) installs Bazel there,
-    # so a missing Bazel fails under CI=true and skips only on a developer's machine.
-    bootstrap = subprocess.run([str(SOURCE / "bazel/bootstrap")], capture_output=True, text=True)
-    if bootstrap.returncode != 0:
-        missing(f"Bazel is not available: {bootstrap.stderr.strip()}")
-    # Short: Bazel's server socket lives under the output root, and a Unix socket path
-    # has at most 107 bytes.
-    work = Path(tempfile.mkdtemp(prefix="wg-bazel-", dir="/tmp"))
+    require_bazel()
+    work = short_work_dir()
     root = work / "repo"
     for name in PROJECT_FILES:
         if (SOURCE / name).is_dir():
@@ -277,11 +264,11 @@ def test_a_runner_whose_bytes_differ_from_the_pin_fails_the_test(repo):
 
 
 def test_the_review_judges_the_suite_bazel_declares_from_build_bazel_alone_and_its_build_file_is_a_control(repo):
-    # One declaration: the base's own Bazel prints the suites (bazel/suites), and review gates
+    # One declaration: the base's own Bazel prints the suites (bazel/suites.py), and review gates
     # those; a base reviewed without that document is refused.
     repo.reset()
     document = repo.output_root.parent / "suites.json"
-    listed = subprocess.run([str(repo.root / "bazel/suites"), f"--output-file={document}"], cwd=repo.root, capture_output=True, text=True,
+    listed = subprocess.run([str(repo.root / "bazel/suites.py"), f"--output-file={document}"], cwd=repo.root, capture_output=True, text=True,
                             env={**host_env(), "BAZEL": f"bazel --output_user_root={repo.output_root}"})
     assert listed.returncode == 0, listed.stderr
     graph = json.loads(document.read_text())
@@ -313,5 +300,5 @@ def test_the_changed_list_skips_bazels_convenience_symlinks_and_nothing_else(tmp
     (repo.root / "bazel-out").symlink_to(tmp_path)  # what `bazel test` leaves behind, unignored
     (repo.root / "bazel-plain").symlink_to(tmp_path)
     (repo.root / "bazel-notes.txt").write_text("a file of the branch, named like one\n")
-    listed = subprocess.run([str(SOURCE / "bazel/changed-files"), "HEAD"], cwd=repo.root, capture_output=True, text=True, check=True)
+    listed = subprocess.run([str(SOURCE / "bazel/changed-files.sh"), "HEAD"], cwd=repo.root, capture_output=True, text=True, check=True)
     assert listed.stdout.splitlines() == ["bazel-notes.txt", "src/app.py"]

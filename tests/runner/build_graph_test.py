@@ -148,14 +148,14 @@ def test_a_base_whose_bazel_build_files_declare_the_suite_is_not_reviewed_from_p
         'load("//bazel:defs.bzl", "witness_gate_test")\nwitness_gate_test(name = "properties", sources = glob(["properties/*.py"]),'
         ' fixture = ":fx", dependencies = ["//src/orders_app"])\n')
     result = reviewed_with_a_second_declaration(graph_repo)
-    assert "main: tests/BUILD.bazel declare gated targets" in result.stderr and "run `bazel/suites --output-file=<file>`" in result.stderr
+    assert "main: tests/BUILD.bazel declare gated targets" in result.stderr and "run `bazel run @witness_gate//bazel:suites -- --output-file=<file>`" in result.stderr
 
 
 @pytest.mark.parametrize("path, text, goal", [
     ("tests/BUILD", b'witness_properties(name="p")', "pants witness-gate-suites --output-file=<file> ::"),
     ("tests/BUILD.pants", b'witness_properties(name="p")', "pants witness-gate-suites --output-file=<file> ::"),
-    ("tests/BUILD.bazel", b'witness_gate_test(name = "p")', "bazel/suites --output-file=<file>"),
-    ("tests/BUILD", b'witness_gate_test(name = "p")', "bazel/suites --output-file=<file>"),  # Bazel reads BUILD too
+    ("tests/BUILD.bazel", b'witness_gate_test(name = "p")', "bazel run @witness_gate//bazel:suites -- --output-file=<file>"),
+    ("tests/BUILD", b'witness_gate_test(name = "p")', "bazel run @witness_gate//bazel:suites -- --output-file=<file>"),  # Bazel reads BUILD too
     ("tests/BUILD.bazel", b'py_library(name = "p")', None),
     ("src/BUILD", b"python_sources()", None),
 ])

@@ -206,7 +206,7 @@ def declared_in_build_files_only(repo: Repo) -> None:
 
 def review_from_graph(repo: Repo, build_file: str = "tests/BUILD"):
     """The review with the document the base's `pants witness-gate-suites` (or
-    `bazel/suites`) prints."""
+    `@witness_gate//bazel:suites`) prints."""
     oracle = sorted([build_file, "tests/fixtures/orders.json", "tests/properties/orders_props.py"])
     return repo.review_graph(graph_document(repo.git("rev-parse", "main"), oracle=oracle))
 

@@ -3,9 +3,11 @@
 `witness-gate review --suites` reads (schemas/suites.schema.json): what `pants
 witness-gate-suites` prints for Pants, here from Bazel's own analysis of the targets.
 
-Usage: bazel/suites --output-file=FILE, in a clean checkout of the base (it refuses
-uncommitted changes: the document is bound to the commit). The Bazel command is `bazel`,
-or $BAZEL (words, e.g. `bazel --output_user_root=/somewhere`).
+Usage: `bazel run @witness_gate//bazel:suites -- --output-file=FILE` (or, in a checkout of
+witness-gate, `bazel/suites.py --output-file=FILE`), in a clean checkout of the base (it
+refuses uncommitted changes: the document is bound to the commit). The Bazel command it
+runs is `bazel`, or $BAZEL (words, e.g. `bazel --output_user_root=/somewhere`); under
+`bazel run` it is the same server, which released its lock before this script started.
 """
 
 import json
@@ -22,16 +24,20 @@ _OPTIONS = {"max_freeze_hours": 168, "replay_timeout_seconds": 60}  # the runner
 def run(argv, **kwargs):
     done = subprocess.run(argv, capture_output=True, text=True, **kwargs)
     if done.returncode != 0:
-        sys.exit(f"bazel/suites: {shlex.join(argv)} failed: {done.stderr.strip()[-2000:]}")
+        sys.exit(f"suites: {shlex.join(argv)} failed: {done.stderr.strip()[-2000:]}")
     return done.stdout
 
 
 def main(args):
     if len(args) != 1 or not args[0].startswith("--output-file="):
-        sys.exit("usage: bazel/suites --output-file=FILE")
+        sys.exit("usage: bazel run @witness_gate//bazel:suites -- --output-file=FILE")
+    # `bazel run` starts this script in its runfiles tree: the repository (and a relative
+    # FILE) is where it was called.
+    if "BUILD_WORKING_DIRECTORY" in os.environ:
+        os.chdir(os.environ["BUILD_WORKING_DIRECTORY"])
     output = Path(args[0].split("=", 1)[1])
     if run(["git", "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=none"]):
-        sys.exit("bazel/suites: the checkout has uncommitted changes to tracked files, so the graph it would print "
+        sys.exit("suites: the checkout has uncommitted changes to tracked files, so the graph it would print "
                  "is not the commit's: run it in a clean checkout of the base")
     commit = run(["git", "rev-parse", "--verify", "HEAD^{commit}"]).strip()
     bazel = shlex.split(os.environ.get("BAZEL", "bazel"))
@@ -46,7 +52,7 @@ def main(args):
     places = {key: {suite.pop(key) for suite in suites} for key in ("freezes_dir", "corpus_dir")}
     for key, found in places.items():
         if len(found) > 1:
-            sys.exit(f"bazel/suites: the gated targets read their {key.replace('_', ' ')} from {sorted(found)}: review takes one; "
+            sys.exit(f"suites: the gated targets read their {key.replace('_', ' ')} from {sorted(found)}: review takes one; "
                      "declare them in one package, or give them one directory")
     document = {
         "schema_version": 1, "commit": commit, **_OPTIONS,
