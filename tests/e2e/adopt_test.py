@@ -28,26 +28,13 @@ import pytest
 from support.flaky import flaky_property_source
 from support.expiry import ShiftedClock, expires_at, still_valid
 from support.git_repo import GitRepo, Run
+from support.guide import BUG, IMPL, commands, guide_blocks
 from witness_gate import schemas
 
 SOURCE = Path(__file__).resolve().parents[2]
-GUIDE = SOURCE / "docs/adopt.md"
-IMPL = "src/ledger/balance.py"
 ORACLE = "tests/properties/ledger_props.py"
 ARTIFACTS = Path("dist/test/tests.properties")
 FIXTURE = "tests/fixtures/accounts.json"
-BUG = ('return sum(entry["amount"]', 'return sum(entry["amount"] - (1 if entry["amount"] > 5000 else 0)')
-
-
-def guide_blocks(kind: str) -> dict[str, str]:
-    """The guide's fenced blocks marked `<!-- file: PATH -->` or `<!-- run: NAME -->`."""
-    text = GUIDE.read_text()
-    return dict(re.findall(rf"<!-- {kind}: (\S+) -->\n```\w*\n(.*?)```", text, re.S))
-
-
-def commands(name: str) -> list[str]:
-    """One shell command per logical line of a run block (backslash continuations joined)."""
-    return [line.strip() for line in guide_blocks("run")[name].replace("\\\n", " ").splitlines() if line.strip()]
 
 
 class Adopter(GitRepo):
