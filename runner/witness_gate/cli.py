@@ -326,17 +326,21 @@ def verify(
     diff_paths: DiffOption,
     report: Annotated[Path, typer.Option("--report", help="The classification report.")] = Path(".artifacts/classification.json"),
     freeze: Annotated[Optional[list[Path]], typer.Option("--freeze", help="A freeze file to check (repeatable).")] = None,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Check the freezes' expiry at this later time (ISO 8601 with its zone, e.g. 2026-12-07T09:00:00Z), not now; never earlier than now.")] = None,
     root: Root = Path("."),
 ) -> None:
     """Re-check a classification as a reviewer would: the lock matches the fixture's bytes, each witness
     replays to the same label and counts, the label follows the table for the changed paths, and each
-    freeze names its assertion, witness hash and an unexpired time. Exit 0 only when every check holds."""
+    freeze names its assertion, witness hash and an unexpired time (with --as-of, one that has not
+    expired by then). Exit 0 only when every check holds."""
 
     def action() -> int:
         _say_if_unconfined()
-        from witness_gate import verify as verifier
+        from witness_gate import freeze as freezes, verify as verifier
 
-        results = verifier.run(lock, witnesses, report, diff_paths, list(freeze or ()), root, _config(root), datetime.now(timezone.utc))
+        now = datetime.now(timezone.utc)
+        later = freezes.later_moment(as_of, now) if as_of is not None else None
+        results = verifier.run(lock, witnesses, report, diff_paths, list(freeze or ()), root, _config(root), now, later)
         for result in results:
             typer.echo(f"{'ok' if result.ok else 'FAIL'}: {result.name}: {result.detail}")
         return 0 if all(result.ok for result in results) else 1

@@ -41,6 +41,20 @@ def parse_timestamp(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
+def later_moment(text: str, now: datetime) -> datetime:
+    """A time given on the command line to look ahead to: ISO 8601 with its zone (Z or
+    +hh:mm), not before `now` (a freeze is never checked at an earlier time)."""
+    try:
+        moment = parse_timestamp(text)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise WitnessGateError(f"--as-of {text!r} is not a time with its zone (ISO 8601, e.g. 2026-12-07T09:00:00Z)")
+    if moment < now:
+        raise WitnessGateError(f"--as-of {timestamp(moment)} is before now ({timestamp(now)}): freezes are checked now or later, never earlier")
+    return moment
+
+
 def build(
     assertion_id: str,
     lock: dict[str, Any],
@@ -89,15 +103,21 @@ def build(
     }
 
 
-def problems(freeze: dict[str, Any], lock: dict[str, Any], report: dict[str, Any], now: datetime, max_hours: int) -> list[str]:
-    """What makes a (schema-valid) freeze unusable now; empty when it holds.
+def problems(
+    freeze: dict[str, Any], lock: dict[str, Any], report: dict[str, Any], now: datetime, max_hours: int, as_of: datetime | None = None
+) -> list[str]:
+    """What makes a (schema-valid) freeze unusable now, or by `as_of` when that is later;
+    empty when it holds.
 
     A freeze file carries no signature, so its times are checked too: a hand-written
-    freeze cannot live longer than `freeze` would have allowed, nor start in the future."""
+    freeze cannot live longer than `freeze` would have allowed, nor start in the future
+    (the real now, whatever `as_of` says: looking ahead may only find more problems)."""
     found = []
     created, expires = parse_timestamp(freeze["created_at"]), parse_timestamp(freeze["expires_at"])
     if expires <= now:
         found.append(f"expired at {freeze['expires_at']}")
+    elif as_of is not None and expires <= as_of:
+        found.append(f"expires at {freeze['expires_at']}, before {timestamp(as_of)}")
     if expires <= created:
         found.append("expires before it was created")
     elif expires - created > timedelta(hours=max_hours):

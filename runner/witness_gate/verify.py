@@ -32,6 +32,7 @@ def run(
     root: Path,
     config: GateConfig,
     now: datetime,
+    as_of: datetime | None = None,
 ) -> list[Check]:
     lock = locks.load(lock_path)
     checks = []
@@ -67,7 +68,7 @@ def run(
             checks.append(replay_check(name, entries[name], results[name], report["diff"]))
     for freeze_path in freeze_paths:
         record = freezes.load(freeze_path)
-        found = freezes.problems(record, lock, report, now, config.max_freeze_hours)
+        found = freezes.problems(record, lock, report, now, config.max_freeze_hours, as_of)
         checks.append(Check(f"freeze {freeze_path.name}", not found, "; ".join(found) or f"flake, expires {record['expires_at']}"))
     return checks
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from conftest import Run, SampleRepo, add_flaky_property
@@ -238,6 +239,29 @@ def test_verify_passes_an_honest_flake_and_its_freeze(repo):
         ("ok", "freeze freeze.json"),
     ], result.stdout
     assert "replay gave flake" in result.stdout, result.stdout
+
+
+def test_verify_as_of_a_later_time_shows_the_freeze_expire_without_touching_its_times(repo):
+    classified_and_frozen_flake(repo)
+    freeze = json.loads((repo.root / ".artifacts/freeze.json").read_text())
+    expires = datetime.fromisoformat(freeze["expires_at"].replace("Z", "+00:00"))
+
+    def verify_as_of(moment: str) -> Run:
+        return repo.cli("verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt",
+                        "--freeze", ".artifacts/freeze.json", "--as-of", moment)
+
+    held = verify_as_of((expires - timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    assert held.code == 0 and "ok: freeze freeze.json" in held.stdout, held.stdout + held.stderr
+    later = (expires + timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    lapsed = verify_as_of(later)
+    assert lapsed.code == 1, lapsed.stdout + lapsed.stderr
+    assert f"FAIL: freeze freeze.json: expires at {freeze['expires_at']}, before {later}" in lapsed.stdout, lapsed.stdout
+    # Never back in time (an expired freeze cannot be made to hold), and never a time without its zone.
+    earlier = verify_as_of("2020-01-01T00:00:00Z")
+    assert earlier.code == 2 and "--as-of 2020-01-01T00:00:00Z is before now" in earlier.stderr, earlier.stderr
+    zoneless = verify_as_of(later.rstrip("Z"))
+    assert zoneless.code == 2 and "is not a time with its zone" in zoneless.stderr, zoneless.stderr
+    assert json.loads((repo.root / ".artifacts/freeze.json").read_text()) == freeze
 
 
 def test_verify_replays_the_witness_and_fails_a_report_edited_by_hand(repo):
