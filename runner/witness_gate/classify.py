@@ -21,10 +21,11 @@ NEXT_STEPS = {
     "unclassified": "Not a pass: the evidence is incomplete; fix the pin or the changed-file list and classify again.",
 }
 
-# A flake whose failures follow nothing the runner controls (the clock, threads, the OS)
-# can end the next run's search on another payload: a freeze binds one witness hash.
+# A flake whose failures follow nothing the runner holds fixed from one run to the next (the
+# clock, threads, the OS, the memory layout and collector timing the search met) can end
+# the next run's search on another payload: a freeze binds one witness hash.
 UNREPEATABLE_FLAKE = (
-    "Its cause is nothing the runner controls, so the next run's search may keep a different witness, "
+    "Its cause is nothing the runner holds fixed from run to run, so the next run's search may keep a different witness, "
     "which a freeze of this one would not cover; a rare flake of this kind belongs on the suite's ordinary retry policy."
 )
 

@@ -13,15 +13,22 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-VARIANTS = ("shrunk", "unshrunk", "shrunk_history", "unshrunk_history", "in_process")
+VARIANTS = ("shrunk", "unshrunk", "shrunk_history", "unshrunk_history", "in_process", "collector")
+# The collector probe (replay.py): the deciding replay again, forked, under the schedule's
+# collector settings (seeds.collector_settings) in passes, the hash secret and `random`
+# seed held. It decides only when its outcomes split by setting: otherwise it is evidence
+# of nothing the other variants do not show, and its replays are reported, not counted.
+COLLECTOR = "collector"
 _ISOLATED = ("shrunk", "unshrunk")
 # The witness is the shrunk payload: its replays (alone, after its history, in one
 # process) decide the label. The unshrunk payload decides only when none of those
 # reproduces the failure (shrinking can lose a race or a timing), never because it fails
 # more often: more distinct values can make a flaky order fail almost always.
 _FAMILIES = {"shrunk": ("shrunk", "shrunk_history", "in_process"), "unshrunk": ("unshrunk", "unshrunk_history")}
-CAUSES = ("deterministic", "history", "hash_secret", "random_seed", "process", "time", "none_found")
-# Causes the runner controls: replaying under the same lock gives the same counts.
+CAUSES = ("deterministic", "history", "hash_secret", "random_seed", "gc", "process", "time", "none_found")
+# Causes the runner controls: searching and replaying under the same lock gives the same
+# witness and the same counts. Not gc: the probe sets the collector in replays, but where the
+# search's collections fall and objects land depends on the paths and files it was given.
 CONTROLLED = ("deterministic", "history", "hash_secret", "random_seed")
 
 
@@ -32,6 +39,7 @@ class Replay:
     column: int  # the `random` seed column, counted across rounds
     slot: int  # position in time within the interpreter
     failed: bool
+    collector: int = -1  # the collector probe's setting (its index in seeds.collector_settings); -1 outside it
 
 
 def counts(replays: Iterable[Replay]) -> tuple[int, int]:
@@ -40,18 +48,28 @@ def counts(replays: Iterable[Replay]) -> tuple[int, int]:
 
 
 def deciding_variant(by_variant: Mapping[str, Sequence[Replay]]) -> str:
+    """The collector probe where its outcomes follow the collector setting alone
+    (`follows_collector`): then the failure comes and goes with when the collector runs,
+    whatever the other variants happened to meet. Otherwise `replayed_variant`."""
+    if follows_collector(by_variant.get(COLLECTOR, ())):
+        return COLLECTOR
+    return replayed_variant(by_variant)
+
+
+def replayed_variant(by_variant: Mapping[str, Sequence[Replay]]) -> str:
     """The shrunk payload's variant that fails most reliably, or the unshrunk payload's when
     no shrunk one failed (ties go to the earlier of `VARIANTS`): the label rests on it, so a
     failure that needs its history is not hidden by the isolated replays that pass, and
     counts are never mixed across payloads. A variant after history decides only where the
     same payload alone fails never or always: a payload that fails alone only sometimes is
     nondeterministic by itself, and earlier calls that make it fail more often (warm
-    threads, a clock read at a luckier moment) do not make it certain."""
+    threads, a clock read at a luckier moment) do not make it certain. The collector probe
+    replays this variant's payload and history."""
     shrunk = [v for v in VARIANTS if v in _FAMILIES["shrunk"] and by_variant.get(v)]
     if any(counts(by_variant[v])[0] for v in shrunk):
         present = shrunk
     else:
-        present = [v for v in VARIANTS if by_variant.get(v)]
+        present = [v for v in VARIANTS if v != COLLECTOR and by_variant.get(v)]
     present = [v for v in present if v in _ISOLATED or not _mixed(by_variant[_isolated_of(v, by_variant)])]
     return max(present, key=lambda v: (_ratio(by_variant[v]), -VARIANTS.index(v)))
 
@@ -70,6 +88,18 @@ def _ratio(replays: Sequence[Replay]) -> float:
 def _mixed(replays: Sequence[Replay]) -> bool:
     failures, runs = counts(replays)
     return 0 < failures < runs
+
+
+def follows_collector(replays: Sequence[Replay]) -> bool:
+    """Whether the collector probe's outcomes split by setting: each setting gave the same
+    outcome in every pass, and some settings failed where others passed. Passes run one
+    after another, so a clock or a race that flips outcomes in between breaks the split."""
+    by_setting: dict[int, set[bool]] = defaultdict(set)
+    for replay in replays:
+        by_setting[replay.collector].add(replay.failed)
+    passes = len(replays) // max(len(by_setting), 1)
+    outcomes = [seen.pop() for seen in by_setting.values() if len(seen) == 1]
+    return passes > 1 and len(outcomes) == len(by_setting) and len(set(outcomes)) == 2
 
 
 def needs_more(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: bool, rounds: int) -> bool:
@@ -117,6 +147,15 @@ def _switches(replays: Sequence[Replay]) -> list[int]:
     return switches
 
 
+def _steady_in_a_burst(probe: Sequence[Replay]) -> bool:
+    """Whether the collector probe's replays, which follow one another without pause,
+    changed outcome at most once: a clock moves too slowly to flip a burst back and forth,
+    a race between threads does not. Five spaced slots per interpreter cannot tell a race
+    that fails most of the time from a clock; a burst of them can."""
+    ordered = [r.failed for r in sorted(probe, key=lambda r: r.slot)]
+    return sum(a != b for a, b in zip(ordered, ordered[1:])) <= 1
+
+
 def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tuple[str, str]:
     """(cause, one line a reviewer reads) for the deciding variant's counts."""
     decider = deciding_variant(by_variant)
@@ -125,6 +164,16 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     secrets = {r.hash_secret for r in replays}
     columns = {r.column for r in replays}
     interpreters = {r.interpreter for r in replays}
+    if decider == COLLECTOR:
+        failing = sorted({r.collector for r in replays if r.failed})
+        settings = len({r.collector for r in replays})
+        base = replayed_variant(by_variant).replace("_", " ")
+        return "gc", (
+            f"the {base} payload, replayed under {settings} collector settings with its hash secret, seed and history held, "
+            f"fails under {len(failing)} of them in every pass and passes under the others: it follows when the cyclic collector "
+            "runs or where objects land in memory (the collector's thresholds, the allocations before the call): a finalizer, "
+            "a weak reference, an order by id()"
+        )
     if failures == 0:
         return "none_found", f"never failed: 0 of {runs} replays of each variant (isolated, after its history, in one process)"
     if decider not in _ISOLATED:  # so the same payload alone never failed (see deciding_variant)
@@ -157,10 +206,10 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     if not any(switches) and _varies_with(replays, lambda r: (r.hash_secret, r.column), lambda r: r.interpreter):
         return "process", (
             f"fails {failures} of {runs} replays: steady within each interpreter, but fresh interpreters under the same hash "
-            "secret and seed disagree: it follows the process itself (its pid, memory addresses, id() order) or a clock slower "
-            "than one interpreter's replays; the runner controls neither"
+            "secret and seed disagree: it follows the process itself (its process id, which the runner varies, or its memory "
+            "addresses and id() order, which it does not) or a clock slower than one interpreter's replays"
         )
-    if max(switches) == 1:
+    if max(switches) == 1 and _steady_in_a_burst(by_variant.get(COLLECTOR, ())):
         return "time", (
             f"fails {failures} of {runs} replays in runs that follow the clock (each interpreter switched at most once "
             "across its spaced slots), not the hash secret or the seed alone: it depends on time"

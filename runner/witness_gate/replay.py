@@ -2,13 +2,18 @@
 
 A round replays every variant of a module's witnesses (`evidence.VARIANTS`) in
 `replay_interpreters` fresh interpreters, one after another, two at a time. The first
-and last interpreter of round one run under the hash secret the search ran under, the
-others under fresh secrets from the schedule; in each, `replays` slots spaced
-`replay_spacing_ms` apart run every variant in a forked child, the global `random`
-seeded per column (column 0 of round one is the seed the failing call ran under), and
-then the shrunk payload is called in the interpreter itself, without forking.
+interpreter of round one runs under the hash secret and process id the search ran
+under, the last under the same secret as another process, the others under fresh
+secrets and process ids from the schedule; in each, `replays` slots spaced
+`replay_spacing_ms` apart run every variant in a forked child (the payloads alone, then
+after their history, each in a pass of its own), the global `random` seeded per column
+(column 0 of round one is the seed the failing call ran under), and then the shrunk
+payload is called in the interpreter itself, without forking.
 Counts are combined across interpreters, never replaced. More rounds follow while the
 evidence is mixed (`evidence.needs_more`), up to `replay_cap` replays per variant.
+Last, the collector probe replays each witness's replayed variant once more in one
+interpreter, under every collector setting of the schedule with nothing else varied
+(`_probe_collector`).
 
 A replay that fails, hangs (killed at the time limit), crashes or never runs because
 its interpreter died counts as a failure; one whose interpreter could not load the
@@ -29,7 +34,7 @@ from typing import Any
 
 from witness_gate import conditions, seeds
 from witness_gate.canonical import canonical_bytes
-from witness_gate.evidence import Replay, needs_more
+from witness_gate.evidence import COLLECTOR, Replay, needs_more, replayed_variant
 from witness_gate.properties import ENDED_CALL_KINDS, failure_evidence
 from witness_gate.sandbox import Ended, Worker
 
@@ -144,7 +149,45 @@ def _replay_under(
                 if room and name not in hung and not results[name].missing and not results[name].unloadable
                 and needs_more(results[name].by_variant, flaky_search[name], results[name].rounds)
             ]
+        probed = [name for name, result in results.items() if result.by_variant and name not in hung]
+        if probed:
+            first = round_number * lock["replay_interpreters"]  # the index the next round's first interpreter would have had
+            secret = conditions.hash_secret(condition, records[probed[0]]["hash_secret"])
+            for job, replay, evidence in _probe_collector(module, [(n, records[n], results[n]) for n in probed], first, secret, condition,
+                                                          plan, Path(scratch)):
+                results[job.witness].by_variant[COLLECTOR].append(replay)
+                if replay.failed and evidence is not None:
+                    results[job.witness].first_evidence.setdefault(COLLECTOR, evidence)
     return results
+
+
+# Each collector setting is replayed in this many passes, one after another: an outcome
+# that follows the setting repeats in every pass; a clock or a race breaks the pattern.
+_COLLECTOR_PASSES = 3
+
+
+def _probe_collector(
+    module: str, witnesses: list[tuple[str, dict[str, Any], WitnessReplays]], index: int, secret: int, condition: dict[str, str],
+    plan: ReplayPlan, scratch: Path,
+) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
+    """The collector probe: each witness's replayed variant (its payload, after its history
+    where that is what decided) in forked children under every collector setting of the
+    schedule, in passes, in one interpreter under the search's hash secret and the
+    variant's recorded `random` seed (column 0). Only the collector varies."""
+    jobs = []
+    for name, record, result in witnesses:
+        variant = replayed_variant(result.by_variant)
+        [job] = [job for job in jobs_for(name, record) if job.variant == ("shrunk" if variant == "in_process" else variant)]
+        jobs.append(Job(job.witness, COLLECTOR, job.assertion_id, job.expect, job.payload, job.recorded_seed, job.history, fork=True))
+    settings = seeds.collector_settings(plan.lock)
+    slots = [setting for _ in range(_COLLECTOR_PASSES) for setting in range(len(settings))]
+    found = _interpreter(module, jobs, [[job.recorded_seed for job in jobs] for _ in slots], secret, seeds.check_pid_offset(plan.lock, module),
+                         condition, plan, scratch, set(), collector=[settings[setting] for setting in slots])
+    return [
+        (jobs[job_index], Replay(index, secret, 0, slot, failed, collector=slots[slot]), evidence)
+        for (job_index, slot), (failed, evidence) in sorted(found.items())
+        if evidence is not _MISSING and not (evidence is not None and evidence["kind"] == _UNLOADABLE)
+    ]
 
 
 _MISSING: dict[str, Any] = {"kind": "missing"}
@@ -169,17 +212,21 @@ class Interpreter:
     index: int  # counted across rounds
     hash_secret: int
     columns: tuple[int, ...]  # `random` seed columns of its slots, counted across rounds
+    pid_offset: int  # process ids skipped before the module loads (seeds)
 
 
-def plan_round(lock: dict[str, Any], round_number: int, search_secret: int, condition: dict[str, str] | None = None) -> list[Interpreter]:
+def plan_round(
+    lock: dict[str, Any], round_number: int, search_secret: int, search_pid_offset: int, condition: dict[str, str] | None = None
+) -> list[Interpreter]:
     """The interpreters of one round, laid out so causes can be told apart.
 
-    Interpreter k runs under its own hash secret (the first under the search's, in round
-    one) and a window of seed columns that slides by two from one interpreter to the next:
-    neighbours share seeds under different secrets, and each secret meets several seeds.
-    The last interpreter repeats the first exactly, later in time, so what the runner does
-    not control shows as disagreement. A condition that declares PYTHONHASHSEED fixes every
-    interpreter's secret to it."""
+    Interpreter k runs under its own hash secret and process id (the first under the
+    search's, in round one) and a window of seed columns that slides by two from one
+    interpreter to the next: neighbours share seeds under different secrets, and each
+    secret meets several seeds. The last interpreter repeats the first's secret and seeds
+    later in time, as another process, so what follows the process itself (its pid, its
+    memory layout) or what the runner does not control shows as disagreement. A condition
+    that declares PYTHONHASHSEED fixes every interpreter's secret to it."""
     count, slots = lock["replay_interpreters"], lock["replays"]
     first = round_number * count
     width = slots + 2 * (count - 2)  # distinct columns in a round
@@ -191,10 +238,13 @@ def plan_round(lock: dict[str, Any], round_number: int, search_secret: int, cond
     def fresh(index: int) -> int:
         return conditions.hash_secret(condition or {}, seeds.replay_hash_secret(lock, index))
 
+    def pid_offset(index: int) -> int:
+        return seeds.replay_pid_offset(lock, index, avoid=search_pid_offset)
+
     secret = search_secret if round_number == 0 else fresh(first)
-    plan = [Interpreter(first, secret, window(0))]
-    plan += [Interpreter(first + k, fresh(first + k), window(k)) for k in range(1, count - 1)]
-    plan.append(Interpreter(first + count - 1, secret, window(0)))
+    plan = [Interpreter(first, secret, window(0), search_pid_offset if round_number == 0 else pid_offset(first))]
+    plan += [Interpreter(first + k, fresh(first + k), window(k), pid_offset(first + k)) for k in range(1, count - 1)]
+    plan.append(Interpreter(first + count - 1, secret, window(0), pid_offset(first + count - 1)))
     return plan
 
 
@@ -203,14 +253,14 @@ def _round(
     hung: set[str], progress: Progress | None,
 ) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
     lock = plan.lock
-    interpreters = plan_round(lock, round_number, search_secret, condition)
+    interpreters = plan_round(lock, round_number, search_secret, seeds.check_pid_offset(lock, module), condition)
     done = 0
 
     def run(interpreter: Interpreter) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
         nonlocal done
         # Column 0 is the seed the failing call ran under in check, for each job.
         seed_rows = [[job.recorded_seed if column == 0 else seeds.replay_random_seed(lock, column) for job in jobs] for column in interpreter.columns]
-        found = _interpreter(module, jobs, seed_rows, interpreter.hash_secret, condition, plan, scratch, set(hung))
+        found = _interpreter(module, jobs, seed_rows, interpreter.hash_secret, interpreter.pid_offset, condition, plan, scratch, set(hung))
         rows = []
         for (job_index, slot), (failed, evidence) in sorted(found.items()):
             replay = Replay(interpreter.index, interpreter.hash_secret, interpreter.columns[slot], slot, failed)
@@ -225,16 +275,18 @@ def _round(
 
 
 def _interpreter(
-    module: str, jobs: list[Job], seed_rows: list[list[int]], secret: int, condition: dict[str, str], plan: ReplayPlan, scratch: Path,
-    hung: set[str],
+    module: str, jobs: list[Job], seed_rows: list[list[int]], secret: int, pid_offset: int, condition: dict[str, str], plan: ReplayPlan,
+    scratch: Path, hung: set[str], collector: list[dict[str, int]] | None = None,
 ) -> dict[tuple[int, int], tuple[bool, dict[str, Any] | None]]:
     """Outcomes by (job index, slot) of one replay interpreter; every replay it did not
-    report is a failure with the reason, and a job it reports missing maps to `_MISSING`."""
+    report is a failure with the reason, and a job it reports missing maps to `_MISSING`.
+    `collector`, a setting per slot, makes it the collector probe: its slots follow one
+    another without pause."""
     lock = plan.lock
     request = {
         "mode": "replay", "root": str(plan.root.absolute()), "import_paths": list(plan.import_paths), "module": module,
         "fixture_path": str(plan.fixture_path.absolute()), "fixture_sha256": lock["fixture"]["sha256"],
-        "timeout": plan.timeout, "spacing_seconds": lock["replay_spacing_ms"] / 1000, "max_examples": lock["max_examples"],
+        "timeout": plan.timeout, "spacing_seconds": 0 if collector else lock["replay_spacing_ms"] / 1000, "max_examples": lock["max_examples"],
         "jobs": [
             {"witness": job.witness, "assertion_id": job.assertion_id, "expect": job.expect, "payload": job.payload,
              "history": job.history, "fork": job.fork}
@@ -242,7 +294,9 @@ def _interpreter(
         ],
         "hung": sorted(hung),
         "seeds": seed_rows,
+        "collector": collector,
         "condition": condition,
+        "pid_offset": pid_offset,
     }
     outcomes: dict[tuple[int, int], tuple[bool, dict[str, Any] | None]] = {}
     missing: set[int] = set()

@@ -176,8 +176,12 @@ def _entry(name: str, record: dict[str, Any], result: WitnessReplays, changed: b
         "cause": cause,
         "variants": variants,
         "rounds": result.rounds,
-        "reason": f"{decider.replace('_', ' ')} payload failed {failures} of {runs} replays{_under(record)}: {detail}{shown}",
+        "reason": f"{_replays_of(decider)} failed {failures} of {runs} replays{_under(record)}: {detail}{shown}",
     }
+
+
+def _replays_of(variant: str) -> str:
+    return "the collector probe" if variant == evidence.COLLECTOR else f"{variant.replace('_', ' ')} payload"
 
 
 def _under(record: dict[str, Any]) -> str:

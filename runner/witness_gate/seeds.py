@@ -51,3 +51,43 @@ def replay_hash_secret(lock: dict[str, Any], interpreter: int) -> int:
 def replay_random_seed(lock: dict[str, Any], column: int) -> int:
     """The global `random` seed of replay column `column` (counted across rounds)."""
     return _derive(lock, "replay-random", column)
+
+
+# Process ids a worker skips before it loads the module (worker._continue_at_pid_offset):
+# in the sandbox's own pid namespace ids are handed out in order, so without this every
+# worker would be the same pid and code seeded from os.getpid() would look deterministic.
+_PID_OFFSETS = 200
+
+
+def check_pid_offset(lock: dict[str, Any], module_path: str) -> int:
+    """How many process ids the worker that searches one property module skips."""
+    return _derive(lock, "check-pid-offset", module_path) % _PID_OFFSETS
+
+
+def replay_pid_offset(lock: dict[str, Any], interpreter: int, avoid: int) -> int:
+    """How many process ids replay interpreter number `interpreter` skips: never `avoid`
+    (the search's), so the round's last interpreter, which repeats the first's hash secret
+    and seeds, differs from it in its process id and nothing else the runner sets."""
+    offset = _derive(lock, "replay-pid-offset", interpreter) % (_PID_OFFSETS - 1)
+    return offset + 1 if offset >= avoid else offset
+
+
+# How many young container allocations the cyclic collector waits for by default
+# (gc.get_threshold()[0] on CPython 3.9-3.13): the range the extra allocations of a steered
+# replay are drawn from, so each lands the call at another point of the collector's cycle.
+_DEFAULT_YOUNG_THRESHOLD = 700
+_SHIFTED_SETTINGS = 4
+
+
+def collector_settings(lock: dict[str, Any]) -> tuple[dict[str, int], ...]:
+    """The settings the collector probe replays a witness under, each right before the call
+    (after its history): collect everything, then run with the collector off, collecting at
+    every allocation, or at the default pace after `allocate` extra live objects drawn
+    from the schedule. `threshold` 0 disables the collector, as gc.set_threshold(0) does."""
+    off = {"threshold": 0, "allocate": 0}
+    eager = {"threshold": 1, "allocate": 0}
+    shifted = [
+        {"threshold": _DEFAULT_YOUNG_THRESHOLD, "allocate": _derive(lock, "replay-collector", k) % _DEFAULT_YOUNG_THRESHOLD}
+        for k in range(_SHIFTED_SETTINGS)
+    ]
+    return (off, eager, *shifted)

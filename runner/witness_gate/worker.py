@@ -10,12 +10,17 @@ treats silence, an early exit or a malformed message as a failure. Two modes:
   property of the module; every call is announced with its payload before it runs.
 - `replay`: given witness payloads (each optionally after the calls that preceded it
   in `check`), replay them in forked children at spaced slots, each call under a
-  `random` seed chosen by the runner, then once more in this process without forking.
+  `random` seed chosen by the runner (and, in the collector probe, a collector setting),
+  then once more in this process without forking.
+
+Before any of it, the worker moves on to the process id the runner chose
+(`_continue_at_pid_offset`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import select
@@ -69,6 +74,7 @@ class _Falsified(Exception):
 
 def main(request_path: str) -> None:
     request = json.loads(Path(request_path).read_text("utf-8"))
+    _continue_at_pid_offset(request["pid_offset"])
     channel = _Channel(request["protocol_fd"], _read_key(request["key_fd"]))
     _network.confined = request["confined"]
     sys.addaudithook(_network.hear)  # before any user code: an audit hook cannot be removed
@@ -103,6 +109,26 @@ def main(request_path: str) -> None:
     channel.send({"event": "done"})
     # Leave at once: atexit handlers and threads of the user's module must not run after "done".
     os._exit(0)
+
+
+def _continue_at_pid_offset(offset: int) -> None:
+    """Goes on as a process `offset` ids further on, before any user code is loaded: forks
+    that many children that leave at once, then one more that carries on as the worker,
+    while this process waits for it and ends as it ended. The sandbox's pid namespace hands
+    out ids in order, so the pid the module sees is the one the schedule chose."""
+    for _ in range(offset):
+        skipped = os.fork()
+        if skipped == 0:
+            os._exit(0)
+        os.waitpid(skipped, 0)
+    worker = os.fork()
+    if worker == 0:
+        return
+    _, status = os.waitpid(worker, 0)
+    if os.WIFSIGNALED(status):  # end the same way, so the runner reads the same cause
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status))
 
 
 class _NetworkWatch:
@@ -311,21 +337,30 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
             hung.add(jobs[index]["witness"])
         channel.send({"event": "outcome", "job": index, "slot": slot, "failed": evidence is not None, "evidence": evidence})
 
+    # The collector probe's setting per slot (seeds.collector_settings); None: left as it is.
+    collector = request.get("collector") or [None] * len(request["seeds"])
+
     def run(index: int, slot: int, seed: int) -> None:
         if jobs[index]["witness"] in hung:
             report(index, slot, failure_evidence("timeout", None, "not replayed: an earlier replay of this witness hung"))
         elif jobs[index]["fork"]:
-            report(index, slot, _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key))
+            report(index, slot, _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key, collector[slot]))
         else:
             channel.send({"event": "call", "job": index, "slot": slot})
             report(index, slot, _run_job(props, jobs[index], seed, fixture))
 
-    # Without forking last: state these calls leave behind would leak into later forks.
-    for forked in (True, False):
-        batch = [index for index in runnable if jobs[index]["fork"] == forked]
+    # Forked payloads alone, then after their history (which can take long enough to stretch
+    # a pass's slots past the spacing a clock is sampled at), then without forking, last:
+    # state those calls leave behind would leak into later forks.
+    passes = [
+        [index for index in runnable if jobs[index]["fork"] and not jobs[index]["history"]],
+        [index for index in runnable if jobs[index]["fork"] and jobs[index]["history"]],
+        [index for index in runnable if not jobs[index]["fork"]],
+    ]
+    for batch in filter(None, passes):
         start = time.monotonic()
         for slot, row in enumerate(request["seeds"]):
-            # Both passes spread their slots over time, so a failure that depends on the
+            # Every pass spreads its slots over time, so a failure that depends on the
             # clock is seen to vary in each; calls in one process with no pause between them
             # all land in one instant, and one instant makes a clock bug look certain.
             time.sleep(max(0.0, start + slot * request["spacing_seconds"] - time.monotonic()))
@@ -333,17 +368,36 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
                 run(index, slot, row[index])
 
 
-def _run_job(props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture) -> dict[str, Any] | None:
-    """The job's history (results ignored), then its payload: evidence of failure, or None."""
+def _run_job(
+    props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, collector: dict[str, int] | None = None
+) -> dict[str, Any] | None:
+    """The job's history (results ignored), then its payload, under the `collector` setting
+    when one is given: evidence of failure, or None."""
     try:
         for call in job["history"]:
             earlier = props.get(call["assertion_id"])
             if earlier is not None:  # a property since removed cannot be called; its state is gone too
                 earlier.run(_fresh(call["payload"]), fixture.value, call["random_seed"])
-        outcome = _network.run(props[job["assertion_id"]], _fresh(job["payload"]), fixture, seed, job["expect"])
+        payload = _fresh(job["payload"])
+        ballast = _steer_collector(collector) if collector is not None else []
+        outcome = _network.run(props[job["assertion_id"]], payload, fixture, seed, job["expect"])
+        del ballast  # alive through the call: the objects that moved it within the collector's cycle
     except WitnessGateError as error:  # the fixture could not be read: fail closed
         return failure_evidence("fixture", None, str(error))
     return None if outcome.passed else outcome.evidence
+
+
+def _steer_collector(setting: dict[str, int]) -> list[list[Any]]:
+    """Collects everything, sets when the cyclic collector runs next (threshold 0: never),
+    and allocates `allocate` live containers, which move the call that far into the
+    collector's cycle; returns them, for the caller to keep alive through the call. Only
+    ever in a forked child: the interpreter's own collector is left as it was."""
+    gc.collect()
+    if setting["threshold"] == 0:
+        gc.disable()
+    else:
+        gc.set_threshold(setting["threshold"], *gc.get_threshold()[1:])
+    return [[] for _ in range(setting["allocate"])]
 
 
 def _fresh(payload: Any) -> Any:
@@ -351,7 +405,10 @@ def _fresh(payload: Any) -> Any:
     return json.loads(json.dumps(payload))
 
 
-def _forked(props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, timeout: float, key: bytes) -> dict[str, Any] | None:
+def _forked(
+    props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, timeout: float, key: bytes,
+    collector: dict[str, int] | None,
+) -> dict[str, Any] | None:
     """Runs the job in a forked child in a process group of its own; kills the group at the
     timeout. The child's result is signed like a channel line: the code under test, which
     runs in the child, cannot stand in for it by writing to the pipe."""
@@ -362,7 +419,7 @@ def _forked(props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture
         try:
             os.setpgid(0, 0)
             os.close(read_end)
-            evidence = _run_job(props, job, seed, fixture)
+            evidence = _run_job(props, job, seed, fixture, collector)
             os.write(write_end, channels.sign(key, json.dumps({"evidence": evidence}).encode()))
             status = 0
         finally:

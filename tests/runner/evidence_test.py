@@ -9,7 +9,7 @@ from witness_gate.evidence import Replay, cause, counts, deciding_variant, needs
 from witness_gate.replay import plan_round
 
 LOCK = {"seed_schedule": [12345], "replays": 5, "replay_interpreters": 6}
-PLAN = plan_round(LOCK, 0, search_secret=7)
+PLAN = plan_round(LOCK, 0, search_secret=7, search_pid_offset=3)
 
 
 def grid(fails) -> list[Replay]:
@@ -24,12 +24,15 @@ def grid(fails) -> list[Replay]:
 def test_the_plan_repeats_its_first_interpreter_and_overlaps_neighbours():
     first, last = PLAN[0], PLAN[-1]
     assert (first.hash_secret, first.columns) == (7, (0, 1, 2, 3, 4)) == (last.hash_secret, last.columns)
+    # ...as another process: the first is the search's pid, the last never is.
+    assert first.pid_offset == 3 != last.pid_offset
     assert len({i.hash_secret for i in PLAN}) == 5
     for left, right in zip(PLAN[:-2], PLAN[1:-1]):
         assert len(set(left.columns) & set(right.columns)) == 3
-    later = plan_round(LOCK, 1, search_secret=7)
+    later = plan_round(LOCK, 1, search_secret=7, search_pid_offset=3)
     assert not {c for i in later for c in i.columns} & {c for i in PLAN for c in i.columns}
     assert 7 not in {i.hash_secret for i in later}
+    assert 3 not in {i.pid_offset for i in later}
 
 
 CASES = [
@@ -112,3 +115,59 @@ def test_an_unshrunk_history_without_its_own_isolated_replays_is_compared_with_t
     replays = {"shrunk": grid(lambda *_: False), "in_process": grid(lambda *_: False), "unshrunk_history": grid(lambda *_: True)}
     assert deciding_variant(replays) == "unshrunk_history"
     assert cause(replays, 4)[0] == "history"
+
+
+SETTINGS = 6
+
+
+def probe(fails, passes: int = 3) -> list[Replay]:
+    """The collector probe's replays: `passes` passes over the settings, one interpreter, the
+    search's secret and seed column 0; `fails(setting, slot)`."""
+    slots = [setting for _ in range(passes) for setting in range(SETTINGS)]
+    return [Replay(6, 7, 0, slot, bool(fails(setting, slot)), collector=setting) for slot, setting in enumerate(slots)]
+
+
+# The weakref.finalize bug of #26: after the same history every forked replay reaches the
+# collector at the same allocation count, so the ordinary variants fail every time (or
+# never), and only the probe shows the failure come and go with the collector.
+COLLECTOR_CASES = [
+    ("fails only where the collector runs during the call", lambda setting, slot: setting in (1, 3), True),
+    ("fails only with the collector off", lambda setting, slot: setting == 0, True),
+    ("fails under every setting: nothing follows the collector", lambda setting, slot: True, False),
+    ("passes under every setting", lambda setting, slot: False, False),
+    # A clock that flips once mid-probe: the passes disagree, so it is not the collector.
+    ("a clock flips between passes", lambda setting, slot: slot >= 8, False),
+    ("a race: the same setting fails in one pass and passes in another", lambda setting, slot: (slot * 7) % 5 == 0, False),
+]
+
+
+@pytest.mark.parametrize("name, fails, follows", COLLECTOR_CASES, ids=[case[0] for case in COLLECTOR_CASES])
+def test_the_collector_probe_decides_only_when_its_outcomes_split_by_setting(name, fails, follows):
+    replays = {"shrunk": grid(lambda i, c, s: True), "collector": probe(fails)}
+    assert (deciding_variant(replays) == "collector") is follows
+    assert (cause(replays, 0)[0] == "gc") is follows
+    if follows:
+        failures, runs = counts(replays["collector"])
+        assert 0 < failures < runs == 3 * SETTINGS  # so the label is a flake, from the probe's own counts
+        assert "under 6 collector settings" in cause(replays, 0)[1]
+    else:  # the ordinary variants decide, as without the probe
+        assert cause(replays, 0)[0] == cause({"shrunk": replays["shrunk"]}, 0)[0]
+
+
+def test_one_pass_of_the_probe_proves_nothing():
+    assert deciding_variant({"shrunk": grid(lambda i, c, s: True), "collector": probe(lambda setting, slot: setting == 0, passes=1)}) == "shrunk"
+
+
+def test_the_probe_names_the_variant_it_replayed():
+    replays = {"shrunk": grid(lambda i, c, s: False), "shrunk_history": grid(lambda i, c, s: True), "collector": probe(lambda setting, slot: setting > 2)}
+    assert deciding_variant(replays) == "collector"
+    assert "the shrunk history payload, replayed under 6 collector settings" in cause(replays, 3)[1]
+
+
+def test_a_clock_needs_a_burst_of_replays_that_changes_at_most_once():
+    # A race that fails most of the time can look like a clock in five spaced slots (each
+    # interpreter switched once at most); the probe's burst, back to back, flips back and forth.
+    spaced = grid(lambda i, c, s: not (i.index in (2, 4) and s == 0))
+    assert cause({"shrunk": spaced}, 0)[0] == "time"
+    assert cause({"shrunk": spaced, "collector": probe(lambda setting, slot: slot not in (3, 9, 14))}, 0)[0] == "none_found"
+    assert cause({"shrunk": spaced, "collector": probe(lambda setting, slot: slot >= 10)}, 0)[0] == "time"

@@ -2,26 +2,30 @@
 
 Each case of `flake_cases/` (see its catalogue.py) is a small piece of business code
 with a real bug and a property that catches it. Every case runs pin, check and classify
-in a repository of its own, with the implementation in the changed-file list:
+in a repository of its own, with the implementation in the changed-file list, and must
+get its label and its exact cause in every run:
 
-- a nondeterministic class must be labelled `flake`, naming the cause when the runner
-  controls it (the hash secret, the `random` seed);
-- a state-dependent class must be a `regression` that rests on its history;
-- a deterministic control must be a `regression` whatever is varied;
-- for every class the runner controls, a second run under another caller environment
-  (PYTHONHASHSEED, HYPOTHESIS_* and PYTHON* noise) writes the same witness bytes and the
-  same counts.
+- a nondeterministic class is a `flake` with the cause that isolates it (the hash
+  secret, the `random` seed, the collector, the process, time) or `none_found` where
+  nothing the runner varies can (threads, entropy);
+- a state-dependent class is a `regression` that rests on its history;
+- a deterministic control is a `regression` whatever is varied;
+- for each cause the runner controls, one case runs a second time under another caller
+  environment (PYTHONHASHSEED, HYPOTHESIS_* and PYTHON* noise) and writes the same witness
+  bytes and the same counts.
 
 No case leans on the machine it was written on. Each brings its conditions: the
 workers' file system is the sandbox's tmpfs whatever the host's (so `listdir_order`,
-a flake on ext4's hashed directories, is a deterministic control there); `thread_race`
-draws its service latency over three decades, so the race is won and lost on an idle
-core, a busy one or a single CPU (`taskset -c 0`); `time_window` fails in half of every
-wall-clock second, which every replay variant samples at spaced slots.
+a flake on ext4's hashed directories, is a deterministic control there); the races
+(`thread_race`, `completion_order`, `async_interleaving`) draw their service latency over
+three decades from the OS's entropy, so they are won and lost on an idle core, a busy one
+or a single CPU, and run again under `taskset -c 0` and with every core busy to show it;
+`time_window` fails in half of every wall-clock second, which every replay variant
+samples at spaced slots.
 """
-
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -32,13 +36,13 @@ from pathlib import Path
 import pytest
 
 from witness_gate.classify import UNREPEATABLE_FLAKE
+from witness_gate.evidence import CONTROLLED
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "flake_cases"))
 from catalogue import CASES, Case  # noqa: E402  # pants: no-infer-dep
 
 CASES_DIR = Path(__file__).resolve().parent / "flake_cases"
 LOCK = ".artifacts/fixture.lock"
-CONTROLLED_CAUSE = {"random": "random_seed", "hash": "hash_secret", "history": "history"}
 
 
 def build_repository(case: Case, root: Path) -> str:
@@ -52,25 +56,32 @@ def build_repository(case: Case, root: Path) -> str:
     return implementation.relative_to(root).as_posix()
 
 
-def run_cli(root: Path, caller_env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+def run_cli(root: Path, caller_env: dict[str, str], *args: str, launcher: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     env = {**os.environ, **caller_env, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-    return subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run([*launcher, sys.executable, "-m", "witness_gate", *args], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=600)
 
 
-def classify_case(case: Case, root: Path, caller_env: dict[str, str], oracle: str | None = None) -> tuple[dict, dict[str, bytes]]:
+def classify_case(
+    case: Case, root: Path, caller_env: dict[str, str], oracle: str | None = None, launcher: tuple[str, ...] = ()
+) -> tuple[dict, dict[str, bytes]]:
     """(the report's entry for the case's assertion, the witness files' bytes by name);
-    `oracle`, a module's source, stands in for the case's property modules (given_catalogue_test)."""
+    `oracle`, a module's source, stands in for the case's property modules (given_catalogue_test);
+    `launcher` starts each CLI run (e.g. `taskset -c 0`), and so every worker it starts."""
     changed = build_repository(case, root)
     if oracle is not None:
         shutil.rmtree(root / "tests" / "properties")
         (root / "tests" / "properties").mkdir()
         (root / "tests" / "properties" / f"test_{case.name}.py").write_text(oracle)
     (root / "changed.txt").write_text(f"{changed}\n")
-    pinned = run_cli(root, caller_env, "pin", "--fixture", "tests/fixtures/fixture.json", "--generator-version", "1", "--out", LOCK)
+    pinned = run_cli(root, caller_env, "pin", "--fixture", "tests/fixtures/fixture.json", "--generator-version", "1", "--out", LOCK,
+                     launcher=launcher)
     assert pinned.returncode == 0, pinned.stderr
-    checked = run_cli(root, caller_env, "check", "--lock", LOCK, "--properties", "tests/properties", "--out", ".artifacts/witnesses")
+    checked = run_cli(root, caller_env, "check", "--lock", LOCK, "--properties", "tests/properties", "--out", ".artifacts/witnesses",
+                      launcher=launcher)
     assert checked.returncode == 1, f"{case.name}: check found no failure\n{checked.stdout}{checked.stderr}"
-    classified = run_cli(root, caller_env, "classify", "--lock", LOCK, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
+    classified = run_cli(root, caller_env, "classify", "--lock", LOCK, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt",
+                         launcher=launcher)
     assert classified.returncode in (0, 1), classified.stdout + classified.stderr
     report = json.loads((root / ".artifacts/classification.json").read_text())
     entries = [e for e in report["witnesses"] if e["assertion_id"] == case.assertion]
@@ -84,36 +95,62 @@ def counts_of(entry: dict) -> tuple:
     return (entry["label"], entry["failures"], entry["runs"], entry["replayed"], entry["cause"], json.dumps(entry["variants"]))
 
 
+# The second run under a noisy caller, once for each cause the runner controls: the first
+# case of that cause in the catalogue.
+REPEATED = {cause: case.name for case in reversed(CASES) for cause in [case.cause] if cause in CONTROLLED}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_each_root_cause_class_gets_its_label(case: Case, tmp_path: Path):
-    assert_gets_its_label(case, tmp_path)
+    assert_gets_its_label(case, tmp_path, again=REPEATED.get(case.cause) == case.name)
+
+
+@contextlib.contextmanager
+def busy_cores():
+    """Every core of the machine kept busy by a spinning process, for the duration."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+@pytest.mark.parametrize("machine", ["one core", "every core busy"])
+@pytest.mark.parametrize("case", [case for case in CASES if case.race], ids=[case.name for case in CASES if case.race])
+def test_a_race_keeps_its_label_and_cause_on_one_core_and_under_load(case: Case, machine: str, tmp_path: Path):
+    """The races bring their own timing (latencies spread over three decades): the same
+    label and cause when everything runs on one CPU, and when every CPU is busy."""
+    if machine == "one core":
+        assert shutil.which("taskset"), "taskset (util-linux) runs the case on one core"
+        assert_gets_its_label(case, tmp_path, launcher=("taskset", "-c", "0"))
+    else:
+        with busy_cores():
+            assert_gets_its_label(case, tmp_path)
 
 
 NOISY_CALLER = {"PYTHONHASHSEED": "271828", "HYPOTHESIS_PROFILE": "ci", "CI": "true", "PYTHONOPTIMIZE": "1", "PEX_VERBOSE": "9"}
 
 
-def assert_gets_its_label(case: Case, tmp_path: Path, oracle: str | None = None, again: bool = True) -> None:
+def assert_gets_its_label(case: Case, tmp_path: Path, oracle: str | None = None, again: bool = False, launcher: tuple[str, ...] = ()) -> None:
     """The case's label and cause, and (`again`) for a cause the runner controls the same
-    witness bytes and counts from a noisy caller; `oracle` as in `classify_case`."""
-    entry, witnesses = classify_case(case, tmp_path / "first", {"PYTHONHASHSEED": "0"}, oracle)
-    summary = f"{case.name}: {entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}): {entry['reason']}"
+    witness bytes and counts from a noisy caller; `oracle` and `launcher` as in `classify_case`."""
+    entry, witnesses = classify_case(case, tmp_path / "first", {"PYTHONHASHSEED": "0"}, oracle, launcher)
+    summary = f"{case.name}: {entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}, {entry['cause']}): {entry['reason']}"
+    assert (entry["label"], entry["cause"]) == ("flake" if case.kind == "nondeterministic" else "regression", case.cause), summary
+    controlled = case.cause in CONTROLLED
     if case.kind == "nondeterministic":
-        assert entry["label"] == "flake", summary
-        if case.controlled_by in CONTROLLED_CAUSE:
-            assert entry["cause"] == CONTROLLED_CAUSE[case.controlled_by], summary
-            assert UNREPEATABLE_FLAKE not in entry["next_step"], summary  # the next run keeps this witness
-        else:
-            assert entry["cause"] in ("time", "none_found"), summary
-            assert UNREPEATABLE_FLAKE in entry["next_step"], summary  # a freeze of it may cover no later run
-    elif case.kind == "state":
-        assert (entry["label"], entry["cause"]) == ("regression", "history"), summary
+        # Where the runner controls the cause the next run keeps this witness; otherwise a
+        # freeze of it may cover no later run, and the next step says so.
+        assert (UNREPEATABLE_FLAKE in entry["next_step"]) is not controlled, summary
+    if case.kind == "state":
         assert entry["replayed"] in ("shrunk_history", "unshrunk_history", "in_process"), summary
         record = json.loads(witnesses[entry["file"]])
         assert record["history"] or record["unshrunk"]["history"], "the witness carries the history it is replayed after"
-    else:
-        assert (entry["label"], entry["cause"]) == ("regression", "deterministic"), summary
 
-    if again and (case.controlled_by in CONTROLLED_CAUSE or case.kind == "control"):
-        repeated, witnesses_again = classify_case(case, tmp_path / "second", NOISY_CALLER, oracle)
+    if again:
+        assert controlled, f"{case.name}: {case.cause} is no cause the runner controls; nothing says a second run repeats the first"
+        repeated, witnesses_again = classify_case(case, tmp_path / "second", NOISY_CALLER, oracle, launcher)
         assert witnesses_again == witnesses, f"{case.name}: witness bytes differ across caller environments"
         assert counts_of(repeated) == counts_of(entry), f"{case.name}: counts differ across runs"

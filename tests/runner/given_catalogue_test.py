@@ -21,8 +21,10 @@ import pytest
 
 import flake_catalogue_test as catalogue_test
 
+from witness_gate.evidence import CONTROLLED
+
 # The catalogue as flake_catalogue_test imports it (it puts flake_cases/ on sys.path).
-CASES, CONTROLLED_CAUSE = catalogue_test.CASES, catalogue_test.CONTROLLED_CAUSE
+CASES = catalogue_test.CASES
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,7 @@ def test_each_twin_is_a_catalogue_case_the_runner_controls():
     assert len({twin.case for twin in TWINS}) == len(TWINS)
     for twin in TWINS:
         case = CASE_BY_NAME[twin.case]
-        assert case.kind == "control" or case.controlled_by in CONTROLLED_CAUSE, twin.case
+        assert case.cause in CONTROLLED, twin.case
         assert twin.test == "test_" + case.assertion.removeprefix("prop_")
         assert "witness_gate" not in twin.source
 
@@ -157,6 +159,6 @@ def test_each_twin_is_a_catalogue_case_the_runner_controls():
 @pytest.mark.parametrize("twin", TWINS, ids=[twin.case for twin in TWINS])
 def test_a_given_twin_gets_the_label_and_cause_of_its_property(twin: Twin, tmp_path: Path):
     # The noisy caller's second run once, for the twin of the `random` case: the runner's own
-    # catalogue runs it for every case, and the twins share its code past the worker.
+    # catalogue runs it once per controlled cause, and the twins share its code past the worker.
     catalogue_test.assert_gets_its_label(replace(CASE_BY_NAME[twin.case], assertion=twin.node_id), tmp_path, oracle=twin.source,
                                          again=twin.case == "random_choice")
