@@ -148,12 +148,16 @@ def _switches(replays: Sequence[Replay]) -> list[int]:
 
 
 def _steady_in_a_burst(probe: Sequence[Replay]) -> bool:
-    """Whether the collector probe's replays, which follow one another without pause,
-    changed outcome at most once: a clock moves too slowly to flip a burst back and forth,
-    a race between threads does not. Five spaced slots per interpreter cannot tell a race
-    that fails most of the time from a clock; a burst of them can."""
-    ordered = [r.failed for r in sorted(probe, key=lambda r: r.slot)]
-    return sum(a != b for a, b in zip(ordered, ordered[1:])) <= 1
+    """Whether each pass of the collector probe, replays that follow one another without
+    pause, changed outcome at most once: a clock moves too slowly to flip a pass back and
+    forth, a race between threads does not. Five spaced slots per interpreter cannot tell a
+    race that fails most of the time from a clock; passes of back-to-back replays can. Per
+    pass, not over the whole burst: a slow machine can stretch the burst over two of a
+    clock's changes, never one pass."""
+    ordered = [r for r in sorted(probe, key=lambda r: r.slot)]
+    settings = len({r.collector for r in probe}) or 1
+    passes = [ordered[start:start + settings] for start in range(0, len(ordered), settings)]
+    return all(sum(a.failed != b.failed for a, b in zip(row, row[1:])) <= 1 for row in passes)
 
 
 def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tuple[str, str]:
@@ -167,11 +171,11 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     if decider == COLLECTOR:
         failing = sorted({r.collector for r in replays if r.failed})
         settings = len({r.collector for r in replays})
-        base = replayed_variant(by_variant).replace("_", " ")
+        base = "shrunk" if (replayed := replayed_variant(by_variant)) == "in_process" else replayed.replace("_", " ")  # forked, as probed
         return "gc", (
             f"the {base} payload, replayed under {settings} collector settings with its hash secret, seed and history held, "
             f"fails under {len(failing)} of them in every pass and passes under the others: it follows when the cyclic collector "
-            "runs or where objects land in memory (the collector's thresholds, the allocations before the call): a finalizer, "
+            "runs or where objects land in memory (a collection and the allocations before the call): a finalizer, "
             "a weak reference, an order by id()"
         )
     if failures == 0:

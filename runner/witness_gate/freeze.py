@@ -50,6 +50,10 @@ def later_moment(text: str, now: datetime) -> datetime:
         moment = None
     if moment is None or moment.tzinfo is None:
         raise WitnessGateError(f"--as-of {text!r} is not a time with its zone (ISO 8601, e.g. 2026-12-07T09:00:00Z)")
+    try:
+        timestamp(moment)  # in UTC, as every time the runner prints
+    except OverflowError:
+        raise WitnessGateError(f"--as-of {text!r} is out of range in UTC") from None
     if moment < now:
         raise WitnessGateError(f"--as-of {timestamp(moment)} is before now ({timestamp(now)}): freezes are checked now or later, never earlier")
     return moment

@@ -276,7 +276,7 @@ def _round(
 
 def _interpreter(
     module: str, jobs: list[Job], seed_rows: list[list[int]], secret: int, pid_offset: int, condition: dict[str, str], plan: ReplayPlan,
-    scratch: Path, hung: set[str], collector: list[dict[str, int]] | None = None,
+    scratch: Path, hung: set[str], collector: list[dict[str, Any]] | None = None,
 ) -> dict[tuple[int, int], tuple[bool, dict[str, Any] | None]]:
     """Outcomes by (job index, slot) of one replay interpreter; every replay it did not
     report is a failure with the reason, and a job it reports missing maps to `_MISSING`.

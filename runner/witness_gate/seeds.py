@@ -56,7 +56,7 @@ def replay_random_seed(lock: dict[str, Any], column: int) -> int:
 # Process ids a worker skips before it loads the module (worker._continue_at_pid_offset):
 # in the sandbox's own pid namespace ids are handed out in order, so without this every
 # worker would be the same pid and code seeded from os.getpid() would look deterministic.
-_PID_OFFSETS = 200
+_PID_OFFSETS = 64
 
 
 def check_pid_offset(lock: dict[str, Any], module_path: str) -> int:
@@ -76,18 +76,18 @@ def replay_pid_offset(lock: dict[str, Any], interpreter: int, avoid: int) -> int
 # (gc.get_threshold()[0] on CPython 3.9-3.13): the range the extra allocations of a steered
 # replay are drawn from, so each lands the call at another point of the collector's cycle.
 _DEFAULT_YOUNG_THRESHOLD = 700
-_SHIFTED_SETTINGS = 4
+_SHIFTED_SETTINGS = 5
 
 
-def collector_settings(lock: dict[str, Any]) -> tuple[dict[str, int], ...]:
-    """The settings the collector probe replays a witness under, each right before the call
-    (after its history): collect everything, then run with the collector off, collecting at
-    every allocation, or at the default pace after `allocate` extra live objects drawn
-    from the schedule. `threshold` 0 disables the collector, as gc.set_threshold(0) does."""
-    off = {"threshold": 0, "allocate": 0}
-    eager = {"threshold": 1, "allocate": 0}
+def collector_settings(lock: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    """The settings the collector probe replays a witness under, right before the call
+    (after its history): first none (the collector where the ordinary replays meet it),
+    then a full collection followed by `allocate` extra live objects drawn from the
+    schedule. Only what production meets: the collector stays on at the interpreter's own
+    thresholds (a collector turned off or set to run at every allocation is nothing the
+    code meets in production, and code can see it in gc.isenabled() and gc.get_threshold())."""
     shifted = [
-        {"threshold": _DEFAULT_YOUNG_THRESHOLD, "allocate": _derive(lock, "replay-collector", k) % _DEFAULT_YOUNG_THRESHOLD}
+        {"collect": True, "allocate": _derive(lock, "replay-collector", k) % _DEFAULT_YOUNG_THRESHOLD}
         for k in range(_SHIFTED_SETTINGS)
     ]
-    return (off, eager, *shifted)
+    return ({"collect": False, "allocate": 0}, *shifted)

@@ -126,8 +126,11 @@ def _continue_at_pid_offset(offset: int) -> None:
         return
     _, status = os.waitpid(worker, 0)
     if os.WIFSIGNALED(status):  # end the same way, so the runner reads the same cause
-        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
-        os.kill(os.getpid(), os.WTERMSIG(status))
+        ended_by = os.WTERMSIG(status)
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL's and SIGSTOP's action cannot be set (nor need be)
+            signal.signal(ended_by, signal.SIG_DFL)
+        os.kill(os.getpid(), ended_by)
+        os._exit(128 + ended_by)  # only if the signal did not end this process
     os._exit(os.waitstatus_to_exitcode(status))
 
 
@@ -349,27 +352,31 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
             channel.send({"event": "call", "job": index, "slot": slot})
             report(index, slot, _run_job(props, jobs[index], seed, fixture))
 
-    # Forked payloads alone, then after their history (which can take long enough to stretch
-    # a pass's slots past the spacing a clock is sampled at), then without forking, last:
-    # state those calls leave behind would leak into later forks.
+    # Forked payloads alone, then after their history, then without forking, last: state
+    # those calls leave behind would leak into later forks. The passes alone and in one
+    # process spread their slots over time, so a failure that depends on the clock is seen
+    # to vary in each (calls in one process with no pause between them all land in one
+    # instant, and one instant makes a clock bug look certain). The pass after history runs
+    # on its own, unspaced: a long history would stretch a shared pass's slots past the
+    # spacing a clock is sampled at, and a variant after history is never read for time.
+    spacing = request["spacing_seconds"]
     passes = [
-        [index for index in runnable if jobs[index]["fork"] and not jobs[index]["history"]],
-        [index for index in runnable if jobs[index]["fork"] and jobs[index]["history"]],
-        [index for index in runnable if not jobs[index]["fork"]],
+        ([index for index in runnable if jobs[index]["fork"] and not jobs[index]["history"]], spacing),
+        ([index for index in runnable if jobs[index]["fork"] and jobs[index]["history"]], 0.0),
+        ([index for index in runnable if not jobs[index]["fork"]], spacing),
     ]
-    for batch in filter(None, passes):
+    for batch, pause in passes:
+        if not batch:
+            continue
         start = time.monotonic()
         for slot, row in enumerate(request["seeds"]):
-            # Every pass spreads its slots over time, so a failure that depends on the
-            # clock is seen to vary in each; calls in one process with no pause between them
-            # all land in one instant, and one instant makes a clock bug look certain.
-            time.sleep(max(0.0, start + slot * request["spacing_seconds"] - time.monotonic()))
+            time.sleep(max(0.0, start + slot * pause - time.monotonic()))
             for index in batch:
                 run(index, slot, row[index])
 
 
 def _run_job(
-    props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, collector: dict[str, int] | None = None
+    props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, collector: dict[str, Any] | None = None
 ) -> dict[str, Any] | None:
     """The job's history (results ignored), then its payload, under the `collector` setting
     when one is given: evidence of failure, or None."""
@@ -387,16 +394,13 @@ def _run_job(
     return None if outcome.passed else outcome.evidence
 
 
-def _steer_collector(setting: dict[str, int]) -> list[list[Any]]:
-    """Collects everything, sets when the cyclic collector runs next (threshold 0: never),
-    and allocates `allocate` live containers, which move the call that far into the
-    collector's cycle; returns them, for the caller to keep alive through the call. Only
-    ever in a forked child: the interpreter's own collector is left as it was."""
-    gc.collect()
-    if setting["threshold"] == 0:
-        gc.disable()
-    else:
-        gc.set_threshold(setting["threshold"], *gc.get_threshold()[1:])
+def _steer_collector(setting: dict[str, Any]) -> list[list[Any]]:
+    """Collects everything when the setting says so, then allocates `allocate` live
+    containers, which move the call that far into the collector's cycle (and move where
+    its objects land); returns them, for the caller to keep alive through the call. Only
+    ever in a forked child; the collector's thresholds are never touched."""
+    if setting["collect"]:
+        gc.collect()
     return [[] for _ in range(setting["allocate"])]
 
 
@@ -407,7 +411,7 @@ def _fresh(payload: Any) -> Any:
 
 def _forked(
     props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, timeout: float, key: bytes,
-    collector: dict[str, int] | None,
+    collector: dict[str, Any] | None,
 ) -> dict[str, Any] | None:
     """Runs the job in a forked child in a process group of its own; kills the group at the
     timeout. The child's result is signed like a channel line: the code under test, which

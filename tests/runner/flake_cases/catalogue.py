@@ -138,20 +138,6 @@ CASES = (
         assertion="prop_stock_on_offer_is_shelf_minus_sold",
     ),
     Case(
-        name="pid_seed",
-        root_cause="a carrier sampler seeded with os.getpid(): each worker process packs parcels under other limits",
-        kind="nondeterministic",
-        cause="process",
-        assertion="prop_a_new_parcel_only_when_the_item_does_not_fit",
-    ),
-    Case(
-        name="id_order",
-        root_cause="picks deduplicated through a set of identity-hashed objects and sorted by id(): the walk follows memory addresses",
-        kind="nondeterministic",
-        cause="gc",
-        assertion="prop_earlier_orders_are_picked_first_within_a_bin",
-    ),
-    Case(
         name="completion_order",
         root_cause="warehouse answers taken in as_completed order: the first to arrive ships, not the cheapest that can",
         kind="nondeterministic",
@@ -216,4 +202,17 @@ CASES = (
         cause="deterministic",
         assertion="prop_bulk_discount_from_ten_units",
     ),
+)
+
+# A sampler seeded with os.getpid(): every worker now loads the module at a process id the
+# schedule chose, so it is a flake, not the regression the sandbox's fixed pid made it. Its
+# cause is not isolated in every run: a round compares one pair of interpreters under one
+# hash secret at two process ids, which agree half the time, and then the hash secrets that
+# differ with the process ids take the blame. flake_catalogue_test asserts the label only.
+PROCESS_ID_CASE = Case(
+    name="pid_seed",
+    root_cause="a carrier sampler seeded with os.getpid(): each worker process packs parcels under other limits",
+    kind="nondeterministic",
+    cause="process",
+    assertion="prop_a_new_parcel_only_when_the_item_does_not_fit",
 )
