@@ -82,6 +82,17 @@ def test_code_under_test_cannot_rewrite_the_fixture(repo: SampleRepo):
     assert (repo.root / "tests/fixtures/orders.json").read_bytes() == fixture
 
 
+def test_a_bug_that_hides_from_a_collector_production_never_runs_stays_a_regression(repo: SampleRepo):
+    # Fails wherever the collector runs as in production and hides where it is off or runs at
+    # every allocation: were the collector probe to set either, its outcomes would split by
+    # setting and a certain failure would read as a freezable flake (cause gc).
+    inject(repo, "import gc\nif gc.isenabled() and gc.get_threshold()[0] > 1:\n    return -1")
+    result = repo.gate(IMPL, extra=("--replays", "2", "--replay-interpreters", "3"))
+    assert result.code == 1, result.stdout + result.stderr
+    [row] = repo.gate_json()["witnesses"]
+    assert (row["label"], row["cause"]) == ("regression", "deterministic"), result.stdout
+
+
 def test_a_module_that_loads_in_the_search_but_not_in_the_replays_is_unclassified_not_a_regression(repo: SampleRepo):
     # Nothing was replayed, so nothing failed: the witness has no replay evidence at all.
     repo.edit(IMPL, '"""The implementation under test: order totals."""', '''"""The implementation under test: order totals."""
