@@ -317,6 +317,21 @@ def test_the_copied_ci_job_reviews_a_pull_request_verbatim_from_the_base(adopter
     summary = (artifacts / "review.md").read_text()
     assert summary.startswith("## witness-gate review: blocked (exit 1)") and "**regression**" in summary, summary
 
+    # The review note, rendered from the suite's artifacts, agrees with them; a drafted one
+    # that quotes another witness hash is refused, naming it.
+    suite = ".artifacts/review/tests.properties"
+    rendered = adopter.sh(f"./pants run :witness-gate -- note --out {suite} > note.md")
+    assert rendered.code == 0, rendered.output
+    note = (adopter.root / "note.md").read_text()
+    [hash12] = {row["witness_hash"][:12] for row in json.loads((adopter.root / suite / "gate.json").read_text())["witnesses"]}
+    assert hash12 in note, note
+    agrees = adopter.sh(f"./pants run :witness-gate -- note --out {suite} --check note.md")
+    assert agrees.code == 0 and "note: agrees with" in agrees.output, agrees.output
+    forged = "0" * 12 if hash12 != "0" * 12 else "1" * 12
+    (adopter.root / "note.md").write_text(note.replace(hash12, forged))
+    refused = adopter.sh(f"./pants run :witness-gate -- note --out {suite} --check note.md")
+    assert refused.code == 1 and "disagrees:" in refused.output and forged in refused.output, refused.output
+
 
 def test_a_runner_pex_built_without_pants_gates_the_repository(adopter):
     # What a Bazel team without Pants runs: the guide's pex CLI commands, then the PEX's gate.
