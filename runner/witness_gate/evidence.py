@@ -175,8 +175,8 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
         return "gc", (
             f"the {base} payload, replayed under {settings} collector settings with its hash secret, seed and history held, "
             f"fails under {len(failing)} of them in every pass and passes under the others: it follows when the cyclic collector "
-            "runs or where objects land in memory (a collection and the allocations before the call): a finalizer, "
-            "a weak reference, an order by id()"
+            "runs (the allocations before the call move it within the collector's cycle): a finalizer, a weak reference, "
+            "a cycle's resources freed late"
         )
     if failures == 0:
         return "none_found", f"never failed: 0 of {runs} replays of each variant (isolated, after its history, in one process)"

@@ -76,18 +76,17 @@ def replay_pid_offset(lock: dict[str, Any], interpreter: int, avoid: int) -> int
 # (gc.get_threshold()[0] on CPython 3.9-3.13): the range the extra allocations of a steered
 # replay are drawn from, so each lands the call at another point of the collector's cycle.
 _DEFAULT_YOUNG_THRESHOLD = 700
+MOST_EXTRA_ALLOCATIONS = _DEFAULT_YOUNG_THRESHOLD
 _SHIFTED_SETTINGS = 5
 
 
 def collector_settings(lock: dict[str, Any]) -> tuple[dict[str, Any], ...]:
     """The settings the collector probe replays a witness under, right before the call
     (after its history): first none (the collector where the ordinary replays meet it),
-    then a full collection followed by `allocate` extra live objects drawn from the
-    schedule. Only what production meets: the collector stays on at the interpreter's own
-    thresholds (a collector turned off or set to run at every allocation is nothing the
-    code meets in production, and code can see it in gc.isenabled() and gc.get_threshold())."""
-    shifted = [
-        {"collect": True, "allocate": _derive(lock, "replay-collector", k) % _DEFAULT_YOUNG_THRESHOLD}
-        for k in range(_SHIFTED_SETTINGS)
-    ]
-    return ({"collect": False, "allocate": 0}, *shifted)
+    then `allocate` extra live containers drawn from the schedule, which move the call
+    within the collector's cycle. Only what production meets: the collector stays on at the
+    interpreter's own thresholds (a collector turned off or set to run at every allocation
+    is nothing the code meets in production, and code can see it in gc.isenabled() and
+    gc.get_threshold())."""
+    shifted = [{"allocate": _derive(lock, "replay-collector", k) % MOST_EXTRA_ALLOCATIONS} for k in range(_SHIFTED_SETTINGS)]
+    return ({"allocate": 0}, *shifted)

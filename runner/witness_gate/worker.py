@@ -20,7 +20,6 @@ Before any of it, the worker moves on to the process id the runner chose
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import os
 import select
@@ -386,7 +385,7 @@ def _run_job(
             if earlier is not None:  # a property since removed cannot be called; its state is gone too
                 earlier.run(_fresh(call["payload"]), fixture.value, call["random_seed"])
         payload = _fresh(job["payload"])
-        ballast = _steer_collector(collector) if collector is not None else []
+        ballast = _steer_collector(collector or {"allocate": 0})
         outcome = _network.run(props[job["assertion_id"]], payload, fixture, seed, job["expect"])
         del ballast  # alive through the call: the objects that moved it within the collector's cycle
     except WitnessGateError as error:  # the fixture could not be read: fail closed
@@ -394,14 +393,22 @@ def _run_job(
     return None if outcome.passed else outcome.evidence
 
 
-def _steer_collector(setting: dict[str, Any]) -> list[list[Any]]:
-    """Collects everything when the setting says so, then allocates `allocate` live
-    containers, which move the call that far into the collector's cycle (and move where
-    its objects land); returns them, for the caller to keep alive through the call. Only
+# Items of a ballast tuple: past the small-object allocator's 512 bytes, so it comes from malloc.
+_LARGE_TUPLE = 100
+
+
+def _steer_collector(setting: dict[str, Any]) -> list[tuple[None, ...] | None]:
+    """Allocates `allocate` live containers, each counted by the collector, which move the
+    call that far into the collector's cycle; returns them, for the caller to keep alive
+    through the call. Each is too large for the small-object allocator (temporaries such
+    as the loop's ints are freed as they were taken), so the objects the call makes land
+    where they would have without them: the probe moves when the collector runs, not where
+    objects land (an id() reused from a freed object must not come and go with it). Only
     ever in a forked child; the collector's thresholds are never touched."""
-    if setting["collect"]:
-        gc.collect()
-    return [[] for _ in range(setting["allocate"])]
+    ballast: list[tuple[None, ...] | None] = [None] * seeds.MOST_EXTRA_ALLOCATIONS  # large too, and the same in every setting
+    for slot in range(setting["allocate"]):
+        ballast[slot] = (None,) * _LARGE_TUPLE
+    return ballast
 
 
 def _fresh(payload: Any) -> Any:
