@@ -75,8 +75,7 @@ def replay_pid_offset(lock: dict[str, Any], interpreter: int, avoid: int) -> int
 # How many young container allocations the cyclic collector waits for by default
 # (gc.get_threshold()[0] on CPython 3.9-3.13): the range the extra allocations of a steered
 # replay are drawn from, so each lands the call at another point of the collector's cycle.
-_DEFAULT_YOUNG_THRESHOLD = 700
-MOST_EXTRA_ALLOCATIONS = _DEFAULT_YOUNG_THRESHOLD
+MOST_EXTRA_ALLOCATIONS = 700
 _SHIFTED_SETTINGS = 5
 
 
