@@ -167,7 +167,7 @@ def pin(
     replays: Annotated[int, typer.Option("--replays", help="Replays of each witness payload per replay interpreter: a review constant stored in the lock.")] = 5,
     max_examples: Annotated[int, typer.Option("--max-examples", help="Hypothesis examples per search round.")] = 100,
     search_rounds: Annotated[int, typer.Option("--search-rounds", help="Seeds in the schedule, searched in order.")] = 1,
-    replay_interpreters: Annotated[int, typer.Option("--replay-interpreters", help="Fresh interpreters per replay round, each with its own hash secret.")] = 6,
+    replay_interpreters: Annotated[int, typer.Option("--replay-interpreters", help="Fresh interpreters per replay round; the hash secret and the process id change in turn from one to the next.")] = 6,
     replay_cap: Annotated[Optional[int], typer.Option("--replay-cap", help="Most replays of one payload variant, escalation included (default 150, or one round if larger).")] = None,
     condition: ConditionOption = None,
     search_salt: SaltOption = None,

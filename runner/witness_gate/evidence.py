@@ -36,6 +36,7 @@ CONTROLLED = ("deterministic", "history", "hash_secret", "random_seed")
 class Replay:
     interpreter: int  # counted across rounds
     hash_secret: int
+    pid_offset: int  # process ids the interpreter skipped before loading the module (seeds)
     column: int  # the `random` seed column, counted across rounds
     slot: int  # position in time within the interpreter
     failed: bool
@@ -135,6 +136,14 @@ def _varies_with(replays: Sequence[Replay], held, varied) -> bool:
     return any(len(set(outcomes.values())) > 1 for outcomes in groups.values())
 
 
+def _follows_pid(replays: Sequence[Replay]) -> bool:
+    """Whether each process id gave one outcome, across every hash secret and seed."""
+    outcomes: dict[int, set[bool]] = defaultdict(set)
+    for replay in replays:
+        outcomes[replay.pid_offset].add(replay.failed)
+    return all(len(seen) == 1 for seen in outcomes.values())
+
+
 def _switches(replays: Sequence[Replay]) -> list[int]:
     """How often each interpreter's outcome changed from one of its spaced slots to the next."""
     rows: dict[int, list[Replay]] = defaultdict(list)
@@ -192,8 +201,10 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
             f"fails on every replay: {runs} of {runs} across {len(interpreters)} interpreters "
             f"({len(secrets)} hash secrets) and {len(columns)} random seeds"
         )
-    by_column = _varies_with(replays, lambda r: r.hash_secret, lambda r: r.column)
-    by_secret = _varies_with(replays, lambda r: r.column, lambda r: r.hash_secret)
+    # Each condition is read with every other one the runner sets held: the same secret and
+    # process id under another seed, the same seed and process id under another secret.
+    by_column = _varies_with(replays, lambda r: (r.hash_secret, r.pid_offset), lambda r: r.column)
+    by_secret = _varies_with(replays, lambda r: (r.column, r.pid_offset), lambda r: r.hash_secret)
     if _consistent(replays) and by_column and not by_secret:
         failing = len({r.column for r in replays if r.failed})
         return "random_seed", (
@@ -208,10 +219,14 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
         )
     switches = _switches(replays)
     if not any(switches) and _varies_with(replays, lambda r: (r.hash_secret, r.column), lambda r: r.interpreter):
+        if _follows_pid(replays):
+            what = "its process id: every interpreter at the same process id agrees, whatever its hash secret and seed"
+        else:
+            what = ("the process itself, not its process id alone (interpreters at the same process id disagree): its memory "
+                    "addresses and id() order, which the runner does not control, or a clock slower than one interpreter's replays")
         return "process", (
             f"fails {failures} of {runs} replays: steady within each interpreter, but fresh interpreters under the same hash "
-            "secret and seed disagree: it follows the process itself (its process id, which the runner varies, or its memory "
-            "addresses and id() order, which it does not) or a clock slower than one interpreter's replays"
+            f"secret and seed disagree: it follows {what}"
         )
     if max(switches) == 1 and _steady_in_a_burst(by_variant.get(COLLECTOR, ())):
         return "time", (

@@ -1,14 +1,13 @@
 """Replays (spec section 3): the same payloads, under conditions drawn from the schedule.
 
 A round replays every variant of a module's witnesses (`evidence.VARIANTS`) in
-`replay_interpreters` fresh interpreters, one after another, two at a time. The first
-interpreter of round one runs under the hash secret and process id the search ran
-under, the last under the same secret as another process, the others under fresh
-secrets and process ids from the schedule; in each, `replays` slots spaced
-`replay_spacing_ms` apart run every variant in a forked child (the payloads alone, then
-after their history, each in a pass of its own), the global `random` seeded per column
-(column 0 of round one is the seed the failing call ran under), and then the shrunk
-payload is called in the interpreter itself, without forking.
+`replay_interpreters` fresh interpreters, one after another, two at a time, under hash
+secrets and process ids from the schedule that change in turn from one interpreter to
+the next (`plan_round`; the first of round one runs under the search's); in each,
+`replays` slots spaced `replay_spacing_ms` apart run every variant in a forked child
+(the payloads alone, then after their history, each in a pass of its own), the global
+`random` seeded per column (column 0 of round one is the seed the failing call ran
+under), and then the shrunk payload is called in the interpreter itself, without forking.
 Counts are combined across interpreters, never replaced. More rounds follow while the
 evidence is mixed (`evidence.needs_more`), up to `replay_cap` replays per variant.
 Last, the collector probe replays each witness's replayed variant once more in one
@@ -181,10 +180,11 @@ def _probe_collector(
         jobs.append(Job(job.witness, COLLECTOR, job.assertion_id, job.expect, job.payload, job.recorded_seed, job.history, fork=True))
     settings = seeds.collector_settings(plan.lock)
     slots = [setting for _ in range(_COLLECTOR_PASSES) for setting in range(len(settings))]
-    found = _interpreter(module, jobs, [[job.recorded_seed for job in jobs] for _ in slots], secret, seeds.check_pid_offset(plan.lock, module),
-                         condition, plan, scratch, set(), collector=[settings[setting] for setting in slots])
+    pid_offset = seeds.check_pid_offset(plan.lock, module)
+    found = _interpreter(module, jobs, [[job.recorded_seed for job in jobs] for _ in slots], secret, pid_offset, condition, plan, scratch, set(),
+                         collector=[settings[setting] for setting in slots])
     return [
-        (jobs[job_index], Replay(index, secret, 0, slot, failed, collector=slots[slot]), evidence)
+        (jobs[job_index], Replay(index, secret, pid_offset, 0, slot, failed, collector=slots[slot]), evidence)
         for (job_index, slot), (failed, evidence) in sorted(found.items())
         if evidence is not _MISSING and not (evidence is not None and evidence["kind"] == _UNLOADABLE)
     ]
@@ -220,32 +220,34 @@ def plan_round(
 ) -> list[Interpreter]:
     """The interpreters of one round, laid out so causes can be told apart.
 
-    Interpreter k runs under its own hash secret and process id (the first under the
-    search's, in round one) and a window of seed columns that slides by two from one
-    interpreter to the next: neighbours share seeds under different secrets, and each
-    secret meets several seeds. The last interpreter repeats the first's secret and seeds
-    later in time, as another process, so what follows the process itself (its pid, its
-    memory layout) or what the runner does not control shows as disagreement. A condition
-    that declares PYTHONHASHSEED fixes every interpreter's secret to it."""
+    Interpreter k runs under the round's hash secret (k + 1) // 2 and process id k // 2
+    (round one's first secret and process id are the search's): from one interpreter to
+    the next the secret and the process id change in turn, (S0, P0), (S1, P0), (S1, P1),
+    (S2, P1), ... So a failure that follows the hash secret flips between two interpreters
+    with the same process id, one that follows the process flips between two with the same
+    secret, and, the chain linking every secret and process id of the round, a failure that
+    varies at all cannot follow both. Interpreters that share a secret share its `random`
+    seed columns; the window of columns slides by two from one secret to the next, so
+    neighbouring secrets share seeds and each secret meets several. A condition that
+    declares PYTHONHASHSEED fixes every secret to it."""
     count, slots = lock["replay_interpreters"], lock["replays"]
-    first = round_number * count
-    width = slots + 2 * (count - 2)  # distinct columns in a round
-    base = round_number * width
+    secrets_per_round, pids_per_round = count // 2 + 1, (count + 1) // 2
+    base = round_number * (slots + 2 * (secrets_per_round - 1))  # distinct columns in earlier rounds
 
-    def window(k: int) -> tuple[int, ...]:
-        return tuple(range(base + 2 * k, base + 2 * k + slots))
+    def secret(number: int) -> int:
+        if round_number == 0 and number == 0:
+            return search_secret
+        return conditions.hash_secret(condition or {}, seeds.replay_hash_secret(lock, round_number * secrets_per_round + number))
 
-    def fresh(index: int) -> int:
-        return conditions.hash_secret(condition or {}, seeds.replay_hash_secret(lock, index))
+    if round_number == 0:
+        pids = (search_pid_offset, *seeds.replay_pid_offsets(lock, 0, pids_per_round - 1, avoid=search_pid_offset))
+    else:
+        pids = seeds.replay_pid_offsets(lock, round_number, pids_per_round, avoid=search_pid_offset)
 
-    def pid_offset(index: int) -> int:
-        return seeds.replay_pid_offset(lock, index, avoid=search_pid_offset)
+    def window(number: int) -> tuple[int, ...]:
+        return tuple(range(base + 2 * number, base + 2 * number + slots))
 
-    secret = search_secret if round_number == 0 else fresh(first)
-    plan = [Interpreter(first, secret, window(0), search_pid_offset if round_number == 0 else pid_offset(first))]
-    plan += [Interpreter(first + k, fresh(first + k), window(k), pid_offset(first + k)) for k in range(1, count - 1)]
-    plan.append(Interpreter(first + count - 1, secret, window(0), pid_offset(first + count - 1)))
-    return plan
+    return [Interpreter(round_number * count + k, secret((k + 1) // 2), window((k + 1) // 2), pids[k // 2]) for k in range(count)]
 
 
 def _round(
@@ -263,7 +265,7 @@ def _round(
         found = _interpreter(module, jobs, seed_rows, interpreter.hash_secret, interpreter.pid_offset, condition, plan, scratch, set(hung))
         rows = []
         for (job_index, slot), (failed, evidence) in sorted(found.items()):
-            replay = Replay(interpreter.index, interpreter.hash_secret, interpreter.columns[slot], slot, failed)
+            replay = Replay(interpreter.index, interpreter.hash_secret, interpreter.pid_offset, interpreter.columns[slot], slot, failed)
             rows.append((jobs[job_index], replay, evidence))
         done += 1
         if progress is not None:

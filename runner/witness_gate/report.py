@@ -163,7 +163,7 @@ def _entry(name: str, record: dict[str, Any], result: WitnessReplays, changed: b
             "failures": variant_failures,
             "runs": variant_runs,
             "interpreters": [
-                {"hash_secret": group[0].hash_secret, "failures": evidence.counts(group)[0], "runs": len(group)}
+                {"hash_secret": group[0].hash_secret, "pid_offset": group[0].pid_offset, "failures": evidence.counts(group)[0], "runs": len(group)}
                 for _, group in sorted(per_interpreter.items())
             ],
         })

@@ -36,16 +36,16 @@ def call_random_seed(search_seed: int, assertion_id: str, payload_bytes: bytes) 
     return int.from_bytes(hashlib.sha256(material).digest()[:8], "big")
 
 
-# Replay interpreter 1 (round one's first fresh secret) runs with hash randomization off, as
-# services started with PYTHONHASHSEED=0 do: an order that only that secret gives is seen.
-_RANDOMIZATION_OFF_INTERPRETER = 1
+# Replay secret 1 (round one's first fresh secret) is hash randomization off, as services
+# started with PYTHONHASHSEED=0 run: an order that only that secret gives is seen.
+_RANDOMIZATION_OFF_SECRET = 1
 
 
-def replay_hash_secret(lock: dict[str, Any], interpreter: int) -> int:
-    """The hash secret of replay interpreter number `interpreter` (counted across rounds)."""
-    if interpreter == _RANDOMIZATION_OFF_INTERPRETER:
+def replay_hash_secret(lock: dict[str, Any], number: int) -> int:
+    """Replay hash secret number `number` (counted across rounds; see replay.plan_round)."""
+    if number == _RANDOMIZATION_OFF_SECRET:
         return 0
-    return _derive(lock, "replay-hash-secret", interpreter) % _HASH_SECRETS
+    return _derive(lock, "replay-hash-secret", number) % _HASH_SECRETS
 
 
 def replay_random_seed(lock: dict[str, Any], column: int) -> int:
@@ -64,12 +64,18 @@ def check_pid_offset(lock: dict[str, Any], module_path: str) -> int:
     return _derive(lock, "check-pid-offset", module_path) % _PID_OFFSETS
 
 
-def replay_pid_offset(lock: dict[str, Any], interpreter: int, avoid: int) -> int:
-    """How many process ids replay interpreter number `interpreter` skips: never `avoid`
-    (the search's), so the round's last interpreter, which repeats the first's hash secret
-    and seeds, differs from it in its process id and nothing else the runner sets."""
-    offset = _derive(lock, "replay-pid-offset", interpreter) % (_PID_OFFSETS - 1)
-    return offset + 1 if offset >= avoid else offset
+def replay_pid_offsets(lock: dict[str, Any], round_number: int, count: int, avoid: int) -> tuple[int, ...]:
+    """`count` distinct process-id offsets for one replay round, none of them `avoid` (the
+    search's, which round one adds itself): interpreters of a round that share a hash secret
+    then differ in their process ids for certain."""
+    offsets: list[int] = []
+    draw = 0
+    while len(offsets) < count:
+        offset = _derive(lock, "replay-pid-offset", round_number, draw) % _PID_OFFSETS
+        draw += 1
+        if offset != avoid and offset not in offsets:
+            offsets.append(offset)
+    return tuple(offsets)
 
 
 # How many young container allocations the cyclic collector waits for by default

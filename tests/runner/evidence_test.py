@@ -3,6 +3,8 @@ on replay grids laid out the way `replay.plan_round` lays them out."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from witness_gate.evidence import Replay, cause, counts, deciding_variant, needs_more
@@ -15,24 +17,56 @@ PLAN = plan_round(LOCK, 0, search_secret=7, search_pid_offset=3)
 def grid(fails) -> list[Replay]:
     """One replay per (interpreter, slot) of round one; `fails(interpreter, column, slot)`."""
     return [
-        Replay(i.index, i.hash_secret, column, slot, bool(fails(i, column, slot)))
+        Replay(i.index, i.hash_secret, i.pid_offset, column, slot, bool(fails(i, column, slot)))
         for i in PLAN
         for slot, column in enumerate(i.columns)
     ]
 
 
-def test_the_plan_repeats_its_first_interpreter_and_overlaps_neighbours():
-    first, last = PLAN[0], PLAN[-1]
-    assert (first.hash_secret, first.columns) == (7, (0, 1, 2, 3, 4)) == (last.hash_secret, last.columns)
-    # ...as another process: the first is the search's pid, the last never is.
-    assert first.pid_offset == 3 != last.pid_offset
-    assert len({i.hash_secret for i in PLAN}) == 5
-    for left, right in zip(PLAN[:-2], PLAN[1:-1]):
+def test_the_plan_changes_the_secret_and_the_process_id_in_turn():
+    first = PLAN[0]
+    assert (first.hash_secret, first.pid_offset, first.columns) == (7, 3, (0, 1, 2, 3, 4))  # the search's
+    for left, right in zip(PLAN, PLAN[1:]):
+        assert (left.hash_secret != right.hash_secret) + (left.pid_offset != right.pid_offset) == 1
+    secrets, pids = [i.hash_secret for i in PLAN], [i.pid_offset for i in PLAN]
+    assert len(set(secrets)) == 4 and len(set(pids)) == 3
+    assert 0 in secrets  # hash randomization off, as PYTHONHASHSEED=0 services run
+    for one in PLAN:  # interpreters under one secret replay the same seeds
+        assert all(other.columns == one.columns for other in PLAN if other.hash_secret == one.hash_secret)
+    for left, right in zip(PLAN[0::2], PLAN[1::2]):  # neighbouring secrets share seeds
         assert len(set(left.columns) & set(right.columns)) == 3
     later = plan_round(LOCK, 1, search_secret=7, search_pid_offset=3)
     assert not {c for i in later for c in i.columns} & {c for i in PLAN for c in i.columns}
     assert 7 not in {i.hash_secret for i in later}
-    assert 3 not in {i.pid_offset for i in later}
+    assert 3 not in {i.pid_offset for i in later} and len({i.pid_offset for i in later}) == 3
+
+
+@pytest.mark.parametrize("count", [3, 4, 5, 6, 7, 12])
+def test_every_secret_and_process_id_of_a_round_is_linked(count):
+    # Secrets and process ids are the nodes, interpreters the edges: one chain through all of
+    # them, so a failure that follows one of them cannot also follow the other.
+    plan = plan_round({**LOCK, "replay_interpreters": count}, 0, search_secret=7, search_pid_offset=3)
+    linked, edges = {("secret", plan[0].hash_secret)}, [(("secret", i.hash_secret), ("pid", i.pid_offset)) for i in plan]
+    for _ in edges:
+        linked |= {node for edge in edges if set(edge) & linked for node in edge}
+    assert linked == {node for edge in edges for node in edge}
+    assert len({i.pid_offset for i in plan}) == (count + 1) // 2
+
+
+SECRETS = sorted({i.hash_secret for i in PLAN})
+PIDS = sorted({i.pid_offset for i in PLAN})
+
+
+@pytest.mark.parametrize("failing", [set(c) for n in range(1, len(PIDS)) for c in itertools.combinations(PIDS, n)], ids=str)
+def test_any_split_of_the_process_ids_is_the_process_id(failing):
+    # A sampler seeded from os.getpid(): whichever process ids it fails under, never the hash secret.
+    found, line = cause({"shrunk": grid(lambda i, c, s: i.pid_offset in failing)}, 0)
+    assert found == "process" and "it follows its process id" in line
+
+
+@pytest.mark.parametrize("failing", [set(c) for n in range(1, len(SECRETS)) for c in itertools.combinations(SECRETS, n)], ids=str)
+def test_any_split_of_the_hash_secrets_is_the_hash_secret(failing):
+    assert cause({"shrunk": grid(lambda i, c, s: i.hash_secret in failing)}, 0)[0] == "hash_secret"
 
 
 CASES = [
@@ -40,9 +74,9 @@ CASES = [
     ("a seed decides", lambda i, c, s: c % 3 == 0, "random_seed"),
     ("a hash secret decides", lambda i, c, s: i.hash_secret in (PLAN[1].hash_secret, PLAN[3].hash_secret), "hash_secret"),
     ("the clock decides: later interpreters, later slots", lambda i, c, s: i.index * 5 + s >= 12, "time"),
-    # A sampler seeded from os.getpid(), sorted(key=id): each interpreter steady, and the
-    # last, under the first's secret and seeds, disagrees with it. Not time: nothing switched.
-    ("the process decides: steady in each interpreter, its repeat disagrees", lambda i, c, s: i.index in (0, 2, 3), "process"),
+    # sorted(key=id), a set of identity-hashed objects: each interpreter steady, interpreters
+    # under one secret and seeds disagree, and so do two at one process id. Not time: nothing switched.
+    ("the process decides: steady in each interpreter, not by process id", lambda i, c, s: i.index in (0, 2, 3), "process"),
     ("nothing varied decides", lambda i, c, s: (i.index * 7 + s * 3) % 4 == 0, "none_found"),
     ("never fails", lambda i, c, s: False, "none_found"),
 ]
@@ -124,7 +158,7 @@ def probe(fails, passes: int = 3) -> list[Replay]:
     """The collector probe's replays: `passes` passes over the settings, one interpreter, the
     search's secret and seed column 0; `fails(setting, slot)`."""
     slots = [setting for _ in range(passes) for setting in range(SETTINGS)]
-    return [Replay(6, 7, 0, slot, bool(fails(setting, slot)), collector=setting) for slot, setting in enumerate(slots)]
+    return [Replay(6, 7, 3, 0, slot, bool(fails(setting, slot)), collector=setting) for slot, setting in enumerate(slots)]
 
 
 # The weakref.finalize bug of #26: after the same history every forked replay reaches the
