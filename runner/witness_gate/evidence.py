@@ -108,11 +108,15 @@ def needs_more(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: boo
     show otherwise: a would-be regression always gets a second round of fresh hash
     secrets and seeds before it is called one, and further rounds while other evidence
     disagrees (another variant fails only sometimes, or Hypothesis saw the failure come
-    and go while shrinking and no history explains it)."""
+    and go while shrinking and no history explains it). Also while a failure shows only
+    after earlier calls, and only sometimes, and never alone."""
     decider = deciding_variant(by_variant)
     failures, runs = counts(by_variant[decider])
     if 0 < failures < runs:
-        return False
+        # Seen only after earlier calls, and only sometimes: the payload alone may yet fail in
+        # other processes (each forked replay starts from its process's memory layout, the
+        # calls in one process from wherever the earlier ones left it).
+        return decider not in _ISOLATED and counts(by_variant[_isolated_of(decider, by_variant)])[0] == 0
     if failures == runs and rounds < 2:
         return True
     if any(_mixed(replays) for replays in by_variant.values() if replays):
@@ -137,7 +141,8 @@ def _varies_with(replays: Sequence[Replay], held, varied) -> bool:
 
 
 def _follows_pid(replays: Sequence[Replay]) -> bool:
-    """Whether each process id gave one outcome, across every hash secret and seed."""
+    """Whether each process id (and so each memory layout, `layout`) gave one outcome,
+    across every hash secret and seed."""
     outcomes: dict[int, set[bool]] = defaultdict(set)
     for replay in replays:
         outcomes[replay.pid_offset].add(replay.failed)
@@ -220,10 +225,11 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     switches = _switches(replays)
     if not any(switches) and _varies_with(replays, lambda r: (r.hash_secret, r.column), lambda r: r.interpreter):
         if _follows_pid(replays):
-            what = "its process id: every interpreter at the same process id agrees, whatever its hash secret and seed"
+            what = ("the process: its process id, or the memory layout that goes with it (id() order, objects hashed by identity); "
+                    "every interpreter at the same process id agrees, whatever its hash secret and seed")
         else:
-            what = ("the process itself, not its process id alone (interpreters at the same process id disagree): its memory "
-                    "addresses and id() order, which the runner does not control, or a clock slower than one interpreter's replays")
+            what = ("the process, and not what the runner sets for it (interpreters at the same process id disagree): memory it "
+                    "does not arrange (tuples, lists, dicts reused from their free lists), or a clock slower than one interpreter's replays")
         return "process", (
             f"fails {failures} of {runs} replays: steady within each interpreter, but fresh interpreters under the same hash "
             f"secret and seed disagree: it follows {what}"

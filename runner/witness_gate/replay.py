@@ -299,6 +299,7 @@ def _interpreter(
         "collector": collector,
         "condition": condition,
         "pid_offset": pid_offset,
+        "layout_seed": seeds.process_layout(lock, pid_offset),
     }
     outcomes: dict[tuple[int, int], tuple[bool, dict[str, Any] | None]] = {}
     missing: set[int] = set()

@@ -78,20 +78,31 @@ def replay_pid_offsets(lock: dict[str, Any], round_number: int, count: int, avoi
     return tuple(offsets)
 
 
-# How many young container allocations the cyclic collector waits for by default
-# (gc.get_threshold()[0] on CPython 3.9-3.13): the range the extra allocations of a steered
-# replay are drawn from, so each lands the call at another point of the collector's cycle.
-MOST_EXTRA_ALLOCATIONS = 700
-_SHIFTED_SETTINGS = 5
+def process_layout(lock: dict[str, Any], pid_offset: int) -> int:
+    """The seed of the memory layout a worker's forked replays start from (`layout`): one
+    per process id offset, so a process is one condition, its id and its layout."""
+    return _derive(lock, "process-layout", pid_offset)
+
+
+# The collector probe's settings are shares of the young generation's threshold
+# (gc.get_threshold()[0]: 700 on CPython 3.9-3.12, 2000 on 3.13), in thousandths, so the
+# schedule is the same on every interpreter and each setting lands the call at the same
+# point of its collector's cycle.
+PER_MILLE = 1000
+_SPREAD_SETTINGS = 10
 
 
 def collector_settings(lock: dict[str, Any]) -> tuple[dict[str, Any], ...]:
     """The settings the collector probe replays a witness under, right before the call
-    (after its history): first none (the collector where the ordinary replays meet it),
-    then `allocate` extra live containers drawn from the schedule, which move the call
-    within the collector's cycle. Only what production meets: the collector stays on at the
+    (after its history), as `allocate_per_mille` extra live containers, thousandths of the
+    young threshold: none (where the ordinary replays meet the collector: each forked
+    replay starts right after a collection), one drawn from each eleventh of the cycle past
+    the first, and all but one (the collector then runs between the history and the call
+    whatever they allocate): a failure that needs the collector to run within a stretch of
+    the call an eleventh of the cycle long is met by one of them at least. Only what production meets: the collector stays on at the
     interpreter's own thresholds (a collector turned off or set to run at every allocation
     is nothing the code meets in production, and code can see it in gc.isenabled() and
     gc.get_threshold())."""
-    shifted = [{"allocate": _derive(lock, "replay-collector", k) % MOST_EXTRA_ALLOCATIONS} for k in range(_SHIFTED_SETTINGS)]
-    return ({"allocate": 0}, *shifted)
+    share = PER_MILLE // (_SPREAD_SETTINGS + 1)
+    spread = [{"allocate_per_mille": share * k + _derive(lock, "replay-collector", k) % share} for k in range(1, _SPREAD_SETTINGS + 1)]
+    return ({"allocate_per_mille": 0}, *spread, {"allocate_per_mille": PER_MILLE - 1})

@@ -20,6 +20,7 @@ Before any of it, the worker moves on to the process id the runner chose
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import select
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import channel as channels
-from witness_gate import conditions, given_tests
+from witness_gate import conditions, given_tests, layout
 from witness_gate import seeds
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, parse_json, sha256_hex
 from witness_gate.errors import WitnessGateError
@@ -333,6 +334,11 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
             channel.send({"event": "missing", "job": index})
     runnable = [index for index, job in enumerate(jobs) if job["assertion_id"] in props]
     hung = set(request["hung"])  # a witness that hung once is not replayed again
+    memory = layout.Layout(request["layout_seed"])  # made here, after the module loaded, for every forked replay
+    # What exists now, the module and the layout's pools included, is left out of every later
+    # collection (as pre-forking servers do): the collection before each fork (`_forked`)
+    # then costs little, and a collection in a replay looks only at what the replay made.
+    gc.freeze()
 
     def report(index: int, slot: int, evidence: dict[str, Any] | None) -> None:
         if evidence is not None and evidence["kind"] == "timeout":
@@ -346,7 +352,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
         if jobs[index]["witness"] in hung:
             report(index, slot, failure_evidence("timeout", None, "not replayed: an earlier replay of this witness hung"))
         elif jobs[index]["fork"]:
-            report(index, slot, _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key, collector[slot]))
+            report(index, slot, _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key, collector[slot], memory))
         else:
             channel.send({"event": "call", "job": index, "slot": slot})
             report(index, slot, _run_job(props, jobs[index], seed, fixture))
@@ -385,7 +391,7 @@ def _run_job(
             if earlier is not None:  # a property since removed cannot be called; its state is gone too
                 earlier.run(_fresh(call["payload"]), fixture.value, call["random_seed"])
         payload = _fresh(job["payload"])
-        ballast = _steer_collector(collector or {"allocate": 0})
+        ballast = _steer_collector(collector or {"allocate_per_mille": 0})
         outcome = _network.run(props[job["assertion_id"]], payload, fixture, seed, job["expect"])
         del ballast  # alive through the call: the objects that moved it within the collector's cycle
     except WitnessGateError as error:  # the fixture could not be read: fail closed
@@ -398,15 +404,17 @@ _LARGE_TUPLE = 100
 
 
 def _steer_collector(setting: dict[str, Any]) -> list[tuple[None, ...] | None]:
-    """Allocates `allocate` live containers, each counted by the collector, which move the
-    call that far into the collector's cycle; returns them, for the caller to keep alive
-    through the call. Each is too large for the small-object allocator (temporaries such
-    as the loop's ints are freed as they were taken), so the objects the call makes land
-    where they would have without them: the probe moves when the collector runs, not where
-    objects land (an id() reused from a freed object must not come and go with it). Only
-    ever in a forked child; the collector's thresholds are never touched."""
-    ballast: list[tuple[None, ...] | None] = [None] * seeds.MOST_EXTRA_ALLOCATIONS  # large too, and the same in every setting
-    for slot in range(setting["allocate"]):
+    """Allocates live containers, each counted by the collector, `allocate_per_mille`
+    thousandths of the young generation's threshold, which move the call that far into the
+    collector's cycle; returns them, for the caller to keep alive through the call. Each is
+    too large for the small-object allocator (temporaries such as the loop's ints are freed
+    as they were taken), so the objects the call makes land where they would have without
+    them: the probe moves when the collector runs, not where objects land (an id() reused
+    from a freed object must not come and go with it). Only ever in a forked child; the
+    collector's thresholds are read, never set."""
+    young = gc.get_threshold()[0]
+    ballast: list[tuple[None, ...] | None] = [None] * young  # large too, and the same in every setting
+    for slot in range(young * setting["allocate_per_mille"] // seeds.PER_MILLE):
         ballast[slot] = (None,) * _LARGE_TUPLE
     return ballast
 
@@ -418,18 +426,30 @@ def _fresh(payload: Any) -> Any:
 
 def _forked(
     props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, timeout: float, key: bytes,
-    collector: dict[str, Any] | None,
+    collector: dict[str, Any] | None, memory: layout.Layout,
 ) -> dict[str, Any] | None:
-    """Runs the job in a forked child in a process group of its own; kills the group at the
-    timeout. The child's result is signed like a channel line: the code under test, which
-    runs in the child, cannot stand in for it by writing to the pipe."""
+    """Runs the job in a forked child in a process group of its own, from the process's
+    memory layout; kills the group at the timeout. The child's result is signed like a
+    channel line: the code under test, which runs in the child, cannot stand in for it by
+    writing to the pipe."""
     read_end, write_end = os.pipe()
+    # The worker's garbage (its bookkeeping between forks) is collected here, not in the
+    # child: a collection during the call would free it, and a full one CPython's free lists
+    # too, into pools ahead of the arranged ones, wherever the collector happened to run, and
+    # move where the call's objects land. Every child starts right after a full collection,
+    # a point of the collector's cycle the collector probe then moves (`_steer_collector`).
+    # The type attribute cache goes too: it holds the names it was asked for, and a lookup in
+    # the child that evicts one (where is up to the names' hashes, so the hash secret) would
+    # free a string of the worker's ahead of the arranged pools.
+    gc.collect()
+    sys._clear_type_cache()
     pid = os.fork()
     if pid == 0:  # the child: one job, then report and leave without cleanup handlers
         status = 1
         try:
             os.setpgid(0, 0)
             os.close(read_end)
+            memory.take_effect()
             evidence = _run_job(props, job, seed, fixture, collector)
             os.write(write_end, channels.sign(key, json.dumps({"evidence": evidence}).encode()))
             status = 0

@@ -1,0 +1,93 @@
+"""The memory layout forked replays start from: one per seed, whatever the worker did before.
+
+Each case runs in an interpreter of its own (the test process's heap is pytest's): the
+worker's side makes a `Layout`, then forks children between bursts of its own allocation
+and freeing, as the worker's bookkeeping between replays does; each child takes the layout
+and makes objects the way code under test does, and reports their identity order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.tools import missing
+
+RUNNER = Path(__file__).resolve().parents[2] / "runner"
+
+FORKS = r"""
+import gc, json, os, sys
+from witness_gate import layout
+
+class Row:
+    def __init__(self, n):
+        self.n = n
+
+class Note:  # the worker's own objects, of a row's size: it never runs the code under test between forks
+    def __init__(self, n):
+        self.n = n
+
+memory = layout.Layout(int(sys.argv[1]))
+gc.freeze()
+kept = []
+orders = []
+for burst in range(6):
+    # The worker between forks: objects of a row's size made, some kept, some freed.
+    made = [Note(k) for k in range(burst * 41 + 3)]
+    kept += made[::3]
+    del made
+    gc.collect()
+    sys._clear_type_cache()
+    read_end, write_end = os.pipe()
+    if os.fork() == 0:
+        if sys.argv[2] == "arranged":
+            memory.take_effect()
+        rows = [Row(n) for n in range(4)]
+        order = [row.n for row in sorted(rows, key=id)] + [row.n for row in {*rows}]
+        os.write(write_end, json.dumps(order).encode())
+        os._exit(0)
+    os.close(write_end)
+    os.wait()
+    orders.append(json.loads(os.read(read_end, 4096)))
+print(json.dumps(orders))
+"""
+
+
+def orders(seed: int, mode: str = "arranged", python: str = sys.executable) -> list[list[int]]:
+    done = subprocess.run([python, "-c", FORKS, str(seed), mode], env={**os.environ, "PYTHONPATH": str(RUNNER), "PYTHONHASHSEED": str(seed)},
+                          capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+def test_every_fork_of_one_layout_sees_one_identity_order_whatever_the_worker_did_between():
+    for seed in (1, 2, 3):
+        seen = orders(seed)
+        assert all(order == seen[0] for order in seen), seen
+
+
+def test_the_seed_chooses_the_order():
+    firsts = {json.dumps(orders(seed)[0]) for seed in range(1, 9)}
+    assert len(firsts) >= 3, firsts
+
+
+def test_without_the_layout_the_workers_bookkeeping_moves_the_order():
+    # What the layout is for: the same forks without it see the order change.
+    assert any(len({json.dumps(order) for order in orders(seed, mode="inherited")}) > 1 for seed in (1, 2, 3))
+
+
+def pyenv_python(version: str) -> str:
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    found = sorted(root.glob(f"versions/{version}.*/bin/python3"))
+    if not found:
+        missing(f"no CPython {version} under {root}/versions")
+    return str(found[-1])
+
+
+@pytest.mark.parametrize("version", ["3.12", "3.13"])  # the runner's own 3.11 runs above
+def test_the_layout_holds_on_every_supported_cpython(version):
+    seen = orders(4, python=pyenv_python(version))
+    assert all(order == seen[0] for order in seen), seen
