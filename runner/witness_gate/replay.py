@@ -39,7 +39,7 @@ from witness_gate.sandbox import Ended, Worker
 
 # More than the two cores of the machines this was measured on: an interpreter spends
 # most of its time between spaced slots, asleep. A regression's classify took 4.6 s with
-# three against 5.8 s with two (median of three, a 2-core machine).
+# three against 5.8 s with two (three runs each, a 2-core machine).
 _PARALLEL_INTERPRETERS = 3
 _SLACK_SECONDS = 5.0  # on top of the time limit, for the interpreter's own work between replays
 

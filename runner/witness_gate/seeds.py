@@ -99,10 +99,10 @@ def collector_settings(lock: dict[str, Any]) -> tuple[dict[str, Any], ...]:
     replay starts right after a collection), one drawn from each eleventh of the cycle past
     the first, and all but one (the collector then runs between the history and the call
     whatever they allocate): a failure that needs the collector to run within a stretch of
-    the call an eleventh of the cycle long is met by one of them at least. Only what production meets: the collector stays on at the
-    interpreter's own thresholds (a collector turned off or set to run at every allocation
-    is nothing the code meets in production, and code can see it in gc.isenabled() and
-    gc.get_threshold())."""
+    the call an eleventh of the cycle long is met by one of them at least. Only what
+    production meets: the collector stays on at the interpreter's own thresholds (a
+    collector turned off or set to run at every allocation is nothing the code meets in
+    production, and code can see it in gc.isenabled() and gc.get_threshold())."""
     share = PER_MILLE // (_SPREAD_SETTINGS + 1)
     spread = [{"allocate_per_mille": share * k + _derive(lock, "replay-collector", k) % share} for k in range(1, _SPREAD_SETTINGS + 1)]
     return ({"allocate_per_mille": 0}, *spread, {"allocate_per_mille": PER_MILLE - 1})
