@@ -229,7 +229,8 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
                     "every interpreter at the same process id agrees, whatever its hash secret and seed")
         else:
             what = ("the process, and not what the runner sets for it (interpreters at the same process id disagree): memory it "
-                    "does not arrange (tuples, lists, dicts reused from their free lists), or a clock slower than one interpreter's replays")
+                    "does not arrange (objects over 512 bytes, or past a pool's worth of one size), or a clock slower than one "
+                    "interpreter's replays")
         return "process", (
             f"fails {failures} of {runs} replays: steady within each interpreter, but fresh interpreters under the same hash "
             f"secret and seed disagree: it follows {what}"

@@ -6,13 +6,15 @@ child inherits its worker's heap as the worker's own work between forks left it,
 code that orders or hashes objects by identity (`sorted(key=id)`, a set of objects
 without `__hash__`) would see another order from one slot to the next. A `Layout` gives
 every size class a pool of its own at the front of the allocator's list whose free
-blocks are handed out in an order drawn from a seed (`Layout`): the call's first objects of each
+blocks are handed out in an order drawn from a seed: the call's first objects of each
 size (up to a pool's worth) land at the same addresses relative to their pool, in the
 same order, in every replay of one process, and elsewhere under another seed.
 
-Objects of types that keep free lists of their own (tuples, lists, dicts, floats) reuse
-memory freed before the call first; only pymalloc blocks are arranged. Under another
-allocator (PYTHONMALLOC=malloc) nothing is arranged.
+Not arranged: objects over 512 bytes or past a pool's worth of one size, and objects
+CPython's own free lists (tuples, lists, dicts, floats) hand back once the replay has
+freed some (the worker's full collection before each fork empties those lists, so they
+refill the same way in every replay). Under another allocator (PYTHONMALLOC=malloc)
+nothing is arranged.
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ CASES = [
     ("a seed decides", lambda i, c, s: c % 3 == 0, "random_seed"),
     ("a hash secret decides", lambda i, c, s: i.hash_secret in (PLAN[1].hash_secret, PLAN[3].hash_secret), "hash_secret"),
     ("the clock decides: later interpreters, later slots", lambda i, c, s: i.index * 5 + s >= 12, "time"),
-    # Memory the runner does not arrange (tuples reused from their free list, ordered by id()):
+    # Memory the runner does not arrange (objects over 512 bytes, ordered by id()):
     # each interpreter steady, interpreters under one secret and seeds disagree, and so do two
     # at one process id. Not time: nothing switched.
     ("the process decides: steady in each interpreter, not by process id", lambda i, c, s: i.index in (0, 2, 3), "process"),
