@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from pathlib import Path
 
@@ -39,11 +40,15 @@ def test_replays_in_one_process_are_spread_over_time_like_forked_ones(tmp_path: 
         "hung": [],
         "spacing_seconds": spacing,
         "timeout": 10,
+        "layout_seed": 0,
     }
     fixture_path = tmp_path / "fixture.json"
     fixture_path.write_text("[]")
     channel = _Recorder()
-    worker._replay(request, channel, {"prop_clock": prop}, worker._Fixture(fixture_path, "unused: the property takes no fixture"))
+    try:
+        worker._replay(request, channel, {"prop_clock": prop}, worker._Fixture(fixture_path, "unused: the property takes no fixture"))
+    finally:
+        gc.unfreeze()  # the worker freezes what exists before it forks; here that is this test process
     assert [m["failed"] for m in channel.messages if m["event"] == "outcome"] == [False] * slots
     # The last slot starts (slots - 1) spacings after the pass began; the first at once.
     # Half of that span leaves room for a stalled machine; back to back is about 0.
