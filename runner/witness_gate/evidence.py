@@ -109,14 +109,18 @@ def needs_more(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: boo
     secrets and seeds before it is called one, and further rounds while other evidence
     disagrees (another variant fails only sometimes, or Hypothesis saw the failure come
     and go while shrinking and no history explains it). Also while a failure shows only
-    after earlier calls, and only sometimes, and never alone."""
+    after earlier calls, only sometimes, and never alone, and while its outcomes differ
+    only between replays that share no condition the runner sets."""
     decider = deciding_variant(by_variant)
     failures, runs = counts(by_variant[decider])
     if 0 < failures < runs:
-        # Seen only after earlier calls, and only sometimes: the payload alone may yet fail in
-        # other processes (each forked replay starts from its process's memory layout, the
-        # calls in one process from wherever the earlier ones left it).
-        return decider not in _ISOLATED and counts(by_variant[_isolated_of(decider, by_variant)])[0] == 0
+        # Seen only after earlier calls, and only sometimes (the payload alone never failed,
+        # or it would decide, `replayed_variant`): more processes may show it alone (each
+        # forked replay starts from its process's memory layout, the calls in one process
+        # from wherever the earlier ones left it). Or its outcomes differ only between
+        # replays that share no condition (each round the same throughout, say): more
+        # rounds may show which condition it follows.
+        return decider not in _ISOLATED or not _held_anywhere(by_variant[decider])
     if failures == runs and rounds < 2:
         return True
     if any(_mixed(replays) for replays in by_variant.values() if replays):
@@ -138,6 +142,18 @@ def _varies_with(replays: Sequence[Replay], held, varied) -> bool:
     for replay in replays:
         groups[held(replay)][varied(replay)] = replay.failed
     return any(len(set(outcomes.values())) > 1 for outcomes in groups.values())
+
+
+def _held_anywhere(replays: Sequence[Replay]) -> bool:
+    """Whether some two replays with different outcomes share a hash secret, a seed column
+    or a process id: only then can a cause be read with something held."""
+    for condition in (lambda r: r.hash_secret, lambda r: r.column, lambda r: r.pid_offset):
+        outcomes: dict[int, set[bool]] = defaultdict(set)
+        for replay in replays:
+            outcomes[condition(replay)].add(replay.failed)
+        if any(len(seen) == 2 for seen in outcomes.values()):
+            return True
+    return False
 
 
 def _follows_pid(replays: Sequence[Replay]) -> bool:
@@ -226,7 +242,7 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     if not any(switches) and _varies_with(replays, lambda r: (r.hash_secret, r.column), lambda r: r.interpreter):
         if _follows_pid(replays):
             what = ("the process: its process id, or the memory layout that goes with it (id() order, objects hashed by identity); "
-                    "every interpreter at the same process id agrees, whatever its hash secret and seed")
+                    "the interpreters at each process id agreed, under their different hash secrets and seeds")
         else:
             what = ("the process, and not what the runner sets for it (interpreters at the same process id disagree): memory it "
                     "does not arrange (objects over 512 bytes, or past a pool's worth of one size), or a clock slower than one "

@@ -11,10 +11,10 @@ size (up to a pool's worth) land at the same addresses relative to their pool, i
 same order, in every replay of one process, and elsewhere under another seed.
 
 Not arranged: objects over 512 bytes or past a pool's worth of one size, and objects
-CPython's own free lists (tuples, lists, dicts, floats) hand back once the replay has
-freed some (the worker's full collection before each fork empties those lists, so they
-refill the same way in every replay). Under another allocator (PYTHONMALLOC=malloc)
-nothing is arranged.
+CPython's own free lists (tuples, lists, dicts, floats) hand back. The worker's full
+collection before each fork empties those lists, and freeing the arranged floats refills
+the float list with the first hundred of them, so they too come back the same way in every
+replay. Under another allocator (PYTHONMALLOC=malloc) nothing is arranged.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ from collections import Counter
 from itertools import repeat
 
 _POOL_HEADER = 48  # bytes before a pool's first block (obmalloc's POOL_OVERHEAD on 64-bit)
-# obmalloc's pools: 16 KiB since CPython 3.10 (the radix-tree allocator), 4 KiB before.
-_POOL_SIZE = 16 * 1024 if sys.version_info >= (3, 10) else 4 * 1024
+_POOL_SIZE = 16 * 1024  # obmalloc's pools since CPython 3.10 (the radix-tree allocator)
 _BLOCK_SIZES = range(16, 513, 16)
 # Holes in pools already in use are filled first: at most this many bytes of blocks per
 # size class are made looking for a pool of their own.
@@ -91,6 +90,8 @@ def _drawn(draw: random.Random) -> tuple[list[object], list[object]]:
     for size in _BLOCK_SIZES:
         pool = _own_pool(size)
         if pool is None:
+            if size == _BLOCK_SIZES[0]:  # not CPython's small-object allocator: nothing to arrange
+                break
             continue
         pool.sort(key=lambda o: id(o) & (_POOL_SIZE - 1))  # by position in the pool, whatever order they were made in
         draw.shuffle(pool)

@@ -23,7 +23,7 @@ DEFAULT_REPLAYS = 5
 DEFAULT_MAX_EXAMPLES = 100
 DEFAULT_SEARCH_ROUNDS = 1
 # The replay plan: review constants stored in the lock, like the replay count.
-DEFAULT_REPLAY_INTERPRETERS = 6  # per round: the search's hash secret twice, four fresh ones
+DEFAULT_REPLAY_INTERPRETERS = 6  # per round: three hash secrets and three process ids round a ring (replay.plan_round)
 DEFAULT_REPLAY_CAP = 150  # replays of one payload variant, escalation included
 DEFAULT_REPLAY_SPACING_MS = 70  # between the slots of one interpreter
 DEFAULT_HISTORY_LIMIT = 64  # calls kept as a witness's history

@@ -225,18 +225,22 @@ def plan_round(
 ) -> list[Interpreter]:
     """The interpreters of one round, laid out so causes can be told apart.
 
-    Interpreter k runs under the round's hash secret (k + 1) // 2 and process id k // 2
-    (round one's first secret and process id are the search's): from one interpreter to
-    the next the secret and the process id change in turn, (S0, P0), (S1, P0), (S1, P1),
-    (S2, P1), ... So a failure that follows the hash secret flips between two interpreters
-    with the same process id, one that follows the process flips between two with the same
-    secret, and, the chain linking every secret and process id of the round, a failure that
-    varies at all cannot follow both. Interpreters that share a secret share its `random`
-    seed columns; the window of columns slides by two from one secret to the next, so
-    neighbouring secrets share seeds and each secret meets several. A condition that
-    declares PYTHONHASHSEED fixes every secret to it."""
+    Interpreter k runs under the round's hash secret (k + 1) // 2 (counted round a ring of
+    `count // 2` secrets for an even count) and process id k // 2 (round one's first secret
+    and process id are the search's): from one interpreter to the next the secret and the
+    process id change in turn, (S0, P0), (S1, P0), (S1, P1), (S2, P1), (S2, P2), (S0, P2)
+    for six. So every secret meets two process ids and every process id two secrets: a
+    failure that follows the hash secret flips between two interpreters at one process id
+    and agrees between the two under each secret, one that follows the process the other
+    way round, and, the ring linking them all, a failure that varies cannot follow both.
+    Interpreters that share a secret share its `random` seed columns; the window of
+    columns slides by two from one secret to the next, so neighbouring secrets share seeds
+    and each secret meets several. A condition that declares PYTHONHASHSEED fixes every
+    secret to it."""
     count, slots = lock["replay_interpreters"], lock["replays"]
-    secrets_per_round, pids_per_round = count // 2 + 1, (count + 1) // 2
+    # An even count closes the ring (the last interpreter under the first secret); an odd
+    # one leaves the first secret with one interpreter.
+    secrets_per_round, pids_per_round = (count + 1) // 2, (count + 1) // 2
     base = round_number * (slots + 2 * (secrets_per_round - 1))  # distinct columns in earlier rounds
 
     def secret(number: int) -> int:
@@ -244,15 +248,14 @@ def plan_round(
             return search_secret
         return conditions.hash_secret(condition or {}, seeds.replay_hash_secret(lock, round_number * secrets_per_round + number))
 
-    if round_number == 0:
-        pids = (search_pid_offset, *seeds.replay_pid_offsets(lock, 0, pids_per_round - 1, avoid=search_pid_offset))
-    else:
-        pids = seeds.replay_pid_offsets(lock, round_number, pids_per_round, avoid=search_pid_offset)
+    fresh = seeds.replay_pid_offsets(lock, round_number, pids_per_round, avoid=search_pid_offset)
+    pids = (search_pid_offset, *fresh[1:]) if round_number == 0 else fresh
 
     def window(number: int) -> tuple[int, ...]:
         return tuple(range(base + 2 * number, base + 2 * number + slots))
 
-    return [Interpreter(round_number * count + k, secret((k + 1) // 2), window((k + 1) // 2), pids[k // 2]) for k in range(count)]
+    return [Interpreter(round_number * count + k, secret((k + 1) // 2 % secrets_per_round), window((k + 1) // 2 % secrets_per_round),
+                        pids[k // 2]) for k in range(count)]
 
 
 def _round(

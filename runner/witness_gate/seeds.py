@@ -65,17 +65,23 @@ def check_pid_offset(lock: dict[str, Any], module_path: str) -> int:
 
 
 def replay_pid_offsets(lock: dict[str, Any], round_number: int, count: int, avoid: int) -> tuple[int, ...]:
-    """`count` distinct process-id offsets for one replay round, none of them `avoid` (the
-    search's, which round one adds itself): interpreters of a round that share a hash secret
-    then differ in their process ids for certain."""
-    offsets: list[int] = []
+    """`count` process-id offsets for replay round `round_number`, never `avoid` (the
+    search's), distinct from each other (interpreters that share a hash secret differ in
+    their process ids for certain) and, while the offsets last, from every earlier round's
+    (each offset brings its own memory layout, `process_layout`: a later round meets new
+    ones)."""
+    earlier: list[int] = []
     draw = 0
-    while len(offsets) < count:
-        offset = _derive(lock, "replay-pid-offset", round_number, draw) % _PID_OFFSETS
-        draw += 1
-        if offset != avoid and offset not in offsets:
-            offsets.append(offset)
-    return tuple(offsets)
+    for _ in range(round_number + 1):
+        taken = set(earlier) if len(set(earlier)) + count < _PID_OFFSETS else set()
+        current: list[int] = []
+        while len(current) < count:
+            offset = _derive(lock, "replay-pid-offset", draw) % _PID_OFFSETS
+            draw += 1
+            if offset != avoid and offset not in taken and offset not in current:
+                current.append(offset)
+        earlier += current
+    return tuple(current)
 
 
 def process_layout(lock: dict[str, Any], pid_offset: int) -> int:
@@ -96,13 +102,15 @@ def collector_settings(lock: dict[str, Any]) -> tuple[dict[str, Any], ...]:
     """The settings the collector probe replays a witness under, right before the call
     (after its history), as `allocate_per_mille` extra live containers, thousandths of the
     young threshold: none (where the ordinary replays meet the collector: each forked
-    replay starts right after a collection), one drawn from each eleventh of the cycle past
-    the first, and all but one (the collector then runs between the history and the call
-    whatever they allocate): a failure that needs the collector to run within a stretch of
-    the call an eleventh of the cycle long is met by one of them at least. Only what
+    replay starts right after a collection), ten an eleventh of the cycle apart from an
+    offset the schedule draws, and the whole cycle (with the ballast's own list, one past
+    the threshold: the collector runs between the history and the call whatever they
+    allocate): a failure that needs the collector to run within a stretch of the call an
+    eleventh of the cycle long is met by one of them at least. Only what
     production meets: the collector stays on at the interpreter's own thresholds (a
     collector turned off or set to run at every allocation is nothing the code meets in
     production, and code can see it in gc.isenabled() and gc.get_threshold())."""
     share = PER_MILLE // (_SPREAD_SETTINGS + 1)
-    spread = [{"allocate_per_mille": share * k + _derive(lock, "replay-collector", k) % share} for k in range(1, _SPREAD_SETTINGS + 1)]
-    return ({"allocate_per_mille": 0}, *spread, {"allocate_per_mille": PER_MILLE - 1})
+    offset = _derive(lock, "replay-collector") % share
+    spread = [{"allocate_per_mille": share * k + offset} for k in range(1, _SPREAD_SETTINGS + 1)]
+    return ({"allocate_per_mille": 0}, *spread, {"allocate_per_mille": PER_MILLE})

@@ -345,14 +345,16 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
             hung.add(jobs[index]["witness"])
         channel.send({"event": "outcome", "job": index, "slot": slot, "failed": evidence is not None, "evidence": evidence})
 
-    # The collector probe's setting per slot (seeds.collector_settings); None: left as it is.
-    collector = request.get("collector") or [None] * len(request["seeds"])
+    # The collector probe's extra containers per slot (seeds.collector_settings), counted
+    # here rather than in the child, where the arithmetic's own ints would differ by setting.
+    settings = request.get("collector") or [{"allocate_per_mille": 0}] * len(request["seeds"])
+    extra = [_YOUNG_THRESHOLD * setting["allocate_per_mille"] // seeds.PER_MILLE for setting in settings]
 
     def run(index: int, slot: int, seed: int) -> None:
         if jobs[index]["witness"] in hung:
             report(index, slot, failure_evidence("timeout", None, "not replayed: an earlier replay of this witness hung"))
         elif jobs[index]["fork"]:
-            report(index, slot, _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key, collector[slot], memory))
+            report(index, slot, _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key, extra[slot], memory))
         else:
             channel.send({"event": "call", "job": index, "slot": slot})
             report(index, slot, _run_job(props, jobs[index], seed, fixture))
@@ -381,17 +383,17 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
 
 
 def _run_job(
-    props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, collector: dict[str, Any] | None = None
+    props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, extra_containers: int = 0
 ) -> dict[str, Any] | None:
-    """The job's history (results ignored), then its payload, under the `collector` setting
-    when one is given: evidence of failure, or None."""
+    """The job's history (results ignored), then its payload, `extra_containers` further
+    into the collector's cycle (`_steer_collector`): evidence of failure, or None."""
     try:
         for call in job["history"]:
             earlier = props.get(call["assertion_id"])
             if earlier is not None:  # a property since removed cannot be called; its state is gone too
                 earlier.run(_fresh(call["payload"]), fixture.value, call["random_seed"])
         payload = _fresh(job["payload"])
-        ballast = _steer_collector(collector or {"allocate_per_mille": 0})
+        ballast = _steer_collector(extra_containers)
         outcome = _network.run(props[job["assertion_id"]], payload, fixture, seed, job["expect"])
         del ballast  # alive through the call: the objects that moved it within the collector's cycle
     except WitnessGateError as error:  # the fixture could not be read: fail closed
@@ -403,19 +405,23 @@ def _run_job(
 _LARGE_TUPLE = 100
 
 
-def _steer_collector(setting: dict[str, Any]) -> list[tuple[None, ...] | None]:
-    """Allocates live containers, each counted by the collector, `allocate_per_mille`
-    thousandths of the young generation's threshold, which move the call that far into the
-    collector's cycle; returns them, for the caller to keep alive through the call. Each is
-    too large for the small-object allocator (temporaries such as the loop's ints are freed
-    as they were taken), so the objects the call makes land where they would have without
-    them: the probe moves when the collector runs, not where objects land (an id() reused
-    from a freed object must not come and go with it). Only ever in a forked child; the
-    collector's thresholds are read, never set."""
-    young = gc.get_threshold()[0]
-    ballast: list[tuple[None, ...] | None] = [None] * young  # large too, and the same in every setting
-    for slot in range(young * setting["allocate_per_mille"] // seeds.PER_MILLE):
-        ballast[slot] = (None,) * _LARGE_TUPLE
+# The young generation's threshold, read when the worker loads, before any user code can
+# set it (a module that sets it to 2**31 - 1, "off", must not size the ballast).
+_YOUNG_THRESHOLD = gc.get_threshold()[0]
+
+
+def _steer_collector(count: int) -> list[tuple[None, ...] | None]:
+    """Allocates `count` live containers, each counted by the collector, which move the call
+    that far into the collector's cycle; returns them, for the caller to keep alive through
+    the call. Each is too large for the small-object allocator, and the loop's own ints are
+    the same for every count, so the objects the call makes land where they would have
+    without them: the collector probe moves when the collector runs, not where objects land
+    (an id() reused from a freed object must not come and go with it). The collector's
+    thresholds are never set."""
+    ballast: list[tuple[None, ...] | None] = [None] * _YOUNG_THRESHOLD  # large too, and the same for every count
+    for slot in range(_YOUNG_THRESHOLD):
+        if slot < count:
+            ballast[slot] = (None,) * _LARGE_TUPLE
     return ballast
 
 
@@ -426,7 +432,7 @@ def _fresh(payload: Any) -> Any:
 
 def _forked(
     props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, timeout: float, key: bytes,
-    collector: dict[str, Any] | None, memory: layout.Layout,
+    extra_containers: int, memory: layout.Layout,
 ) -> dict[str, Any] | None:
     """Runs the job in a forked child in a process group of its own, from the process's
     memory layout; kills the group at the timeout. The child's result is signed like a
@@ -442,7 +448,7 @@ def _forked(
     # the child that evicts one (where is up to the names' hashes, so the hash secret) would
     # free a string of the worker's ahead of the arranged pools.
     gc.collect()
-    sys._clear_type_cache()
+    _clear_internal_caches()
     pid = os.fork()
     if pid == 0:  # the child: one job, then report and leave without cleanup handlers
         status = 1
@@ -450,7 +456,7 @@ def _forked(
             os.setpgid(0, 0)
             os.close(read_end)
             memory.take_effect()
-            evidence = _run_job(props, job, seed, fixture, collector)
+            evidence = _run_job(props, job, seed, fixture, extra_containers)
             os.write(write_end, channels.sign(key, json.dumps({"evidence": evidence}).encode()))
             status = 0
         finally:
@@ -488,6 +494,11 @@ def _forked(
         return json.loads(body or b"")["evidence"]
     except (ValueError, KeyError, TypeError):
         return failure_evidence("crashed", None, f"replay process ended without a result ({_wait_status(status)})")
+
+
+# The type attribute cache (CPython 3.13 adds sys._clear_internal_caches, which clears it
+# with the interpreter's other caches; sys._clear_type_cache is deprecated from 3.13 on).
+_clear_internal_caches = getattr(sys, "_clear_internal_caches", None) or sys._clear_type_cache
 
 
 def _wait_status(status: int) -> str:

@@ -29,16 +29,18 @@ def test_the_plan_changes_the_secret_and_the_process_id_in_turn():
     for left, right in zip(PLAN, PLAN[1:]):
         assert (left.hash_secret != right.hash_secret) + (left.pid_offset != right.pid_offset) == 1
     secrets, pids = [i.hash_secret for i in PLAN], [i.pid_offset for i in PLAN]
-    assert len(set(secrets)) == 4 and len(set(pids)) == 3
+    assert len(set(secrets)) == 3 and len(set(pids)) == 3
     assert 0 in secrets  # hash randomization off, as PYTHONHASHSEED=0 services run
-    for one in PLAN:  # interpreters under one secret replay the same seeds
+    for one in PLAN:  # each secret meets two process ids, each process id two secrets, under the same seeds
+        assert len({other.pid_offset for other in PLAN if other.hash_secret == one.hash_secret}) == 2
+        assert len({other.hash_secret for other in PLAN if other.pid_offset == one.pid_offset}) == 2
         assert all(other.columns == one.columns for other in PLAN if other.hash_secret == one.hash_secret)
-    for left, right in zip(PLAN[0::2], PLAN[1::2]):  # neighbouring secrets share seeds
-        assert len(set(left.columns) & set(right.columns)) == 3
+    for left, right in zip(PLAN[0::2], PLAN[1::2]):  # the two secrets at one process id share seeds
+        assert set(left.columns) & set(right.columns)
     later = plan_round(LOCK, 1, search_secret=7, search_pid_offset=3)
     assert not {c for i in later for c in i.columns} & {c for i in PLAN for c in i.columns}
     assert 7 not in {i.hash_secret for i in later}
-    assert 3 not in {i.pid_offset for i in later} and len({i.pid_offset for i in later}) == 3
+    assert not {i.pid_offset for i in later} & {i.pid_offset for i in PLAN} and len({i.pid_offset for i in later}) == 3
 
 
 @pytest.mark.parametrize("count", [3, 4, 5, 6, 7, 12])
@@ -68,6 +70,13 @@ def test_any_split_of_the_process_ids_is_the_process_id(failing):
 @pytest.mark.parametrize("failing", [set(c) for n in range(1, len(SECRETS)) for c in itertools.combinations(SECRETS, n)], ids=str)
 def test_any_split_of_the_hash_secrets_is_the_hash_secret(failing):
     assert cause({"shrunk": grid(lambda i, c, s: i.hash_secret in failing)}, 0)[0] == "hash_secret"
+
+
+def test_a_failure_in_one_interpreter_alone_is_not_a_hash_secret():
+    # Seen by a review of an open chain of secrets: the first secret met one process id, so
+    # nothing checked that it gives one outcome, and a lone failure looked like hash order.
+    for lone in PLAN:
+        assert cause({"shrunk": grid(lambda i, c, s: i is lone)}, 0)[0] == "process"
 
 
 CASES = [
@@ -129,6 +138,11 @@ def test_escalation():
     # replays' layouts have not met yet looks like this; more processes may show it alone.
     assert needs_more({"shrunk": never, "in_process": sometimes}, search_was_flaky=False, rounds=1)
     assert needs_more({"shrunk": never, "shrunk_history": sometimes}, search_was_flaky=False, rounds=3)
+    # A hash-order flake whose first round failed under every secret and whose second passed
+    # under every one: the rounds share no secret, seed or process id, so nothing isolates it yet.
+    first, second = grid(lambda *_: True), grid(lambda *_: False)
+    later = [Replay(r.interpreter + 6, r.hash_secret + 1, r.pid_offset + 64, r.column + 100, r.slot, r.failed) for r in second]
+    assert needs_more({"shrunk": first + later}, search_was_flaky=False, rounds=2)
     assert not needs_more({"shrunk": sometimes, "in_process": always}, search_was_flaky=False, rounds=1)
 
 
@@ -158,10 +172,10 @@ def test_an_unshrunk_history_without_its_own_isolated_replays_is_compared_with_t
     assert cause(replays, 4)[0] == "history"
 
 
-SETTINGS = 6
+SETTINGS = 12
 
 
-def probe(fails, passes: int = 3) -> list[Replay]:
+def probe(fails, passes: int = 2) -> list[Replay]:
     """The collector probe's replays: `passes` passes over the settings, one interpreter, the
     search's secret and seed column 0; `fails(setting, slot)`."""
     slots = [setting for _ in range(passes) for setting in range(SETTINGS)]
@@ -177,7 +191,7 @@ COLLECTOR_CASES = [
     ("fails under every setting: nothing follows the collector", lambda setting, slot: True, False),
     ("passes under every setting", lambda setting, slot: False, False),
     # A clock that flips once mid-probe: the passes disagree, so it is not the collector.
-    ("a clock flips between passes", lambda setting, slot: slot >= 8, False),
+    ("a clock flips between passes", lambda setting, slot: slot >= 16, False),
     ("a race: the same setting fails in one pass and passes in another", lambda setting, slot: (slot * 7) % 5 == 0, False),
 ]
 
@@ -189,8 +203,8 @@ def test_the_collector_probe_decides_only_when_its_outcomes_split_by_setting(nam
     assert (cause(replays, 0)[0] == "gc") is follows
     if follows:
         failures, runs = counts(replays["collector"])
-        assert 0 < failures < runs == 3 * SETTINGS  # so the label is a flake, from the probe's own counts
-        assert "under 6 collector settings" in cause(replays, 0)[1]
+        assert 0 < failures < runs == 2 * SETTINGS  # so the label is a flake, from the probe's own counts
+        assert "under 12 collector settings" in cause(replays, 0)[1]
     else:  # the ordinary variants decide, as without the probe
         assert cause(replays, 0)[0] == cause({"shrunk": replays["shrunk"]}, 0)[0]
 
@@ -202,7 +216,7 @@ def test_one_pass_of_the_probe_proves_nothing():
 def test_the_probe_names_the_variant_it_replayed():
     replays = {"shrunk": grid(lambda i, c, s: False), "shrunk_history": grid(lambda i, c, s: True), "collector": probe(lambda setting, slot: setting > 2)}
     assert deciding_variant(replays) == "collector"
-    assert "the shrunk history payload, replayed under 6 collector settings" in cause(replays, 3)[1]
+    assert "the shrunk history payload, replayed under 12 collector settings" in cause(replays, 3)[1]
 
 
 def test_a_clock_needs_a_burst_of_replays_that_changes_at_most_once():

@@ -87,7 +87,13 @@ def pyenv_python(version: str) -> str:
     return str(found[-1])
 
 
-@pytest.mark.parametrize("version", ["3.12", "3.13"])  # the runner's own 3.11 runs above
+@pytest.mark.parametrize("version", ["3.11", "3.12", "3.13"])
 def test_the_layout_holds_on_every_supported_cpython(version):
-    seen = orders(4, python=pyenv_python(version))
+    python = pyenv_python(version)
+    seen = orders(4, python=python)
     assert all(order == seen[0] for order in seen), seen
+    assert any(len({json.dumps(order) for order in orders(seed, "inherited", python)}) > 1 for seed in (1, 2, 3))
+    # Every size class of the small-object allocator, 16 to 512 bytes, has its pool (one kept block each).
+    counted = subprocess.run([python, "-c", "from witness_gate import layout; print(len(layout.Layout(1)._anchors))"],
+                             env={**os.environ, "PYTHONPATH": str(RUNNER)}, capture_output=True, text=True, timeout=60, check=True)
+    assert counted.stdout.split() == ["32"]

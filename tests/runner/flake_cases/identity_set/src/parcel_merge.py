@@ -1,17 +1,20 @@
 """Merging a customer's parcels that go to one address into a single shipment.
 
-Parcels are plain objects (no __eq__ or __hash__ of their own), collected into a set to
-drop the duplicates the warehouse scanner reports; the shipment's lead parcel, which
-carries the label and pays the base fee, is the first one the set yields.
+Parcels are slotted records compared by identity (eq=False: one physical parcel is one
+object), collected into a set to drop the duplicates the warehouse scanner reports; the
+shipment's lead parcel, which carries the label and pays the base fee, is the first one
+the set yields.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
+
+@dataclass(eq=False, slots=True)
 class Parcel:
-    def __init__(self, parcel_id: str, grams: int) -> None:
-        self.parcel_id = parcel_id
-        self.grams = grams
+    parcel_id: str
+    grams: int
 
 
 def merge(scanned: list[Parcel]) -> list[Parcel]:
