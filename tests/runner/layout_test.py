@@ -97,3 +97,35 @@ def test_the_layout_holds_on_every_supported_cpython(version):
     counted = subprocess.run([python, "-c", "from witness_gate import layout; print(len(layout.Layout(1)._anchors))"],
                              env={**os.environ, "PYTHONPATH": str(RUNNER)}, capture_output=True, text=True, timeout=60, check=True)
     assert counted.stdout.split() == ["32"]
+
+
+STEERED = r"""
+import gc, json, os, sys
+from witness_gate import layout, worker
+
+memory = layout.Layout(5)
+gc.freeze()
+seen = []
+for count in (0, 1, 300, 301, worker._YOUNG_THRESHOLD):
+    gc.collect()
+    read_end, write_end = os.pipe()
+    if os.fork() == 0:
+        memory.take_effect()
+        ballast = worker._steer_collector(count)
+        made = [10_000 + n for n in range(4)] + [object() for _ in range(4)]
+        os.write(write_end, json.dumps([id(o) % 16384 for o in made]).encode())
+        os._exit(0)
+    os.close(write_end)
+    os.wait()
+    seen.append(json.loads(os.read(read_end, 4096)))
+print(json.dumps(seen))
+"""
+
+
+def test_the_collector_probes_ballast_moves_no_small_object():
+    # The probe moves when the collector runs, not where the call's objects land: whatever
+    # the number of extra containers, the next ints and objects take the same blocks.
+    done = subprocess.run([sys.executable, "-c", STEERED], env={**os.environ, "PYTHONPATH": str(RUNNER)}, capture_output=True, text=True,
+                          timeout=60, check=True)
+    seen = json.loads(done.stdout)
+    assert all(places == seen[0] for places in seen), seen
