@@ -10,7 +10,7 @@ functions read those records and nothing else: plain values in, plain values out
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 VARIANTS = ("shrunk", "unshrunk", "shrunk_history", "unshrunk_history", "in_process", "collector")
@@ -95,9 +95,7 @@ def follows_collector(replays: Sequence[Replay]) -> bool:
     """Whether the collector probe's outcomes split by setting: each setting gave the same
     outcome in every pass, and some settings failed where others passed. Passes run one
     after another, so a clock or a race that flips outcomes in between breaks the split."""
-    by_setting: dict[int, set[bool]] = defaultdict(set)
-    for replay in replays:
-        by_setting[replay.collector].add(replay.failed)
+    by_setting = _outcomes_by(replays, lambda r: r.collector)
     passes = len(replays) // max(len(by_setting), 1)
     outcomes = [seen.pop() for seen in by_setting.values() if len(seen) == 1]
     return passes > 1 and len(outcomes) == len(by_setting) and len(set(outcomes)) == 2
@@ -128,12 +126,21 @@ def needs_more(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: boo
     return search_was_flaky and decider in _ISOLATED
 
 
+def _outcomes_by(replays: Sequence[Replay], condition: Callable[[Replay], Hashable]) -> dict[Hashable, set[bool]]:
+    """The outcomes seen under each value of `condition`."""
+    outcomes: dict[Hashable, set[bool]] = defaultdict(set)
+    for replay in replays:
+        outcomes[condition(replay)].add(replay.failed)
+    return outcomes
+
+
+def _one_outcome_each(replays: Sequence[Replay], condition: Callable[[Replay], Hashable]) -> bool:
+    return all(len(seen) == 1 for seen in _outcomes_by(replays, condition).values())
+
+
 def _consistent(replays: Sequence[Replay]) -> bool:
     """Whether the same hash secret and the same seed always gave the same outcome."""
-    outcomes: dict[tuple[int, int], set[bool]] = defaultdict(set)
-    for replay in replays:
-        outcomes[(replay.hash_secret, replay.column)].add(replay.failed)
-    return all(len(seen) == 1 for seen in outcomes.values())
+    return _one_outcome_each(replays, lambda r: (r.hash_secret, r.column))
 
 
 def _varies_with(replays: Sequence[Replay], held, varied) -> bool:
@@ -147,22 +154,13 @@ def _varies_with(replays: Sequence[Replay], held, varied) -> bool:
 def _held_anywhere(replays: Sequence[Replay]) -> bool:
     """Whether some two replays with different outcomes share a hash secret, a seed column
     or a process id: only then can a cause be read with something held."""
-    for condition in (lambda r: r.hash_secret, lambda r: r.column, lambda r: r.pid_offset):
-        outcomes: dict[int, set[bool]] = defaultdict(set)
-        for replay in replays:
-            outcomes[condition(replay)].add(replay.failed)
-        if any(len(seen) == 2 for seen in outcomes.values()):
-            return True
-    return False
+    return not all(_one_outcome_each(replays, condition) for condition in (lambda r: r.hash_secret, lambda r: r.column, lambda r: r.pid_offset))
 
 
 def _follows_pid(replays: Sequence[Replay]) -> bool:
     """Whether each process id (and so each memory layout, `layout`) gave one outcome,
     across every hash secret and seed."""
-    outcomes: dict[int, set[bool]] = defaultdict(set)
-    for replay in replays:
-        outcomes[replay.pid_offset].add(replay.failed)
-    return all(len(seen) == 1 for seen in outcomes.values())
+    return _one_outcome_each(replays, lambda r: r.pid_offset)
 
 
 def _switches(replays: Sequence[Replay]) -> list[int]:
@@ -184,7 +182,7 @@ def _steady_in_a_burst(probe: Sequence[Replay]) -> bool:
     race that fails most of the time from a clock; passes of back-to-back replays can. Per
     pass, not over the whole burst: a slow machine can stretch the burst over two of a
     clock's changes, never one pass."""
-    ordered = [r for r in sorted(probe, key=lambda r: r.slot)]
+    ordered = sorted(probe, key=lambda r: r.slot)
     settings = len({r.collector for r in probe}) or 1
     passes = [ordered[start:start + settings] for start in range(0, len(ordered), settings)]
     return all(sum(a.failed != b.failed for a, b in zip(row, row[1:])) <= 1 for row in passes)
