@@ -542,8 +542,11 @@ def run_session(root: Path, module: str, max_examples: int, before_collection: C
 
     with tempfile.TemporaryDirectory(prefix="witness-gate-pytest-") as scratch:
         basetemp = str(Path(scratch) / "basetemp")
+        # --tb=no: pytest formats a failed test's report (its hooks need one) with every frame's
+        # source parsed again, three quarters of a failing replay's time; the evidence is the
+        # runner's own (`describe`), and a collection error's message reads the same.
         args = [str(root / module), f"--rootdir={root}", "--basetemp", basetemp, "-p", "no:cacheprovider",
-                "-q", "--no-header", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+                "-q", "--no-header", "--tb=no", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
         pytest.main(args, plugins=[Driver()])
     if raised:
         raise raised[0]
