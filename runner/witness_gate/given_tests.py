@@ -181,6 +181,12 @@ class _Runtime:
         return asker is not None and os.path.realpath(asker) == self.module_file
 
 
+class _EnoughCases(BaseException):
+    """Ends a search replayed for its first cases once they have run: what Hypothesis would do
+    next (shrink, replay the failure to report it) is the runner's time, not the test's
+    state. Not an `Exception`, so Hypothesis lets it through as it does KeyboardInterrupt."""
+
+
 class LeftFromOutside(Exception):
     """A case that the code under test left by Hypothesis' or pytest's way out of a case."""
 
@@ -413,10 +419,12 @@ class GivenTest:
         def body(explicit: bool) -> Body:
             def run(case: int, call: Callable[[], None]) -> None:
                 if case >= calls:
-                    return
+                    raise _EnoughCases()
                 random.seed(random_seed if case == calls - 1 else call_seed(search_seed, self.assertion_id, case))
                 error = _outcome_of(call)
-                last[:] = [error]
+                if case == calls - 1:
+                    last[:] = [error]
+                    raise _EnoughCases()
                 if error is not None:
                     raise self._as_hypothesis_sees(error)
             return run
