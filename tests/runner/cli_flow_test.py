@@ -6,7 +6,8 @@ import json
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from conftest import Run, SampleRepo, add_flaky_property
+import pytest
+from conftest import Run, SampleRepo, add_flaky_property, copied, copy_example
 
 from witness_gate import schemas
 
@@ -64,13 +65,41 @@ def test_check_twice_writes_identical_bytes(repo):
     assert {p.name: p.read_bytes() for p in repo.witness_files()} == first
 
 
-def classified_and_frozen_flake(repo: SampleRepo) -> tuple[Path, dict, Run]:
-    """The flaky property checked, classified (its witness file, its report entry and the
-    classify run) and frozen with the recorded counts into .artifacts/freeze.json."""
+@pytest.fixture(scope="module")
+def flake_once(tmp_path_factory) -> tuple[SampleRepo, Run]:
+    """The flaky property checked and classified once for the module, with the classify run."""
+    repo = copy_example(tmp_path_factory.mktemp("flake") / "orders")
     add_flaky_property(repo)
     pinned_and_checked(repo, 1)
+    return repo, repo.classify(IMPL)
+
+
+@pytest.fixture
+def classified_flake(flake_once: tuple[SampleRepo, Run], tmp_path: Path) -> tuple[SampleRepo, Run]:
+    prepared, classified = flake_once
+    return copied(prepared, tmp_path / "orders"), classified
+
+
+@pytest.fixture(scope="module")
+def regression_once(tmp_path_factory) -> SampleRepo:
+    """The deterministic bug checked and classified once for the module."""
+    repo = copy_example(tmp_path_factory.mktemp("regression") / "orders")
+    repo.edit(IMPL, *BUG)
+    pinned_and_checked(repo, 1)
+    assert repo.classify(IMPL).code == 1
+    return repo
+
+
+@pytest.fixture
+def classified_regression(regression_once: SampleRepo, tmp_path: Path) -> SampleRepo:
+    return copied(regression_once, tmp_path / "orders")
+
+
+def frozen_flake(classified_flake: tuple[SampleRepo, Run]) -> tuple[Path, dict, Run]:
+    """The classified flake (its witness file, its report entry and the classify run),
+    frozen with the recorded counts into .artifacts/freeze.json."""
+    repo, result = classified_flake
     [path] = repo.witness_files()
-    result = repo.classify(IMPL)
     assert result.code == 0, result.stdout + result.stderr
     [entry] = repo.report_json()["witnesses"]
     assert entry["label"] == "flake" and 0 < entry["failures"] < entry["runs"], entry
@@ -80,8 +109,9 @@ def classified_and_frozen_flake(repo: SampleRepo) -> tuple[Path, dict, Run]:
     return path, entry, result
 
 
-def test_flake_failing_on_some_replays_is_a_flake_and_may_be_frozen(repo):
-    _, entry, result = classified_and_frozen_flake(repo)
+def test_flake_failing_on_some_replays_is_a_flake_and_may_be_frozen(classified_flake):
+    repo = classified_flake[0]
+    _, entry, result = frozen_flake(classified_flake)
     assert entry["cause"] == "random_seed", entry["reason"]
     assert "random seeds" in result.stdout
     record = json.loads((repo.root / ".artifacts/freeze.json").read_text())
@@ -89,11 +119,9 @@ def test_flake_failing_on_some_replays_is_a_flake_and_may_be_frozen(repo):
     schemas.validate("freeze", record, "freeze")
 
 
-def test_freeze_refuses_counts_classify_did_not_record(repo):
-    add_flaky_property(repo)
-    pinned_and_checked(repo, 1)
+def test_freeze_refuses_counts_classify_did_not_record(classified_flake):
+    repo = classified_flake[0]
     [path] = repo.witness_files()
-    repo.classify(IMPL)
     [entry] = repo.report_json()["witnesses"]
     runs = str(entry["runs"])
     for failures, runs, message in [(runs, runs, "caller bug"), (str(entry["failures"] - 1), runs, "disagree with classify"), ("0", runs, "only a flake")]:
@@ -104,11 +132,9 @@ def test_freeze_refuses_counts_classify_did_not_record(repo):
         assert not (repo.root / ".artifacts/freeze.json").exists()
 
 
-def test_freeze_refuses_expiry_beyond_the_maximum_and_another_assertion(repo):
-    add_flaky_property(repo)
-    pinned_and_checked(repo, 1)
+def test_freeze_refuses_expiry_beyond_the_maximum_and_another_assertion(classified_flake):
+    repo = classified_flake[0]
     [path] = repo.witness_files()
-    repo.classify(IMPL)
     [entry] = repo.report_json()["witnesses"]
     base = ["freeze", "--lock", repo.lock, "--witness", str(path), "--failures", str(entry["failures"]), "--runs", str(entry["runs"])]
     assert "between 1 and 168" in repo.cli(*base, "--assertion", "prop_sometimes", "--expires-in-hours", "169").stderr
@@ -116,11 +142,9 @@ def test_freeze_refuses_expiry_beyond_the_maximum_and_another_assertion(repo):
     assert "not 'prop_other'" in repo.cli(*base, "--assertion", "prop_other", "--expires-in-hours", "1").stderr
 
 
-def test_regression_cannot_be_frozen(repo):
-    repo.edit(IMPL, *BUG)
-    pinned_and_checked(repo, 1)
+def test_regression_cannot_be_frozen(classified_regression):
+    repo = classified_regression
     [path] = repo.witness_files()
-    repo.classify(IMPL)
     result = repo.cli("freeze", "--assertion", "prop_order_total_non_negative", "--lock", repo.lock, "--witness", str(path),
                       "--failures", "60", "--runs", "60", "--expires-in-hours", "24")
     assert result.code == 2
@@ -207,11 +231,9 @@ def test_property_change_missing_from_the_diff_is_unclassified(repo):
     assert "incomplete" in repo.report_json()["witnesses"][0]["reason"]
 
 
-def test_freeze_replays_the_witness_and_refuses_a_report_edited_by_hand(repo):
-    repo.edit(IMPL, *BUG)
-    pinned_and_checked(repo, 1)
+def test_freeze_replays_the_witness_and_refuses_a_report_edited_by_hand(classified_regression):
+    repo = classified_regression
     [path] = repo.witness_files()
-    repo.classify(IMPL)
     report = repo.report_json()
     report["witnesses"][0].update(label="flake", failures=23, runs=30, cause="random_seed")
     report.update(verdict="pass", exit_code=0)
@@ -223,8 +245,9 @@ def test_freeze_replays_the_witness_and_refuses_a_report_edited_by_hand(repo):
     assert not (repo.root / ".artifacts/freeze.json").exists()
 
 
-def test_verify_passes_an_honest_flake_and_its_freeze(repo):
-    path, _, _ = classified_and_frozen_flake(repo)
+def test_verify_passes_an_honest_flake_and_its_freeze(classified_flake):
+    repo = classified_flake[0]
+    path, _, _ = frozen_flake(classified_flake)
     result = repo.cli("verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt",
                       "--freeze", ".artifacts/freeze.json")
     assert result.code == 0, result.stdout + result.stderr
@@ -241,8 +264,9 @@ def test_verify_passes_an_honest_flake_and_its_freeze(repo):
     assert "replay gave flake" in result.stdout, result.stdout
 
 
-def test_verify_as_of_a_later_time_shows_the_freeze_expire_without_touching_its_times(repo):
-    classified_and_frozen_flake(repo)
+def test_verify_as_of_a_later_time_shows_the_freeze_expire_without_touching_its_times(classified_flake):
+    repo = classified_flake[0]
+    frozen_flake(classified_flake)
     freeze = json.loads((repo.root / ".artifacts/freeze.json").read_text())
     expires = datetime.fromisoformat(freeze["expires_at"].replace("Z", "+00:00"))
 
@@ -264,10 +288,8 @@ def test_verify_as_of_a_later_time_shows_the_freeze_expire_without_touching_its_
     assert json.loads((repo.root / ".artifacts/freeze.json").read_text()) == freeze
 
 
-def test_verify_replays_the_witness_and_fails_a_report_edited_by_hand(repo):
-    repo.edit(IMPL, *BUG)
-    pinned_and_checked(repo, 1)
-    repo.classify(IMPL)
+def test_verify_replays_the_witness_and_fails_a_report_edited_by_hand(classified_regression):
+    repo = classified_regression
     report = repo.report_json()
     report["witnesses"][0].update(label="flake", failures=23, runs=30, cause="random_seed")
     repo.report.write_text(json.dumps(report))
@@ -277,12 +299,10 @@ def test_verify_replays_the_witness_and_fails_a_report_edited_by_hand(repo):
     assert "FAIL: replay" in result.stdout and "replay gave regression 60/60" in result.stdout, result.stdout
 
 
-def test_verify_replays_with_the_reports_import_paths_and_says_when_they_load_nothing(repo):
+def test_verify_replays_with_the_reports_import_paths_and_says_when_they_load_nothing(classified_regression):
     # The report records where the code under test was importable from; verify replays
     # with that, not this checkout's pyproject.toml, and a replay that loads nothing is named.
-    repo.edit(IMPL, *BUG)
-    pinned_and_checked(repo, 1)
-    repo.classify(IMPL)
+    repo = classified_regression
     repo.edit("pyproject.toml", 'import-paths = ["src"]\n', 'import-paths = ["tests"]\n')
     honest = repo.cli("verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
     assert honest.code == 0, honest.stdout + honest.stderr

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
-from conftest import SampleRepo, add_flaky_property
+from conftest import Run, SampleRepo, add_flaky_property, copied, copy_example
 
 from support.flaky import flaky_property_source
 from witness_gate import gate as gates
@@ -17,6 +18,20 @@ IMPL = "src/orders_app/pricing.py"
 FIXTURE = "tests/fixtures/orders.json"
 BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
 GATE_OUT = ".artifacts/gate"
+
+
+@pytest.fixture(scope="module")
+def flake_gated_once(tmp_path_factory) -> tuple[SampleRepo, Run]:
+    """The flaky property through the gate once for the module, with the (red) gate run."""
+    repo = copy_example(tmp_path_factory.mktemp("flake") / "orders")
+    add_flaky_property(repo)
+    return repo, repo.gate(IMPL)
+
+
+@pytest.fixture
+def flake_gated(flake_gated_once: tuple[SampleRepo, Run], tmp_path: Path) -> tuple[SampleRepo, Run]:
+    prepared, red = flake_gated_once
+    return copied(prepared, tmp_path / "orders"), red
 
 
 def freeze_flake(repo: SampleRepo, out: str = ".witness-gate/freezes/flake.json", hours: str = "24") -> dict:
@@ -70,9 +85,8 @@ def test_regression_blocks_with_label_witness_counts_and_next_step(repo):
     assert_gate_artifacts_valid(repo)
 
 
-def test_unfrozen_flake_blocks_and_a_valid_freeze_lets_it_pass(repo):
-    add_flaky_property(repo)
-    red = repo.gate(IMPL)
+def test_unfrozen_flake_blocks_and_a_valid_freeze_lets_it_pass(flake_gated):
+    repo, red = flake_gated
     assert red.code == 1, red.stdout + red.stderr
     assert "No valid freeze covers this witness" in red.stdout
     frozen = freeze_flake(repo)
@@ -84,11 +98,10 @@ def test_unfrozen_flake_blocks_and_a_valid_freeze_lets_it_pass(repo):
     assert_gate_artifacts_valid(repo)
 
 
-def test_the_flake_line_prints_the_freeze_command_that_lets_it_pass(repo):
+def test_the_flake_line_prints_the_freeze_command_that_lets_it_pass(flake_gated):
     import shlex
 
-    add_flaky_property(repo)
-    red = repo.gate(IMPL)
+    repo, red = flake_gated
     assert red.code == 1, red.stdout + red.stderr
     [row] = repo.gate_json()["witnesses"]
     said = [line for line in red.stdout.splitlines() if line.startswith("  to freeze it, in a pull request of its own")]
@@ -104,9 +117,8 @@ def test_the_flake_line_prints_the_freeze_command_that_lets_it_pass(repo):
     assert "to freeze it" not in green.stdout
 
 
-def test_freeze_that_does_not_hold_keeps_the_flake_red(repo):
-    add_flaky_property(repo)
-    repo.gate(IMPL)
+def test_freeze_that_does_not_hold_keeps_the_flake_red(flake_gated):
+    repo = flake_gated[0]
     freeze_flake(repo)
     now = datetime.now(timezone.utc)
     cases = {
@@ -125,9 +137,8 @@ def test_freeze_that_does_not_hold_keeps_the_flake_red(repo):
         assert repo.gate_json()["witnesses"][0]["frozen_by"] is None
 
 
-def test_freeze_for_another_witness_hash_does_not_apply(repo):
-    add_flaky_property(repo)
-    repo.gate(IMPL)
+def test_freeze_for_another_witness_hash_does_not_apply(flake_gated):
+    repo = flake_gated[0]
     freeze_flake(repo)
     rewrite_freeze(repo, "flake.json", witness_hash="f" * 64)
     result = repo.gate(IMPL)
@@ -150,9 +161,8 @@ def test_a_regression_is_never_frozen_even_by_a_hand_written_freeze(repo):
     assert "labelled regression, not flake" in result.stdout
 
 
-def test_fixture_and_freeze_in_one_diff_block(repo):
-    add_flaky_property(repo)
-    repo.gate(IMPL)
+def test_fixture_and_freeze_in_one_diff_block(flake_gated):
+    repo = flake_gated[0]
     freeze_flake(repo)
     result = repo.gate(FIXTURE, ".witness-gate/freezes/flake.json")
     assert result.code == 1
@@ -166,9 +176,8 @@ def test_mixed_diff_blocks_even_when_every_property_passes(repo):
     assert "mixed_edit" in result.stdout
 
 
-def test_check_only_mode_fails_on_any_witness_and_ignores_freezes(repo):
-    add_flaky_property(repo)
-    repo.gate(IMPL)
+def test_check_only_mode_fails_on_any_witness_and_ignores_freezes(flake_gated):
+    repo = flake_gated[0]
     freeze_flake(repo)
     result = repo.cli("gate", "--fixture", FIXTURE, "--generator-version", "3", "--properties", "tests/properties",
                       "--out", GATE_OUT, "--check-only")
