@@ -14,8 +14,8 @@ treats silence, an early exit or a malformed message as a failure. Two modes:
   `random` seed chosen by the runner (and, in the collector probe, a collector setting),
   then once more in this process without forking.
 
-Before any of it, the worker moves on to the process id the runner chose
-(`_continue_at_pid_offset`).
+Before this module loads, the worker has moved on to the process id the runner chose
+(`process_id`).
 """
 
 from __future__ import annotations
@@ -75,7 +75,6 @@ class _Falsified(Exception):
 
 def main(request_path: str) -> None:
     request = json.loads(Path(request_path).read_text("utf-8"))
-    _continue_at_pid_offset(request["pid_offset"])
     channel = _Channel(request["protocol_fd"], _read_key(request["key_fd"]))
     _network.confined = request["confined"]
     sys.addaudithook(_network.hear)  # before any user code: an audit hook cannot be removed
@@ -110,29 +109,6 @@ def main(request_path: str) -> None:
     channel.send({"event": "done"})
     # Leave at once: atexit handlers and threads of the user's module must not run after "done".
     os._exit(0)
-
-
-def _continue_at_pid_offset(offset: int) -> None:
-    """Goes on as a process `offset` ids further on, before any user code is loaded: forks
-    that many children that leave at once, then one more that carries on as the worker,
-    while this process waits for it and ends as it ended. The sandbox's pid namespace hands
-    out ids in order, so the pid the module sees is the one the schedule chose."""
-    for _ in range(offset):
-        skipped = os.fork()
-        if skipped == 0:
-            os._exit(0)
-        os.waitpid(skipped, 0)
-    worker = os.fork()
-    if worker == 0:
-        return
-    _, status = os.waitpid(worker, 0)
-    if os.WIFSIGNALED(status):  # end the same way, so the runner reads the same cause
-        ended_by = os.WTERMSIG(status)
-        with contextlib.suppress(OSError, ValueError):  # SIGKILL's and SIGSTOP's action cannot be set (nor need be)
-            signal.signal(ended_by, signal.SIG_DFL)
-        os.kill(os.getpid(), ended_by)
-        os._exit(128 + ended_by)  # only if the signal did not end this process
-    os._exit(os.waitstatus_to_exitcode(status))
 
 
 class _NetworkWatch:
