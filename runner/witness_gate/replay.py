@@ -5,8 +5,7 @@ A round replays every variant of a module's witnesses (`evidence.VARIANTS`) in
 secrets and process ids from the schedule that change in turn from one interpreter to
 the next (`plan_round`; the first of round one runs under the search's); in each,
 `replays` slots spaced `replay_spacing_ms` apart run every variant in a forked child
-(the payloads alone, then after their history, each in a pass of its own; a variant's
-history runs once per interpreter, and its slots fork from the state it left), the global
+(the payloads alone, then after their history, each in a pass of its own), the global
 `random` seeded per column (column 0 of round one is the seed the failing call ran
 under), and then the shrunk payload is called in the interpreter itself, without forking.
 Counts are combined across interpreters, never replaced. More rounds follow while the

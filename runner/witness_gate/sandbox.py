@@ -47,7 +47,8 @@ from witness_gate.errors import WitnessGateError
 # The worker's first act sends its standard error to /dev/null: whatever reaches the
 # runner's pipe on fd 2 was written before any user code could run (bubblewrap's own
 # refusal, or the interpreter failing to start), so it is quoted as the sandbox's word.
-# Then it moves on to its process id (`process_id`) while it is still small to fork.
+# Then it moves on to its process id (`process_id`) while it is still small to fork, and
+# only then loads the worker.
 _BOOT = (
     "import os, sys, json; os.dup2(os.open(os.devnull, os.O_WRONLY), 2); sys.path[:] = json.loads(sys.argv[1]); "
     "from witness_gate.process_id import continue_at_offset; continue_at_offset(sys.argv[2]); "

@@ -53,7 +53,7 @@ def replay_random_seed(lock: dict[str, Any], column: int) -> int:
     return _derive(lock, "replay-random", column)
 
 
-# Process ids a worker skips before it loads the module (worker._continue_at_pid_offset):
+# Process ids a worker skips before it loads the module (process_id.continue_at_offset):
 # in the sandbox's own pid namespace ids are handed out in order, so without this every
 # worker would be the same pid and code seeded from os.getpid() would look deterministic.
 _PID_OFFSETS = 64

@@ -9,8 +9,7 @@ treats silence, an early exit or a malformed message as a failure. Two modes:
 - `check`: the explicit payloads, then Hypothesis' search and shrinking, for each
   property of the module; every call is announced with its payload before it runs.
 - `replay`: given witness payloads (each optionally after the calls that preceded it
-  in `check`, run once in a forked child that forks each slot's call in turn), replay
-  them in forked children at spaced slots, each call under a
+  in `check`), replay them in forked children at spaced slots, each call under a
   `random` seed chosen by the runner (and, in the collector probe, a collector setting),
   then once more in this process without forking.
 
@@ -329,64 +328,46 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
 
     def run(index: int, slot: int, seed: int) -> None:
         if jobs[index]["witness"] in hung:
-            report(index, slot, _NOT_REPLAYED)
+            report(index, slot, failure_evidence("timeout", None, "not replayed: an earlier replay of this witness hung"))
         elif jobs[index]["fork"]:
             report(index, slot, _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key, extra[slot], memory))
         else:
             channel.send({"event": "call", "job": index, "slot": slot})
             report(index, slot, _run_job(props, jobs[index], seed, fixture))
 
-    def run_after_history(index: int) -> None:
-        if jobs[index]["witness"] in hung:
-            outcomes = [_NOT_REPLAYED] * len(request["seeds"])
-        else:
-            calls = [(row[index], extra[slot]) for slot, row in enumerate(request["seeds"])]
-            outcomes = _forked_after_history(props, jobs[index], calls, fixture, request["timeout"], channel.key, memory)
-        for slot, evidence in enumerate(outcomes):
-            report(index, slot, evidence)
-
-    def spaced(batch: list[int], pause: float) -> None:
+    # Forked payloads alone, then after their history, then without forking, last: state
+    # those calls leave behind would leak into later forks. The passes alone and in one
+    # process spread their slots over time, so a failure that depends on the clock is seen
+    # to vary in each (calls in one process with no pause between them all land in one
+    # instant, and one instant makes a clock bug look certain). The pass after history runs
+    # on its own, unspaced: a long history would stretch a shared pass's slots past the
+    # spacing a clock is sampled at, and a variant after history is never read for time.
+    spacing = request["spacing_seconds"]
+    passes = [
+        ([index for index in runnable if jobs[index]["fork"] and not jobs[index]["history"]], spacing),
+        ([index for index in runnable if jobs[index]["fork"] and jobs[index]["history"]], 0.0),
+        ([index for index in runnable if not jobs[index]["fork"]], spacing),
+    ]
+    for batch, pause in passes:
         if not batch:
-            return
+            continue
         start = time.monotonic()
         for slot, row in enumerate(request["seeds"]):
             time.sleep(max(0.0, start + slot * pause - time.monotonic()))
             for index in batch:
                 run(index, slot, row[index])
 
-    # Forked payloads alone, then after their history, then without forking, last: state
-    # those calls leave behind would leak into later forks. The passes alone and in one
-    # process spread their slots over time, so a failure that depends on the clock is seen
-    # to vary in each (calls in one process with no pause between them all land in one
-    # instant, and one instant makes a clock bug look certain). The pass after history runs
-    # on its own, unspaced, a job at a time: its history once, every slot forked from the
-    # state it left (`_forked_after_history`); a variant after history is never read for time.
-    spaced([index for index in runnable if jobs[index]["fork"] and not jobs[index]["history"]], request["spacing_seconds"])
-    for index in runnable:
-        if jobs[index]["fork"] and jobs[index]["history"]:
-            run_after_history(index)
-    spaced([index for index in runnable if not jobs[index]["fork"]], request["spacing_seconds"])
 
-
-def _run_history(props: dict[str, Assertion], job: dict[str, Any], fixture: _Fixture) -> dict[str, Any] | None:
-    """The calls that preceded the job's payload in `check`, results ignored: None, or
-    evidence of failure when the fixture could not be read."""
+def _run_job(
+    props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, extra_containers: int = 0
+) -> dict[str, Any] | None:
+    """The job's history (results ignored), then its payload, `extra_containers` further
+    into the collector's cycle (`_steer_collector`): evidence of failure, or None."""
     try:
         for call in job["history"]:
             earlier = props.get(call["assertion_id"])
             if earlier is not None:  # a property since removed cannot be called; its state is gone too
                 earlier.run(_fresh(call["payload"]), fixture.value, call["random_seed"])
-    except WitnessGateError as error:  # fail closed
-        return failure_evidence("fixture", None, str(error))
-    return None
-
-
-def _run_job(
-    props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, extra_containers: int = 0
-) -> dict[str, Any] | None:
-    """The job's payload, `extra_containers` further into the collector's cycle
-    (`_steer_collector`), in whatever state this process is in: evidence of failure, or None."""
-    try:
         payload = _fresh(job["payload"])
         ballast = _steer_collector(extra_containers)
         outcome = _network.run(props[job["assertion_id"]], payload, fixture, seed, job["expect"])
@@ -489,135 +470,6 @@ def _forked(
         return json.loads(body or b"")["evidence"]
     except (ValueError, KeyError, TypeError):
         return failure_evidence("crashed", None, f"replay process ended without a result ({_wait_status(status)})")
-
-
-def _forked_after_history(
-    props: dict[str, Assertion], job: dict[str, Any], calls: list[tuple[int, int]], fixture: _Fixture, timeout: float, key: bytes,
-    memory: layout.Layout,
-) -> list[dict[str, Any] | None]:
-    """The job's payload once per (random seed, extra containers) of `calls`, each after the
-    job's history, as `_forked` would run them, with the history run once: a forked child
-    (the history's process, in a process group of its own, from the process's memory
-    layout) runs the history, then forks a child per call, one at a time, each from the
-    state the history left. Each call has `timeout`, the first the history's time too; at a
-    timeout both groups are killed and the calls left are not replayed."""
-    read_end, write_end = os.pipe()
-    gc.collect()  # as before every fork (`_forked`)
-    _clear_internal_caches()
-    pid = os.fork()
-    if pid == 0:
-        status = 1
-        try:
-            os.setpgid(0, 0)
-            os.close(read_end)
-            memory.take_effect()
-            _history_then_calls(props, job, calls, fixture, key, write_end)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    return _reported_calls(pid, read_end, len(calls), timeout, key)
-
-
-def _history_then_calls(
-    props: dict[str, Assertion], job: dict[str, Any], calls: list[tuple[int, int]], fixture: _Fixture, key: bytes, out: int
-) -> None:
-    """The history's process. A call writes {"started": its pid} and then {"evidence": ...};
-    this process ends each call with {"ended": how} on a line of its own (a line break
-    first, so a call that left a line unfinished spoils only its own). Between two forks it
-    does the same work each time, so every call starts from the same state."""
-    def line(message: dict[str, Any]) -> bytes:
-        return b"\n" + channels.sign(key, json.dumps(message).encode()) + b"\n"
-
-    unreadable = _run_history(props, job, fixture)
-    ended_well = line({"ended": _wait_status(0)})
-    for seed, extra_containers in calls:
-        if unreadable is not None:
-            os.write(out, line({"evidence": unreadable}) + ended_well)
-            continue
-        child = os.fork()
-        if child == 0:
-            status = 1
-            try:
-                os.setpgid(0, 0)
-                os.write(out, line({"started": os.getpid()}))
-                evidence = _run_job(props, job, seed, fixture, extra_containers)
-                os.write(out, line({"evidence": evidence}))
-                status = 0
-            finally:
-                os._exit(status)
-        _, status = os.waitpid(child, 0)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(child, signal.SIGKILL)  # anything the call left behind
-        os.write(out, ended_well if status == 0 else line({"ended": _wait_status(status)}))
-
-
-def _reported_calls(pid: int, read_end: int, count: int, timeout: float, key: bytes) -> list[dict[str, Any] | None]:
-    """The worker's side of `_forked_after_history`: each call's evidence, in order."""
-    exited = os.pidfd_open(pid)
-    outcomes: list[dict[str, Any] | None] = []
-    pending, result, unsigned, started, stopped = b"", None, False, 0, ""
-    deadline = time.monotonic() + timeout
-    while len(outcomes) < count and not stopped:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            stopped = "timeout"
-            break
-        readable = select.select([read_end, exited], [], [], remaining)[0]
-        chunks = []
-        if read_end in readable:
-            chunks.append(os.read(read_end, 1 << 16))
-            stopped = "" if chunks[-1] else "ended"
-        if exited in readable:  # the history's process is gone: what it and its calls wrote is in the pipe
-            while select.select([read_end], [], [], 0)[0] and (chunk := os.read(read_end, 1 << 16)):
-                chunks.append(chunk)
-            stopped = "ended"
-        *lines, pending = (pending + b"".join(chunks)).split(b"\n")
-        for line in filter(None, lines):
-            message = _signed_object(key, line)
-            if message is None or set(message) not in ({"started"}, {"evidence"}, {"ended"}) or (result is not None and "evidence" in message):
-                unsigned = True
-            elif "started" in message:
-                started = message["started"] if isinstance(message["started"], int) else 0
-            elif "evidence" in message:
-                result = message
-            elif len(outcomes) < count:
-                outcomes.append(_call_outcome(result, unsigned, str(message["ended"])))
-                result, unsigned, started = None, False, 0
-                deadline = time.monotonic() + timeout
-    os.close(read_end)
-    os.close(exited)
-    for group in (pid, started):
-        if group > 0 and group != os.getpgrp():
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(group, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-    if len(outcomes) < count:
-        if stopped == "timeout":
-            outcomes.append(failure_evidence("timeout", None, f"replay did not finish within {timeout:g} s"))
-        else:
-            outcomes.append(failure_evidence("crashed", None, f"the process that ran the replay's history ended before the replay did ({_wait_status(status)})"))
-    return outcomes + [outcomes[-1] if stopped != "timeout" else _NOT_REPLAYED] * (count - len(outcomes))
-
-
-def _signed_object(key: bytes, line: bytes) -> dict[str, Any] | None:
-    body = channels.opened(key, line)
-    try:
-        message = json.loads(body) if body is not None else None
-    except ValueError:
-        return None
-    return message if isinstance(message, dict) else None
-
-
-def _call_outcome(result: dict[str, Any] | None, unsigned: bool, ended: str) -> dict[str, Any] | None:
-    if unsigned:
-        return failure_evidence("protocol", None, f"replay process wrote a result it did not sign ({ended})")
-    if result is None:
-        return failure_evidence("crashed", None, f"replay process ended without a result ({ended})")
-    return result["evidence"]
-
-
-_NOT_REPLAYED = failure_evidence("timeout", None, "not replayed: an earlier replay of this witness hung")
 
 
 # The type attribute cache (CPython 3.13 adds sys._clear_internal_caches, which clears it
