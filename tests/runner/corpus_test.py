@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SampleRepo
+from conftest import SampleRepo, copied, copy_example
 
 from support.review_repo import Repo, review_repo
 from witness_gate import schemas
@@ -62,16 +62,35 @@ def deep_witness(repo: SampleRepo) -> Path:
     return witness
 
 
-@pytest.fixture
-def missed(repo: SampleRepo) -> SampleRepo:
+def with_the_bug(repo: SampleRepo) -> SampleRepo:
     repo.only_property("tax", TAX, TAX_PROPS)
     repo.edit(CHANGED, *TAX_BUG)
     return repo
 
 
+@pytest.fixture(scope="module")
+def searched_deep(tmp_path_factory) -> SampleRepo:
+    """The bug and the deep search's gate run (its `deep` folder), once for the module."""
+    repo = with_the_bug(copy_example(tmp_path_factory.mktemp("deep") / "orders"))
+    deep_witness(repo)
+    return repo
+
+
+@pytest.fixture
+def missed(searched_deep: SampleRepo, tmp_path: Path) -> SampleRepo:
+    """The bug, with the deep search's output in `deep/` (`found`) and nothing retained yet."""
+    return copied(searched_deep, tmp_path / "orders")
+
+
+def found(repo: SampleRepo) -> Path:
+    """The witness of the deep search the module ran (`searched_deep`)."""
+    [witness] = sorted((repo.root / "deep/witnesses").glob("*.json"))
+    return witness
+
+
 def test_a_bug_the_default_search_misses_is_retained_and_blocks_every_later_run(missed: SampleRepo):
     assert gate(missed, "default").code == 0  # the miss, on every run: the search is seeded from the schedule
-    witness = deep_witness(missed)
+    witness = found(missed)
     retained = missed.cli("retain", "--witness", str(witness))
     assert retained.code == 0 and f"-> {CORPUS}/{witness.name}" in retained.stdout, retained.stdout + retained.stderr
     assert (missed.root / CORPUS / witness.name).read_bytes() == witness.read_bytes()  # the witness as found
@@ -93,7 +112,7 @@ def test_a_bug_the_default_search_misses_is_retained_and_blocks_every_later_run(
 
 
 def test_retaining_is_idempotent_and_never_overwrites_another_entry(missed: SampleRepo):
-    witness = deep_witness(missed)
+    witness = found(missed)
     assert missed.cli("retain", "--witness", str(witness)).code == 0
     again = missed.cli("retain", "--witness", str(witness))
     assert again.code == 0 and "already holds this witness" in again.stdout
@@ -107,7 +126,7 @@ def test_retaining_is_idempotent_and_never_overwrites_another_entry(missed: Samp
     (lambda repo: repo.write(FIXTURE, "[ ]\n"), "recorded under fixture"),
 ], ids=["property module", "fixture"])
 def test_an_entry_that_cannot_be_replayed_as_found_blocks_and_says_why(missed: SampleRepo, change, problem: str):
-    witness = deep_witness(missed)
+    witness = found(missed)
     assert missed.cli("retain", "--witness", str(witness)).code == 0
     change(missed)
     result = gate(missed, "after")
