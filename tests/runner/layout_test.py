@@ -21,7 +21,7 @@ RUNNER = Path(__file__).resolve().parents[2] / "runner"
 
 FORKS = r"""
 import gc, json, os, sys
-from witness_gate import layout
+from witness_gate import layout, worker
 
 class Row:
     def __init__(self, n):
@@ -40,8 +40,8 @@ for burst in range(6):
     made = [Note(k) for k in range(burst * 41 + 3)]
     kept += made[::3]
     del made
-    gc.collect()
-    sys._clear_type_cache()
+    gc.collect()  # what the worker does before each fork (worker._forked)
+    worker._clear_internal_caches()
     read_end, write_end = os.pipe()
     if os.fork() == 0:
         if sys.argv[2] == "arranged":
