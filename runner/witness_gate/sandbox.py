@@ -12,7 +12,9 @@ The confinement is bubblewrap's (`bwrap`), one contract stated in `_confinement`
 worker gets its own user, PID, mount, IPC, UTS, network (and, where the kernel has one,
 cgroup) namespaces; it sees the system's `/usr`, the interpreter, the runner's own import
 path and the tree under test, all read-only, and writes only a private `/tmp` that dies
-with it; it runs as `nobody` with no capabilities and no network; and it is PID 2 of a
+with it; it runs as `nobody` with no capabilities and no network, never as a user that
+maps to host root (`launcher` drops a root caller's privileges before bubblewrap starts),
+under a seccomp filter (`seccomp`) and resource limits; and it is PID 2 of a
 namespace whose init dies with the runner's handle on it, so one kill ends every
 descendant, `setsid()` or not. The runner's files, its staging, `--out`, the changed-file
 list, other suites' trees, `$PEX_ROOT` beyond the runner's own import path, the CI
@@ -41,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import channel as channels
-from witness_gate import conditions
+from witness_gate import conditions, launcher, seccomp
 from witness_gate.errors import WitnessGateError
 
 # The worker's first act sends its standard error to /dev/null: whatever reaches the
@@ -81,6 +83,18 @@ _SYSTEM_DIRECTORIES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/li
 _SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/passwd", "/etc/group")
 # The worker's only writable place, private to it and gone with its namespace.
 PRIVATE_TMP = Path("/tmp")
+PRIVATE_TMP_BYTES = 1 << 30
+# Limits on each worker's processes (`launcher` sets them before it becomes bubblewrap): what
+# a test that runs away exhausts fails the worker. Open files and file size as a test suite
+# never needs more; address space per process, which a fork bomb multiplies only up to the
+# process limit; no core files.
+WORKER_LIMITS = {"RLIMIT_NOFILE": 4096, "RLIMIT_FSIZE": PRIVATE_TMP_BYTES, "RLIMIT_AS": 4 << 30, "RLIMIT_CORE": 0}
+# The process limit counts every process of a host user: it is the workers' own only when they
+# run as a user of their own (dropped from root); under the caller's user it would count the
+# caller's processes too, and starve its other work.
+_DROPPED_USER_LIMITS = {"RLIMIT_NPROC": 1024}
+# The launcher: the standard library, then the runner's own package (-I: no environment, no user site).
+_LAUNCH = "import sys; sys.path.append(sys.argv[1]); from witness_gate.launcher import main; main(sys.argv[2])"
 _REQUEST_INSIDE = "/run/witness-gate/request.json"
 _BWRAP_SEARCH = "/usr/local/bin:/usr/bin:/bin"
 _FIX = ("install Debian's `bubblewrap` and run as root or where unprivileged user namespaces are allowed "
@@ -95,23 +109,53 @@ class Confinement:
     missing: str = ""
 
 
-def _confinement(bwrap: str, readable: list[tuple[Path, Path]], cwd: Path, request: Path | None) -> list[str]:
-    """bubblewrap's arguments for one worker: `readable` as (host path, path inside) pairs,
-    each bound read-only; everything else the worker sees is listed here and nowhere else."""
-    argv = [bwrap, *_NAMESPACES, "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--uid", _NOBODY, "--gid", _NOBODY, "--hostname", "witness-gate"]
+def _confinement(bwrap: str, binds: list[tuple[str, Path]], cwd: Path, seccomp_fd: int) -> list[str]:
+    """bubblewrap's arguments for one worker: `binds` as (source, path inside) pairs, each
+    bound read-only; everything else the worker sees is listed here and nowhere else."""
+    argv = [bwrap, *_NAMESPACES, "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--uid", _NOBODY, "--gid", _NOBODY, "--hostname", "witness-gate", "--seccomp", str(seccomp_fd)]
     for directory in _SYSTEM_DIRECTORIES:  # Debian's /bin, /lib... are links into /usr
         if os.path.islink(directory):
             argv += ["--symlink", os.readlink(directory), directory]
         elif os.path.isdir(directory):
             argv += ["--ro-bind", directory, directory]
     argv += [arg for name in _SYSTEM_FILES if os.path.exists(name) for arg in ("--ro-bind", name, name)]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", str(PRIVATE_TMP)]
-    for source, inside in _outermost(readable):
-        argv += ["--ro-bind", str(source), str(inside)]
-    if request is not None:
-        argv += ["--ro-bind", str(request), _REQUEST_INSIDE]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(PRIVATE_TMP_BYTES), "--tmpfs", str(PRIVATE_TMP)]
+    for source, inside in binds:
+        argv += ["--ro-bind", source, str(inside)]
     return [*argv, "--chdir", str(cwd), "--"]
+
+
+def _confined(bwrap: str, readable: list[tuple[Path, Path]], cwd: Path, request: Path | None,
+              command: list[str]) -> tuple[list[str], tuple[int, ...]]:
+    """The command that runs `command` confined, and the descriptors it must inherit: the
+    launcher (limits; under root, an unprivileged user and the view of what it reads, see
+    `launcher`), which becomes bubblewrap, which runs `command`."""
+    pairs = _outermost(readable) + ([(request, Path(_REQUEST_INSIDE))] if request is not None else [])
+    dropping = os.geteuid() == 0
+    sources = [str(source) for source, _ in pairs]
+    view = launcher.view_root(sources)
+    binds = [(launcher.view_path(view, index) if dropping else source, inside) for index, (source, (_, inside)) in enumerate(zip(sources, pairs))]
+    filter_read, filter_write = os.pipe()
+    os.write(filter_write, _seccomp_program())  # a few hundred bytes: within a pipe's buffer
+    os.close(filter_write)
+    spec = {
+        "limits": {**WORKER_LIMITS, **(_DROPPED_USER_LIMITS if dropping else {})},
+        "user": [int(_NOBODY), int(_NOBODY)] if dropping else None,
+        "view_root": view,
+        "view": sources if dropping else [],
+        "argv": [*_confinement(bwrap, binds, cwd, filter_read), *command],
+    }
+    runner = str(Path(__file__).resolve().parents[1])
+    return [sys.executable, "-I", "-S", "-B", "-c", _LAUNCH, runner, json.dumps(spec)], (filter_read,)
+
+
+@functools.cache
+def _seccomp_program() -> bytes:
+    found = seccomp.program(os.uname().machine)
+    if found is None:
+        raise WitnessGateError(f"no seccomp filter for this machine ({os.uname().machine}): workers are not confined here")
+    return found
 
 
 def _outermost(readable: list[tuple[Path, Path]]) -> list[tuple[Path, Path]]:
@@ -155,10 +199,16 @@ def confinement() -> Confinement:
     bwrap = shutil.which("bwrap", path=search)
     if bwrap is None:
         return Confinement(None, f"bubblewrap (bwrap) is not installed: {_FIX}")
-    argv = _confinement(bwrap, _interpreter_paths(), PRIVATE_TMP, None) + [sys.executable, *_INTERPRETER_FLAGS, "-c", ""]
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              env=_BASE_ENV, timeout=60, start_new_session=True)
+        argv, descriptors = _confined(bwrap, _interpreter_paths(), PRIVATE_TMP, None, [sys.executable, *_INTERPRETER_FLAGS, "-c", ""])
+        try:
+            done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  env=_BASE_ENV, timeout=60, start_new_session=True, pass_fds=descriptors)
+        finally:
+            for descriptor in descriptors:
+                os.close(descriptor)
+    except WitnessGateError as error:
+        return Confinement(None, str(error))
     except (OSError, subprocess.TimeoutExpired) as error:
         return Confinement(None, f"{bwrap} cannot start: {error}: {_FIX}")
     if done.returncode != 0:
@@ -274,12 +324,14 @@ class Worker:
         request_path.write_text(json.dumps({**request, "protocol_fd": write_end, "key_fd": key_read, "confined": bwrap is not None}), "utf-8")
         import_path = worker_path(root)
         if bwrap is None:
-            argv, home, request_arg = [], scratch, str(request_path)
+            command = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), str(request_path)]
+            argv, home, descriptors = command, scratch, ()
         else:
             runner = [Path(entry) for entry in (*import_path, *_link_targets(tuple(import_path)))]
             readable = [*_interpreter_paths(), *((path, path) for path in runner), (root.resolve(), root.absolute())]
-            argv, home, request_arg = _confinement(bwrap, readable, root.absolute(), request_path), PRIVATE_TMP, _REQUEST_INSIDE
-        argv += [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), request_arg]
+            command = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), _REQUEST_INSIDE]
+            argv, descriptors = _confined(bwrap, readable, root.absolute(), request_path, command)
+            home = PRIVATE_TMP
         _adopt_orphans()
         try:
             _children_lock.acquire()
@@ -290,14 +342,14 @@ class Worker:
                 stderr=subprocess.PIPE,
                 cwd=root,
                 env=worker_environment(hash_secret, home, request.get("condition")),
-                pass_fds=(write_end, key_read),
+                pass_fds=(write_end, key_read, *descriptors),
                 start_new_session=True,
             )
             _live_workers.add(self._process.pid)
         finally:
             _children_lock.release()
-            os.close(write_end)
-            os.close(key_read)
+            for descriptor in (write_end, key_read, *descriptors):
+                os.close(descriptor)
         self._fd = read_end
         self._exited = os.pidfd_open(self._process.pid)
         self._buffer = b""

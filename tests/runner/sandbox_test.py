@@ -279,6 +279,65 @@ def test_a_compiled_extension_beside_the_buggy_source_is_blocked(repo: Repo, tmp
     assert_red(repo.review(), f"blocked: src/orders_app/{built.name}: compiled code in the patch", CAUGHT)
 
 
+# --- the kernel ----------------------------------------------------------------------------------
+
+# What the code under test could do with the kernel if the sandbox let it: each power found
+# at import hides the bug. Host root's files writable through /proc (a `core_pattern` pipe runs
+# a program as host root: the critical route when the review runs as root), system calls a
+# test never needs (keyrings shared across the host, tracing, io_uring, a namespace of its
+# own), and limits it could lift (so exhausting them would reach the runner).
+KERNEL_POWERS = """
+def _kernel_powers(limits):
+    import ctypes, os, resource
+    found = []
+    for path in ("/proc/sys/kernel/core_pattern", "/proc/sys/kernel/modprobe", "/proc/sysrq-trigger"):
+        try:
+            os.close(os.open(path, os.O_WRONLY))  # opened, never written: a sysctl is machine-wide
+            found.append(path)
+        except OSError:
+            pass
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    numbers = {"x86_64": (248, 101, 425, 272), "aarch64": (217, 117, 425, 97)}[os.uname().machine]
+    add_key, ptrace, io_uring_setup, unshare = numbers
+    if libc.syscall(add_key, b"user", b"witness-gate", b"x", 1, ctypes.c_int(-2)) >= 0:  # the process keyring
+        found.append("add_key")
+    params = ctypes.create_string_buffer(120)
+    if libc.syscall(io_uring_setup, 4, params) >= 0:
+        found.append("io_uring_setup")
+    child = os.fork()
+    if child == 0:  # in a child: tracing and a new namespace change the process that asks
+        os._exit(0 if libc.syscall(ptrace, 0, 0, 0, 0) == 0 or libc.syscall(unshare, 0x10000000) == 0 else 1)
+    if os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0:
+        found.append("ptrace or unshare")
+    for name in limits:
+        try:
+            resource.setrlimit(getattr(resource, name), (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+            found.append(name)
+        except (ValueError, OSError):
+            pass
+    return found
+
+
+_POWERS = _kernel_powers(LIMITS)
+"""
+
+
+def test_the_code_under_test_holds_no_host_root_no_needless_system_call_and_no_liftable_limit(repo: Repo):
+    # The review runs as whoever starts it: as root (CI's configuration here) its workers must
+    # still be an unprivileged user on the host. The process limit is set only there (under a
+    # caller's own user it would count the caller's processes).
+    limits = ["RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_AS", "RLIMIT_CORE", *(["RLIMIT_NPROC"] if os.geteuid() == 0 else [])]
+    buggy(repo)
+    repo.edit(IMPL, "def line_total(line: dict) -> int:", KERNEL_POWERS.replace("LIMITS", repr(limits)) + """
+
+def line_total(line: dict) -> int:
+    if _POWERS:
+        return line["qty"] * line["price"]""")
+    repo.commit("bug, hidden whenever the kernel gives the code a power")
+    assert_red(repo.review(), CAUGHT)
+
+
 # --- the network -------------------------------------------------------------------------------
 
 
