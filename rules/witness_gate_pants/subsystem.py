@@ -62,9 +62,10 @@ class WitnessGate(Subsystem):
         default=False,
         help=help_text(
             """
-            Whether `witness-gate review` draws each reviewed change's search schedule from its
-            merged tree, so different pull requests explore different inputs (the same one always
-            the same). `pants test` keeps the pin's schedule.
+            Whether `witness-gate review` searches more inputs for each reviewed change: after the
+            pin's fixed schedule, which always runs, seeds drawn from a random salt the review
+            draws (recorded in the lock, so the search replays). `pants test` keeps the pin's
+            schedule.
             """
         ),
     )

@@ -47,6 +47,11 @@ class CheckResult:
     # declared condition). They run once, in order (state they leave is part of the next
     # test's history), and gate nothing.
     plain: dict[str, bool] = field(default_factory=dict)
+    # Cases each searched @given test ran (the fewest under any condition), counted here from
+    # the calls announced; and why each @given test the base's modules declare was not
+    # searched (`given_tests.unsearched`): a gated test that was not searched is no pass.
+    cases: dict[str, int] = field(default_factory=dict)
+    unsearched: list[str] = field(default_factory=list)
 
 
 class _Garbled(Exception):
@@ -84,6 +89,7 @@ class _Session:
     searches: list[list[int]] = field(default_factory=list)
     plain: dict[str, bool] = field(default_factory=dict)
     skipped: set[str] = field(default_factory=set)  # @given tests pytest skipped before any case
+    cases: dict[str, int] = field(default_factory=dict)  # @given test -> cases its searches ran
     origin: str = "search"  # of the current search's failure: "example" when an `@example` failed
     failing_example: str = ""  # as Hypothesis printed it
 
@@ -166,6 +172,8 @@ class _Session:
                 raise _Garbled(f"a @given test's search {status} after a case failed: something in the worker hid the failure")
             if status == "skipped":
                 self.skipped.add(self.current)
+            elif self.pytest:
+                self.cases[self.current] = sum(calls for _, calls in self.searches)
             if self.pytest:
                 self._found_by_pytest(message.get("given"))
             self._retain_search(fully_shrunk=status == "falsified")
@@ -281,6 +289,7 @@ class ModuleSearch:
     problems: list[str] = field(default_factory=list)
     plain: dict[str, bool] = field(default_factory=dict)  # a pytest module's tests without @given: passed?
     skipped: set[str] = field(default_factory=set)  # its @given tests pytest skipped
+    cases: dict[str, int] = field(default_factory=dict)  # its @given tests searched: cases run
 
 
 def search_module(
@@ -305,6 +314,7 @@ def search_module(
         found.failures.extend(session.failures)
         found.plain.update(session.plain)
         found.skipped |= session.skipped
+        found.cases.update(session.cases)
         finished |= session.finished
         if ended is None:
             return found
@@ -334,8 +344,10 @@ def run(
     if not fixture_just_pinned:
         locks.verify_fixture(lock, root)
     modules = [(relative_to_root(path, root, "property module"), path) for path in property_files]
-    digests = {module: sha256_hex(store.read_regular_file(path, "property module")) for module, path in modules}
+    sources = {module: store.read_regular_file(path, "property module") for module, path in modules}
+    digests = {module: sha256_hex(source) for module, source in sources.items()}
     records, problems, owners, plain, skipped = [], [], {}, {}, set()
+    cases: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="witness-gate-check-") as scratch:
         declared = "conditions" in lock
         for module, _ in modules:
@@ -346,13 +358,17 @@ def run(
                 failures += found.failures
                 plain.update({test: plain.get(test, True) and passed for test, passed in found.plain.items()})  # passed under every condition
                 skipped |= found.skipped
+                cases.update({test: min(ran, cases.get(test, ran)) for test, ran in found.cases.items()})
                 module_problems += [f"{problem} (under {conditions.describe(condition)})" if declared else problem for problem in found.problems]
             problems += module_problems
             for assertion_id in properties:
                 if assertion_id in owners:
                     raise WitnessGateError(f"{module}: assertion id {assertion_id!r} is already defined in {owners[assertion_id]}")
                 owners[assertion_id] = module
-            if not properties and not module_problems and not any(test.startswith(f"{module}::") for test in plain):
+            # A module that declares @given tests but had none collected is incomplete
+            # (`unsearched`), never "nothing to check": the code under test may have caused it.
+            if (not properties and not module_problems and not any(test.startswith(f"{module}::") for test in plain)
+                    and not (given_tests.is_pytest_module(sources[module]) and given_tests.declared_given_tests(sources[module]))):
                 raise WitnessGateError(f"{module}: no witness_gate.property and no test found: there is nothing to check")
             # One witness per property and payload: two properties failing on one payload are two failures.
             unique: dict[tuple[str, str], witness.Failure] = {}
@@ -376,4 +392,6 @@ def run(
         store.save_artifact(path, "witness", record)
         written.append(path)
     given = tuple(sorted(a for a in owners if "::" in a and a not in skipped))
-    return CheckResult(len(owners), written, problems, given, tuple(sorted(skipped)), plain)
+    unsearched = [reason for module, source in sources.items() if given_tests.is_pytest_module(source)
+                  for reason in given_tests.unsearched(module, source, cases, skipped, set(plain))]
+    return CheckResult(len(owners), written, problems, given, tuple(sorted(skipped)), plain, cases, unsearched)

@@ -48,7 +48,7 @@ ImplPrefix = Annotated[Optional[list[str]], typer.Option("--impl-prefix", help="
 OraclePrefix = Annotated[Optional[list[str]], typer.Option("--oracle-prefix", help="Oracle path prefix (repeatable); overrides pyproject.toml.")]
 FormatOption = Annotated[str, typer.Option("--format", help="Standard output: text, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML).")]
 JunitOption = Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write the verdict as JUnit XML to this file.")]
-SaltOption = Annotated[Optional[str], typer.Option("--search-salt", help="A value drawn into the seed schedule with the fixture digest (e.g. a change's tree id): another search from the same pin, recorded in the lock. review passes the merged tree's when the base sets per-change-search.")]
+SaltOption = Annotated[Optional[str], typer.Option("--search-salt", help="A value that draws more search seeds, after the pin's fixed schedule, recorded in the lock. review draws a fresh random one when the base sets per-change-search.")]
 ConditionOption = Annotated[Optional[list[str]], typer.Option("--condition", help="A production condition to search and replay under, as NAME=VALUE words, e.g. 'TZ=America/New_York' or 'SHOP_REGION=US TZ=UTC' ('' for the defaults); repeatable, searched in order.")]
 GeneratedOracle = Annotated[Optional[list[str]], typer.Option("--generated-oracle", help="Generated path that counts as oracle (repeatable).")]
 

@@ -46,7 +46,7 @@ class GateConfig:
     replay_timeout_seconds: float = 60.0
     freezes_dir: str = ".witness-gate/freezes"
     corpus_dir: str = ".witness-gate/corpus"  # retained witnesses every run replays (`corpus`)
-    # `review` draws each change's search schedule from its merged tree (`lock.seed_schedule`).
+    # `review` searches seeds from a random salt after the fixed schedule (`lock.seed_schedule`).
     per_change_search: bool = False
     suites: tuple[Suite, ...] = ()
 

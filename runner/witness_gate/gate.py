@@ -28,7 +28,7 @@ from witness_gate import lock as locks
 from witness_gate import report as reports
 from witness_gate import store, witness
 from witness_gate.canonical import sha256_hex
-from witness_gate.classify import VERDICTS, freeze_caveat, gate_exit_code
+from witness_gate.classify import EXIT_INCOMPLETE, VERDICTS, freeze_caveat, gate_exit_code, most_severe
 from witness_gate.config import GateConfig
 from witness_gate.errors import FixtureChanged, WitnessGateError
 from witness_gate.paths import parse_changed_paths
@@ -137,7 +137,7 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
                          fixture_just_pinned=True)
     retained, copied = _add_corpus(request, lock, witness_dir) if not request.check_only else (corpora.Corpus([], []), frozenset())
     if request.check_only:
-        record = _check_only_record(lock, witness.load_directory(witness_dir, lock), checked.problems)
+        record = _check_only_record(lock, witness.load_directory(witness_dir, lock), checked.problems, checked.unsearched)
     else:
         try:
             report = reports.build(
@@ -155,7 +155,8 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
             for row in report.get("corpus", []):  # it held: the run's witnesses are the failures it found
                 (witness_dir / row["file"]).unlink()
             store.save_artifact(stage / REPORT_NAME, "report", report)
-            record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, [*checked.problems, *retained.stale])
+            record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, [*checked.problems, *retained.stale],
+                            checked.unsearched)
             commands = freeze_commands(record, request.artifacts_at or request.out_dir, freeze_dir, config.max_freeze_hours)
             record = _with_pytest(record, checked)
             store.save_artifact(stage / GATE_NAME, "gate", record)
@@ -172,7 +173,8 @@ def _with_pytest(record: dict[str, Any], checked: checks.CheckResult) -> dict[st
     if not checked.given and not checked.skipped and not checked.plain:
         return record
     plain = [{"node_id": node_id, "passed": passed} for node_id, passed in sorted(checked.plain.items())]
-    return {**record, "pytest": {"given_tests": list(checked.given), "skipped_tests": list(checked.skipped), "plain_tests": plain}}
+    cases = {node_id: checked.cases.get(node_id, 0) for node_id in checked.given}
+    return {**record, "pytest": {"given_tests": list(checked.given), "cases_run": cases, "skipped_tests": list(checked.skipped), "plain_tests": plain}}
 
 
 def _add_corpus(request: GateRequest, lock: dict[str, Any], witness_dir: Path) -> tuple[corpora.Corpus, frozenset[str]]:
@@ -214,9 +216,11 @@ def decide(
     now: datetime,
     max_freeze_hours: int,
     problems: Sequence[str] = (),
+    unsearched: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The gate record: which witnesses block, which freezes hold, and the verdict.
-    `problems` are property modules that could not be loaded or run: each blocks."""
+    `problems` are property modules that could not be loaded or run: each blocks.
+    `unsearched` are gated tests that were not searched: never a pass (incomplete)."""
     freeze_rows, valid = [], {}
     for name, record in loaded_freezes:
         found = freezes.problems(record, lock, report, now, max_freeze_hours)
@@ -234,6 +238,7 @@ def decide(
     if lock["fixture"]["path"] in changed and any(path.startswith(prefix) for path in changed):
         reasons.append(f"the diff changes the fixture {lock['fixture']['path']} and a freeze under {freeze_dir}: one patch may not refresh the pin and the silence together")
     exit_code = gate_exit_code(((row["label"], row["frozen_by"] is not None) for row in rows), bool(reasons))
+    exit_code, reasons = _with_unsearched(exit_code, reasons, unsearched)
     record = _record("gate", lock, rows, freeze_rows, reasons, exit_code)
     return {**record, "corpus": report["corpus"]} if "corpus" in report else record
 
@@ -264,7 +269,15 @@ def _row(entry: dict[str, Any], cover: tuple[str, str] | None) -> dict[str, Any]
     }
 
 
-def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, Any]]], problems: list[str]) -> dict[str, Any]:
+def _with_unsearched(exit_code: int, reasons: list[str], unsearched: Sequence[str]) -> tuple[int, list[str]]:
+    """A verdict with the gated tests that were not searched: incomplete at least (pure)."""
+    if not unsearched:
+        return exit_code, reasons
+    return most_severe([exit_code, EXIT_INCOMPLETE]), [*reasons, *(f"incomplete: {why}" for why in unsearched)]
+
+
+def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, Any]]], problems: list[str],
+                       unsearched: Sequence[str]) -> dict[str, Any]:
     rows = [
         {
             "file": f"{WITNESS_DIR}/{path.name}",
@@ -283,7 +296,7 @@ def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, A
         for path, record in found
     ]
     reasons = [f"blocked: {problem}" for problem in problems]
-    exit_code = 1 if rows or reasons else 0
+    exit_code, reasons = _with_unsearched(1 if rows or reasons else 0, reasons, unsearched)
     return _record("check_only", lock, rows, [], reasons, exit_code)
 
 
@@ -328,7 +341,9 @@ def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None
         plain = record["pytest"]["plain_tests"]
         failed = [row["node_id"] for row in plain if not row["passed"]]
         skipped = record["pytest"]["skipped_tests"]
+        ran = record["pytest"].get("cases_run", {}).values()
         lines.append(f"pytest: {len(record['pytest']['given_tests'])} @given test(s) searched"
+                     + (f" ({min(ran)}-{max(ran)} cases each)" if ran else "")
                      + (f", {len(skipped)} skipped by pytest, so not searched: {', '.join(skipped)}" if skipped else "")
                      + f"; tests without @given (run once, not gated): {len(plain) - len(failed)} passed, {len(failed)} failed"
                      + (f": {', '.join(failed)}" if failed else ""))

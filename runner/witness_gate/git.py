@@ -185,13 +185,15 @@ def export(repo: Path, revision: str, target: Path, wanted: Callable[[str], bool
     under `target` (a submodule is an empty directory; a symlink that leaves the tree is
     refused)."""
     target.mkdir(parents=True, exist_ok=True)
+    target.chmod(_DIRECTORY_MODE)
     entries = [entry for entry in _tree_entries(repo, revision) if wanted is None or wanted(entry[3])]
     files = [entry for entry in entries if entry[1] == b"blob"]
     for (mode, _, _, path), data in zip(files, _blobs(repo, [obj for _, _, obj, _ in files])):
         _write(target, path, mode, data)
     for _, kind, _, path in entries:
         if kind == b"commit":
-            _inside(target, path).mkdir(parents=True, exist_ok=True)
+            _inside(target, path)
+            _directories(target, f"{path}/")
 
 
 def write_blob(repo: Path, revision: str, path: str, tree: Path) -> None:
@@ -220,9 +222,24 @@ def _inside(tree: Path, path: str) -> Path:
     return tree / path
 
 
+# Exported trees get these modes whatever the umask: a root runner's workers read them as
+# another user (`launcher`), and nothing in them is secret (they are the repository's blobs).
+_DIRECTORY_MODE, _FILE_MODE, _EXECUTABLE_MODE = 0o755, 0o644, 0o755
+
+
+def _directories(tree: Path, path: str) -> None:
+    """Makes the directories of `path` inside `tree` that are missing, each with `_DIRECTORY_MODE`."""
+    directory = tree
+    for part in path.split("/")[:-1]:
+        directory = directory / part
+        if not directory.is_dir():
+            directory.mkdir()
+            directory.chmod(_DIRECTORY_MODE)
+
+
 def _write(tree: Path, path: str, mode: bytes, data: bytes) -> None:
     target = _inside(tree, path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _directories(tree, path)
     if target.is_symlink() or target.exists():
         target.unlink()
     if mode == b"120000":
@@ -237,5 +254,4 @@ def _write(tree: Path, path: str, mode: bytes, data: bytes) -> None:
             raise WitnessGateError(f"{path}: a committed symlink that leaves the tree is refused")
     else:
         target.write_bytes(data)
-        if mode == b"100755":
-            target.chmod(0o755)
+        target.chmod(_EXECUTABLE_MODE if mode == b"100755" else _FILE_MODE)

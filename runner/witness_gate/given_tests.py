@@ -37,13 +37,14 @@ import binascii
 import functools
 import os
 import random
+import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from witness_gate import seeds
+from witness_gate import pytest_files, seeds
 from witness_gate.canonical import canonical_bytes
 from witness_gate.errors import WitnessGateError
 from witness_gate.properties import Outcome, describe, failure_evidence
@@ -64,6 +65,96 @@ def is_pytest_module(source: bytes) -> bool:
         if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "witness_gate":
             return False
     return True
+
+
+def declared_given_tests(source: bytes) -> dict[str, bool]:
+    """The `@given` tests a pytest module declares, by function name, each with whether the
+    module itself marks it (or its class, or the module) skip or xfail unconditionally (pure,
+    from the source: nothing the code under test or a conftest does at run time can add a
+    test here or a mark to it). Collected the way pytest does by default: functions named
+    `test*` at the top level and in classes named `Test*`."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    module_marked = any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets)
+                        and _unconditional_marks(node.value) for node in tree.body)
+    found: dict[str, bool] = {}
+    scopes: list[tuple[list[ast.stmt], bool]] = [(tree.body, module_marked)]
+    scopes += [(node.body, module_marked or _marked(node.decorator_list)) for node in tree.body
+               if isinstance(node, ast.ClassDef) and node.name.startswith("Test")]
+    for body, marked in scopes:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test") and any(
+                    _called_name(decorator) == "given" for decorator in node.decorator_list):
+                found[node.name] = found.get(node.name, True) and (marked or _marked(node.decorator_list))
+    return found
+
+
+def _called_name(node: ast.expr) -> str | None:
+    """`given` for `@given(...)` and `@hypothesis.given(...)`; a mark's name for `@pytest.mark.skip`."""
+    target = node.func if isinstance(node, ast.Call) else node
+    return target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else None
+
+
+def _unconditional_marks(node: ast.expr) -> bool:
+    marks = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+    return _marked(marks)
+
+
+def _marked(decorators: list[ast.expr]) -> bool:
+    """Whether one of `decorators` is `pytest.mark.skip` or `pytest.mark.xfail` with no
+    condition (`skipif`, or a positional or `condition=` argument, depends on run time)."""
+    for decorator in decorators:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if not (isinstance(target, ast.Attribute) and target.attr in ("skip", "xfail")
+                and isinstance(target.value, (ast.Attribute, ast.Name)) and _called_name(target.value) == "mark"):
+            continue
+        if isinstance(decorator, ast.Call) and (decorator.args and target.attr == "xfail" or any(k.arg == "condition" for k in decorator.keywords)):
+            continue
+        return True
+    return False
+
+
+def unsearched(module: str, source: bytes, searched: dict[str, int], skipped: set[str], plain: set[str]) -> list[str]:
+    """Why each `@given` test of the base's `module` was not searched (pure): skipped,
+    xfailed or run as a plain test, never collected, or no case run (`searched`: node id ->
+    cases run), unless the module itself marks it skip or xfail unconditionally. A node id
+    with no case run is never searched, whatever the source says."""
+    def by_function(node_ids: Iterable[str]) -> dict[str, list[str]]:
+        grouped: dict[str, list[str]] = {}
+        for node_id in sorted(node_ids):
+            if node_id.split("::", 1)[0] == module:
+                grouped.setdefault(node_id.split("::")[-1].split("[", 1)[0], []).append(node_id)
+        return grouped
+
+    reasons = [f"{node_id}: no case ran (the search ran nothing)" for node_id in sorted(searched)
+               if searched[node_id] == 0 and node_id.split("::", 1)[0] == module]
+    ran = by_function(node_id for node_id, cases in searched.items() if cases > 0)
+    skips, plains = by_function(skipped), by_function(plain)
+    for name, marked_by_module in sorted(declared_given_tests(source).items()):
+        if name in ran or marked_by_module:
+            continue
+        why = (f"{skips[name][0]}: skipped" if name in skips
+               else f"{plains[name][0]}: run once as a plain test (marked xfail?), not searched" if name in plains
+               else f"{module}::{name}: not collected (deselected, or no longer a test at run time)")
+        reasons.append(why)
+    return [f"{reason}; a @given test of the base's module must be searched, unless the module itself marks it skip or xfail"
+            for reason in reasons]
+
+
+def ini_file(root: Path, module: str) -> Path | None:
+    """The ini file pytest would choose for `module`, searched from its directory up to `root`
+    and no further (pytest's own order)."""
+    directory = (root / module).parent
+    while True:
+        for name, section in pytest_files.INI_FILES:
+            candidate = directory / name
+            if candidate.is_file() and (section is None or section in candidate.read_bytes()):
+                return candidate
+        if directory == root or root not in directory.parents:
+            return None
+        directory = directory.parent
 
 
 def choices_payload(value: bytes) -> dict[str, str]:
@@ -507,6 +598,32 @@ def _notes(error: BaseException) -> str | None:
 # --- collection --------------------------------------------------------------------
 
 
+def _load_gate_profile(max_examples: int) -> None:
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("witness-gate", max_examples=max_examples, deadline=None, database=None,
+                              derandomize=False, print_blob=False, suppress_health_check=list(HealthCheck))
+    settings.load_profile("witness-gate")
+
+
+def _guard_profiles(module_file: str) -> None:
+    """Lets only the test module and conftest files (the oracle) load a Hypothesis profile: a
+    test without settings of its own takes the default in force when its module is imported,
+    so code under test imported first could set its `max_examples` to 1 through the public API."""
+    from hypothesis import settings
+
+    load = settings.load_profile
+
+    def guarded(name: str) -> None:
+        caller = os.path.realpath(sys._getframe(1).f_code.co_filename)
+        if caller != module_file and os.path.basename(caller) != "conftest.py":
+            raise WitnessGateError(f"{caller} loaded the Hypothesis profile {name!r}: only the test module and its conftest files may "
+                                   "choose how the gated tests search")
+        load(name)
+
+    type.__setattr__(settings, "load_profile", staticmethod(guarded))  # past the class's own immutability guard
+
+
 class CollectionFailed(WitnessGateError):
     pass
 
@@ -525,12 +642,9 @@ def run_session(root: Path, module: str, max_examples: int, before_collection: C
     class Driver:
         @pytest.hookimpl(tryfirst=True)
         def pytest_configure(self, config: Any) -> None:
-            from hypothesis import HealthCheck, settings
-
             # Before collection: a test that sets no max_examples gets the suite's.
-            settings.register_profile("witness-gate", max_examples=max_examples, deadline=None, database=None,
-                                      derandomize=False, print_blob=False, suppress_health_check=list(HealthCheck))
-            settings.load_profile("witness-gate")
+            _load_gate_profile(max_examples)
+            _guard_profiles(runtime.module_file)
             before_collection()
 
         def pytest_collectreport(self, report: Any) -> None:
@@ -550,11 +664,19 @@ def run_session(root: Path, module: str, max_examples: int, before_collection: C
 
     with tempfile.TemporaryDirectory(prefix="witness-gate-pytest-") as scratch:
         basetemp = str(Path(scratch) / "basetemp")
+        # What pytest reads, fixed: the root, the ini file pytest would find from the module
+        # (the base's: every candidate on the way is oracle, `pytest_read_paths`), conftest
+        # files no higher than the root, no plugin but the runner's, and the importlib import
+        # mode, which puts no directory of the tree first on sys.path (where a copy of the
+        # package committed beside the tests would shadow the real one).
         # --tb=no: pytest formats a failed test's report (its hooks need one) with every frame's
         # source parsed again, three quarters of a failing replay's time; the evidence is the
         # runner's own (`describe`), and a collection error's message reads the same.
-        args = [str(root / module), f"--rootdir={root}", "--basetemp", basetemp, "-p", "no:cacheprovider",
+        ini = ini_file(root, module)
+        args = [str(root / module), f"--rootdir={root}", f"--confcutdir={root}", "--import-mode=importlib",
+                *(("-c", str(ini)) if ini is not None else ()), "--basetemp", basetemp, "-p", "no:cacheprovider",
                 "-q", "--no-header", "--tb=no", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         pytest.main(args, plugins=[Driver()])
     if raised:
         raise raised[0]

@@ -49,13 +49,16 @@ def relative_to_root(path: Path, root: Path, what: str) -> str:
 
 
 def seed_schedule(fixture_digest: str, generator_version: int, rounds: int, search_salt: str | None = None) -> list[int]:
-    """The search seeds (pure); a `search_salt` (e.g. the reviewed change's tree id) draws
-    another schedule from the same pin, so different changes explore different inputs."""
+    """The search seeds (pure): the fixed schedule of the pin, then, with a `search_salt` (one
+    `review` draws at random when the base asks for a search per change), as many seeds more
+    drawn from the salt too. The fixed schedule always runs first, so what it finds a salt
+    cannot hide; the salt only adds inputs, and one the author cannot compute beforehand."""
+    salts = [""] if search_salt is None else ["", f"\0{search_salt}"]
     seeds = []
-    salt = "" if search_salt is None else f"\0{search_salt}"
-    for index in range(rounds):
-        material = f"witness-gate/seed-schedule/v1\0{fixture_digest}\0{generator_version}\0{index}{salt}".encode()
-        seeds.append(int.from_bytes(hashlib.sha256(material).digest()[:8], "big"))
+    for salt in salts:
+        for index in range(rounds):
+            material = f"witness-gate/seed-schedule/v1\0{fixture_digest}\0{generator_version}\0{index}{salt}".encode()
+            seeds.append(int.from_bytes(hashlib.sha256(material).digest()[:8], "big"))
     return seeds
 
 

@@ -21,6 +21,7 @@ caller's environment play no part.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import gate as gates
-from witness_gate import build_graph, cache_trust, corpus, git, integrity, sandbox, store, witness
+from witness_gate import build_graph, cache_trust, corpus, git, integrity, pytest_files, sandbox, store, witness
 from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
@@ -92,13 +93,28 @@ def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
     return entries
 
 
+def pytest_entries(config: GateConfig) -> list[tuple[str, str]]:
+    """(path, owner) of each file pytest may read when it collects a suite's property modules
+    (`pytest_files`: ini files, conftest files and `__init__.py` files on the way from the
+    root), declared or not: they configure the check, so they are oracle, but for an
+    `__init__.py` inside the implementation prefixes (the package's own code)."""
+    entries = {}
+    for suite in config.suites:
+        for path in suite.properties:
+            for read in pytest_files.read_at_collection(path):
+                if read.rsplit("/", 1)[-1] == "__init__.py" and owner(read, config.impl_prefixes, ()) == "impl":
+                    continue
+                entries.setdefault(read, f"suite {suite.name} (read by pytest)")
+    return sorted(entries.items())
+
+
 def own(paths: list[str], config: GateConfig, symlinked: dict[str, str], gated_build_files: frozenset[str] = frozenset()) -> Ownership:
     """Splits the changed paths: oracle by every entry above (anything an oracle path
     reaches through a symlink too, a build file that declares gated targets, an attributes
     file, a path no entry owns that a build-graph suite's oracle glob matches), everything
     else implementation: a data file or a module outside the implementation prefixes is
     still something the head's code may read (pure)."""
-    entries = oracle_entries(config)
+    entries = [*oracle_entries(config), *pytest_entries(config)]
     impl, oracle = [], {}
     prefixes = [entry for entry, _ in entries]
     for path in paths:
@@ -162,7 +178,7 @@ def _gated_build_files(repo: Path, revisions: tuple[str, ...], paths: list[str])
 
 def _gate_config(config: GateConfig) -> GateConfig:
     # The gate judges with every oracle entry of the base, controls and freezes included.
-    extra = tuple(entry for entry, _ in oracle_entries(config) if entry not in config.oracle_prefixes)
+    extra = tuple(entry for entry, _ in (*oracle_entries(config), *pytest_entries(config)) if entry not in config.oracle_prefixes)
     return replace(config, oracle_prefixes=(*config.oracle_prefixes, *extra))
 
 
@@ -391,6 +407,10 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         unaffected = {suite.name: reason for suite in config.suites if (reason := unaffected_reason(suite, ownership, added, linked)) is not None}
         affected = [(index, suite) for index, suite in enumerate(config.suites) if suite.name not in unaffected]
 
+        # Drawn now, at random: a salt the author could compute (the merged tree id) would let
+        # commits be ground offline until one search misses the bug. Recorded in each lock.
+        per_change_salt = secrets.token_hex(16)
+
         def run_affected(index: int, suite: Suite) -> tuple[dict[str, Any], list[str]]:
             # A tree of its own per suite, written from git objects: suites running at the
             # same time never share one.
@@ -398,7 +418,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             git.export(repo, base, tree, _closure_only(suite, config, linked))
             applied = _apply_head(repo, landed.tree, tree, ownership, by_path)
             _remove(tree / _WORK)
-            salt = landed.tree if config.per_change_search else None  # the change as it would land: its own search
+            salt = per_change_salt if config.per_change_search else None
             record = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now, salt)))
             _copy_out(tree / _WORK / suite.name, out_dir / suite.name)
             return record, applied

@@ -322,6 +322,7 @@ class Worker:
         request_path = scratch / f"request-{os.getpid()}-{next(_requests)}.json"
         bwrap = confinement().bwrap
         request_path.write_text(json.dumps({**request, "protocol_fd": write_end, "key_fd": key_read, "confined": bwrap is not None}), "utf-8")
+        request_path.chmod(0o644)  # whatever the umask: a root runner's worker reads it as nobody (`launcher`)
         import_path = worker_path(root)
         if bwrap is None:
             command = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), str(request_path)]

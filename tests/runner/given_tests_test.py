@@ -12,7 +12,7 @@ from conftest import SampleRepo, copy_example
 from support.existing_tests import EXISTING_TESTS, FLAKY_TEST, MODULE
 from support.expiry import ShiftedClock, expires_at
 from witness_gate import schemas, witness
-from witness_gate.given_tests import is_pytest_module
+from witness_gate.given_tests import declared_given_tests, is_pytest_module, unsearched
 from witness_gate.witness import file_stem
 
 IMPL = "src/orders_app/pricing.py"
@@ -74,9 +74,12 @@ def test_unchanged_tests_pass_the_gate_and_the_test_without_given_is_reported(tm
     assert result.code == 0, result.stdout + result.stderr
     record = repo.gate_json()
     schemas.validate("gate", record, "gate.json")
+    cases = record["pytest"].pop("cases_run")
+    assert sorted(cases) == list(GATED) and all(count > 0 for count in cases.values()), cases
     assert record["pytest"] == {"given_tests": list(GATED), "skipped_tests": [],
                                 "plain_tests": [{"node_id": f"{MODULE}::test_the_fixture_loads", "passed": True}]}
-    assert "pytest: 6 @given test(s) searched; tests without @given (run once, not gated): 1 passed, 0 failed" in result.stdout
+    assert (f"pytest: 6 @given test(s) searched ({min(cases.values())}-{max(cases.values())} cases each); "
+            "tests without @given (run once, not gated): 1 passed, 0 failed") in result.stdout
 
 
 def test_a_bug_is_a_regression_whose_witness_is_what_hypothesis_saved_and_once_fixed_it_is_not_reproduced(tmp_path):
@@ -423,3 +426,108 @@ def test_a_test_that_cannot_run_blocks_a_stateful_machine_runs_once_and_a_module
     refused = gate(repo)
     assert refused.code == 2 and "tests/properties/helpers.py: no witness_gate.property and no test found: there is nothing to check" in refused.stderr, (
         refused.stdout + refused.stderr)
+
+
+# --- a gated test that was not searched is no pass ---------------------------------------------
+
+DECLARING = b"""
+import pytest
+from hypothesis import given, strategies as st
+
+pytestmark = [pytest.mark.filterwarnings("ignore")]
+
+
+@given(st.integers())
+def test_plain(n): pass
+
+
+@pytest.mark.skip(reason="the team's own")
+@given(st.integers())
+def test_marked_skip(n): pass
+
+
+@pytest.mark.xfail(reason="a known bug")
+@given(st.integers())
+def test_marked_xfail(n): pass
+
+
+@pytest.mark.skipif(True, reason="decided at run time")
+@given(st.integers())
+def test_skipif(n): pass
+
+
+@pytest.mark.xfail(False, reason="conditional")
+@given(st.integers())
+def test_conditional_xfail(n): pass
+
+
+def helper_with_given(): pass
+
+
+class TestGroup:
+    @given(st.integers())
+    def test_in_a_class(self, n): pass
+
+
+@pytest.mark.skip
+class TestSkipped:
+    @given(st.integers())
+    def test_in_a_skipped_class(self, n): pass
+
+
+class Helpers:
+    @given(st.integers())
+    def test_not_collected_by_default(self, n): pass
+"""
+
+
+def test_the_base_module_says_which_given_tests_it_declares_and_which_it_marks_itself():
+    assert declared_given_tests(DECLARING) == {
+        "test_plain": False, "test_marked_skip": True, "test_marked_xfail": True, "test_skipif": False,
+        "test_conditional_xfail": False, "test_in_a_class": False, "test_in_a_skipped_class": True,
+    }
+    assert declared_given_tests(b"pytestmark = pytest.mark.skip\n@given(st.integers())\ndef test_a(n): pass\n") == {"test_a": True}
+    assert declared_given_tests(b"def f(:\n") == {}
+
+
+def test_each_declared_given_test_not_searched_is_named_with_why():
+    module = "tests/test_m.py"
+    searched = {f"{module}::test_plain[1]": 12, f"{module}::test_plain[2]": 0, f"{module}::TestGroup::test_in_a_class": 3}
+    reasons = unsearched(module, DECLARING, searched, {f"{module}::test_skipif"}, {f"{module}::test_conditional_xfail"})
+    assert [reason.split(";")[0] for reason in reasons] == [
+        f"{module}::test_plain[2]: no case ran (the search ran nothing)",
+        f"{module}::test_conditional_xfail: run once as a plain test (marked xfail?), not searched",
+        f"{module}::test_skipif: skipped",
+    ]
+    everything = {f"{module}::{name}": 5 for name in ("test_plain", "test_skipif", "test_conditional_xfail")}
+    assert unsearched(module, DECLARING, {**everything, f"{module}::TestGroup::test_in_a_class": 1}, set(), set()) == []
+    [missing] = unsearched(module, DECLARING, everything, set(), set())
+    assert missing.startswith(f"{module}::test_in_a_class: not collected")
+
+
+@pytest.mark.parametrize("attack", [
+    # pytest's own way to run a test, replaced by one that runs nothing: no case runs.
+    "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n",
+    # A skip raised while the test module imports the code: nothing of the module is collected.
+    "import pytest\npytest.importorskip('a_module_production_has_and_the_worker_lacks')\n",
+], ids=["a_no_op_runtest", "importorskip"])
+def test_a_bug_whose_tests_the_code_under_test_keeps_from_running_is_incomplete_not_a_pass(tmp_path, attack):
+    repo = existing_tests_repo(tmp_path)
+    repo.edit(IMPL, *BUG)
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', f'"""The implementation under test: order totals."""\n{attack}')
+    result = gate(repo, IMPL)
+    assert result.code in (1, 4), result.stdout + result.stderr  # never a pass
+    assert "incomplete: " in result.stdout, result.stdout
+    assert f"{MODULE}::test_line_total_is_never_negative" in result.stdout, result.stdout
+
+
+def test_a_profile_the_code_under_test_loads_is_refused_not_searched_under(tmp_path):
+    # Hypothesis' public API, when the tests import the code: one case per test (the tests
+    # without settings of their own take the default in force when they are decorated).
+    repo = existing_tests_repo(tmp_path)
+    repo.edit(IMPL, *BUG)
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""The implementation under test: order totals."""\n'
+              "from hypothesis import settings\nsettings.register_profile('one', max_examples=1)\nsettings.load_profile('one')\n")
+    result = gate(repo, IMPL)
+    assert result.code == 1, result.stdout + result.stderr
+    assert "pricing.py loaded the Hypothesis profile 'one': only the test module and its conftest files may choose" in result.stdout

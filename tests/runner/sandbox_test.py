@@ -338,6 +338,20 @@ def line_total(line: dict) -> int:
     assert_red(repo.review(), CAUGHT)
 
 
+def test_a_review_started_under_a_strict_umask_still_shows_its_workers_the_tree(repo: Repo):
+    # A root runner's workers read the tree as `nobody`: the trees the review writes get
+    # their modes from git, not from the umask (0600 files would block every suite, for a
+    # reason that is not the patch's).
+    buggy(repo)
+    repo.commit("a bug")
+    old = os.umask(0o077)  # the review's subprocess inherits it
+    try:
+        result = repo.review()
+    finally:
+        os.umask(old)
+    assert_red(result, CAUGHT)
+
+
 # --- the network -------------------------------------------------------------------------------
 
 
