@@ -200,30 +200,55 @@ def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out:
 _COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd")
 
 
-def unaffected_reason(suite: Suite, ownership: Ownership, added: frozenset[str] = frozenset(),
-                      linked: Mapping[str, str] | None = None) -> str | None:
-    """Why a suite of the build graph need not run for these changes, or None when it must
-    (pure). It must when a changed path is in its closure (its implementation files, its
-    fixture, properties and oracle paths, and the real files behind closure paths that are
-    symlinks, `linked`: real path -> closure path) or matches its oracle globs; when the
-    head adds any file under one of its source roots (a package beside a module, a module
-    an optional import finds, a module shadowing one it imports: the base's graph cannot
-    list it, the landed graph would); and every suite must when a gate control, a freeze
-    or anything else not one suite's own changed. A pyproject suite declares no closure, so
-    it always runs. Sound because a graph suite runs in a tree of its closure only: what
-    it does not declare, it cannot read."""
+def selection(suite: Suite, ownership: Ownership, linked: Mapping[str, str] | None = None) -> tuple[bool, str]:
+    """Whether a suite runs for these changes, and why (pure). A pyproject suite declares no
+    closure, so it always runs. A suite of the build graph runs when a changed path (added,
+    modified or deleted) is in its closure (its implementation files, fixture, properties
+    and oracle paths, and the real files behind closure paths that are symlinks, `linked`:
+    real path -> closure path) or matches its oracle globs; lies under one of its source roots
+    (a plug-in loaded by name, a module an optional import finds, one shadowing an import:
+    the base's graph cannot list what the code finds there); or lies in a directory of a
+    closure file (package data read with `importlib.resources`); and every suite runs when a
+    gate control, a freeze or anything else not one suite's own changed. Sound because a
+    graph suite runs in a tree of its closure and of the changes that reach it: what it
+    does not declare, it cannot read."""
+    if not suite.impl:
+        return True, "runs on every change: a suite declared in pyproject.toml has no closure"
+    closure = _closure(suite, linked)
+    changed = [*ownership.impl, *ownership.oracle]
+    for path in changed:
+        if any(glob_matches(path, pattern) for pattern in suite.oracle_globs):
+            return True, f"runs: {path} matches its properties' glob"
+        if (why := _reaches(suite, closure, path)) is not None:
+            return True, f"runs: {path} {why}"
+    for path, who in ownership.oracle.items():
+        if not who.startswith("suite "):
+            return True, f"runs: {path} changed ({who}), which every suite depends on"
+    return False, (f"unaffected: none of the {len(changed)} changed paths is in its closure ({len(closure)} files), "
+                   "under its source roots or beside its files")
+
+
+def _reaches(suite: Suite, closure: set[str], path: str) -> str | None:
+    """How a changed path reaches a graph suite, or None: in its closure, under one of its
+    source roots, or in the directory of a closure file."""
+    if path in closure:
+        return "is in its closure"
+    for root in suite.import_paths or (".",):
+        if path.startswith("" if root in ("", ".") else root.rstrip("/") + "/"):
+            return f"is under its source root {root}"
+    directory = path.rpartition("/")[0]
+    if any(file.rpartition("/")[0] == directory for file in closure):
+        return "is beside a file of its closure (package data)"
+    return None
+
+
+def _reaching(suite: Suite, linked: Mapping[str, str]) -> Callable[[str], bool] | None:
+    """Which changed implementation paths a graph suite's tree takes from the head: those that
+    reach it (`_reaches`); all of them for a pyproject suite (None)."""
     if not suite.impl:
         return None
     closure = _closure(suite, linked)
-    changed = [*ownership.impl, *ownership.oracle]
-    roots = ["" if root in ("", ".") else root.rstrip("/") + "/" for root in (suite.import_paths or (".",))]
-    if any(path.startswith(root) for path in added for root in roots):
-        return None
-    if any(path in closure or any(glob_matches(path, pattern) for pattern in suite.oracle_globs) for path in changed):
-        return None
-    if any(not who.startswith("suite ") for who in ownership.oracle.values()):
-        return None
-    return f"unaffected: none of the {len(changed)} changed paths is in its closure ({len(closure)} files)"
+    return lambda path: _reaches(suite, closure, path) is not None
 
 
 def _closure(suite: Suite, linked: Mapping[str, str] | None) -> set[str]:
@@ -276,13 +301,15 @@ def unreviewable(path: str, change: git.Change) -> str | None:
     return None
 
 
-def _apply_head(repo: Path, landed: str, tree: Path, ownership: Ownership, changes: dict[str, git.Change]) -> list[str]:
+def _apply_head(repo: Path, landed: str, tree: Path, ownership: Ownership, changes: dict[str, git.Change],
+                reaching: Callable[[str], bool] | None) -> list[str]:
     """Puts the landed implementation into the base's tree (but for the unreviewable paths,
-    which block on their own); returns what could not be applied."""
+    which block on their own, and, in a graph suite's tree, the paths that do not reach it);
+    returns what could not be applied."""
     problems = []
     for path in ownership.impl:
         change = changes[path]
-        if unreviewable(path, change) is not None:
+        if unreviewable(path, change) is not None or (reaching is not None and not reaching(path)):
             continue
         try:
             target = tree / path
@@ -402,10 +429,9 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         # What the head may not carry blocks whether or not a suite runs.
         problems += [problem for path in ownership.impl if (problem := unreviewable(path, by_path[path])) is not None]
         problems += _orphaned_corpus(repo, landed.tree, config, work / "corpus")
-        added = frozenset(change.path for change in changes if change.base_mode is None)
         linked = _symlinked_closure(base_tree, config)
-        unaffected = {suite.name: reason for suite in config.suites if (reason := unaffected_reason(suite, ownership, added, linked)) is not None}
-        affected = [(index, suite) for index, suite in enumerate(config.suites) if suite.name not in unaffected]
+        selected = {suite.name: selection(suite, ownership, linked) for suite in config.suites}
+        affected = [(index, suite) for index, suite in enumerate(config.suites) if selected[suite.name][0]]
 
         # Drawn now, at random: a salt the author could compute (the merged tree id) would let
         # commits be ground offline until one search misses the bug. Recorded in each lock.
@@ -416,7 +442,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             # same time never share one.
             tree = work / f"suite-{index}"
             git.export(repo, base, tree, _closure_only(suite, config, linked))
-            applied = _apply_head(repo, landed.tree, tree, ownership, by_path)
+            applied = _apply_head(repo, landed.tree, tree, ownership, by_path, _reaching(suite, linked))
             _remove(tree / _WORK)
             salt = per_change_salt if config.per_change_search else None
             record = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now, salt)))
@@ -425,7 +451,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
 
         outcomes = _concurrently(run_affected, affected)
         suites = {suite.name: record for (_, suite), (record, _) in zip(affected, outcomes)}
-        problems += outcomes[0][1] if outcomes else []  # the same landing in every tree: said once
+        problems += sorted({problem for _, applied in outcomes for problem in applied})  # each said once
         head_oracle = {}
         if ownership.oracle and not ownership.impl:
             head_tree = work / "head"
@@ -438,7 +464,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
                 return outcome if isinstance(outcome, dict) else {"error": outcome}
 
             head_oracle = dict(zip((suite.name for suite in config.suites), _concurrently(run_head_oracle, [(suite,) for suite in config.suites])))
-    return _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir, unaffected)
+    return _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir, selected)
 
 
 # Memory one running suite may need: its gate's replay interpreters and their children.
@@ -514,15 +540,18 @@ def _utf8(path: str) -> bool:
 
 
 def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | None, paths: list[str], ownership: Ownership, suites: dict, head_oracle: dict,
-             problems: list[str], out_dir: Path, unaffected: dict[str, str] | None = None) -> ReviewResult:
+             problems: list[str], out_dir: Path, selected: dict[str, tuple[bool, str]] | None = None) -> ReviewResult:
+    """`selected`: each suite's `selection` (whether it ran, and why)."""
+    unaffected = {name: why for name, (runs, why) in (selected or {}).items() if not runs}
     codes = [EXIT_BLOCKED] * len(problems)
     reasons = [f"blocked: {problem}" for problem in problems]  # each is the patch's doing: a verdict, never a refusal it could choose
     suite_lines = []
     for name, record in suites.items():
         codes.append(record["exit_code"])
+        suite_lines += [f"{name}: {(selected or {})[name][1]}"] if name in (selected or {}) else []
         suite_lines += [f"{name}: {line}" for line in gates.summary_lines(record)[:-1]]
         suite_lines.append(f"{name}: gate {record['verdict']} under the base's oracle and freezes, with the head's implementation")
-    suite_lines += [f"{name}: {reason}" for name, reason in (unaffected or {}).items()]
+    suite_lines += [f"{name}: {reason}" for name, reason in unaffected.items()]
     for name, record in head_oracle.items():
         if "error" in record:
             reasons.append(f"{name}: the head's own oracle could not run: {record['error']}")
@@ -542,7 +571,7 @@ def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | No
         "schema_version": SCHEMA_VERSION,
         "base": base, "head": head, "merge_base": fork_point, "merged_tree": merged_tree, "changed_paths": len(paths),
         "implementation_paths": list(ownership.impl), "oracle_paths": dict(sorted(ownership.oracle.items())),
-        "suites": {**{name: record["verdict"] for name, record in suites.items()}, **{name: "unaffected" for name in unaffected or {}}},
+        "suites": {**{name: record["verdict"] for name, record in suites.items()}, **{name: "unaffected" for name in unaffected}},
         "verdict": VERDICTS[exit_code], "exit_code": exit_code,
     }
     lines.append(f"review: {record['verdict']} (exit {exit_code}; base {base[:12]}, head {head[:12]}, {len(paths)} changed paths)")

@@ -222,14 +222,50 @@ def review_two_suites(repo: Repo):
 
 
 def test_a_suite_no_changed_path_reaches_does_not_run(two_suites: Repo):
+    (two_suites.root / "scripts").mkdir()
+    (two_suites.root / "scripts/release.sh").write_text("echo release\n")
+    two_suites.commit("a release script, outside every source root and closure")
+    result = review_two_suites(two_suites)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert ("tests.vat: unaffected: none of the 1 changed paths is in its closure (5 files), under its source roots "
+            "or beside its files") in output
+    assert two_suites.review_json()["suites"] == {"tests.properties": "unaffected", "tests.vat": "unaffected"}
+    assert not (two_suites.root.parent / "out" / "tests.vat").exists()
+
+
+def test_every_change_under_a_suites_source_root_runs_it_and_says_why(two_suites: Repo):
     two_suites.edit(IMPL, *BUG)
     two_suites.commit("a bug in pricing")
     result = review_two_suites(two_suites)
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
-    assert "tests.vat: unaffected: none of the 1 changed paths is in its closure (5 files)" in output
-    assert two_suites.review_json()["suites"] == {"tests.properties": "blocked", "tests.vat": "unaffected"}
-    assert not (two_suites.root.parent / "out" / "tests.vat").exists()
+    assert f"tests.properties: runs: {IMPL} is in its closure" in output
+    assert f"tests.vat: runs: {IMPL} is under its source root src" in output
+    suites = two_suites.review_json()["suites"]
+    assert suites["tests.properties"] == "blocked" and suites["tests.vat"] != "unaffected"  # it ran (and reads an undeclared file)
+
+
+def test_a_modified_module_the_closure_loads_by_name_is_not_unaffected(graph_repo: Repo):
+    # The base's pricing.py loads a discount plug-in by name (importlib), so the honest graph
+    # cannot list it: a modification to it, alone, must still run the suite, with the
+    # head's plug-in in its tree.
+    graph_repo.git("checkout", "-q", "main")
+    (graph_repo.root / "src/orders_app/plugins").mkdir()
+    (graph_repo.root / "src/orders_app/plugins/__init__.py").write_text("")
+    (graph_repo.root / "src/orders_app/plugins/discount.py").write_text("def discount(line: dict) -> int:\n    return 0\n")
+    (graph_repo.root / IMPL).write_text((graph_repo.root / IMPL).read_text().replace(
+        'return line["qty"] * line["price"]',
+        'return line["qty"] * line["price"] - __import__("importlib").import_module("orders_app.plugins." + "discount").discount(line)'))
+    graph_repo.commit("a discount plug-in, loaded by name")
+    graph_repo.branch("patch")
+    (graph_repo.root / "src/orders_app/plugins/discount.py").write_text(
+        'def discount(line: dict) -> int:\n    return 1 if line["qty"] > 3 else 0\n')
+    graph_repo.commit("the plug-in, with a bug")
+    result = review_from_graph(graph_repo)
+    assert merged_total(graph_repo) == 19
+    assert result.returncode == 1, verdict(result)
+    assert "runs: src/orders_app/plugins/discount.py is under its source root src" in verdict(result)
 
 
 def test_a_suite_runs_in_a_tree_of_its_closure_and_cannot_read_what_it_does_not_declare(two_suites: Repo):
@@ -241,7 +277,7 @@ def test_a_suite_runs_in_a_tree_of_its_closure_and_cannot_read_what_it_does_not_
     result = review_two_suites(two_suites)
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
-    assert "tests.properties: unaffected" in output
+    assert "tests.properties: runs: src/vat/vat.py is under its source root src" in output
     assert "tests.vat: regression: prop_vat_never_lowers_a_price" in output and "the VAT table is missing" in output, output
 
 
