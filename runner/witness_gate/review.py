@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import gate as gates
-from witness_gate import build_graph, cache_trust, corpus, git, integrity, pytest_files, sandbox, store, witness
+from witness_gate import build_graph, cache_trust, corpus, git, integrity, oracle_imports, pytest_files, sandbox, store, witness
 from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
@@ -134,6 +134,24 @@ def own(paths: list[str], config: GateConfig, symlinked: dict[str, str], gated_b
         else:  # implementation, or declared by no one: the code under test may read it, so it comes from the head
             impl.append(path)
     return Ownership(tuple(impl), oracle)
+
+
+def with_imported_helpers(tree: Path, config: GateConfig) -> GateConfig:
+    """The base's configuration with every repository module its suites' property modules
+    import (`oracle_imports`), outside the implementation, among their oracle dependencies:
+    declared or not, what chooses the inputs is the oracle's."""
+    suites = []
+    for suite in config.suites:
+        try:
+            modules = [path.relative_to(tree).as_posix() for path in property_files([tree / entry for entry in suite.properties])]
+        except (WitnessGateError, ValueError):  # the suite's own run names what is missing
+            modules = []
+        impl = set(suite.impl)
+        found = oracle_imports.helpers(tree, modules, suite.import_paths or config.import_paths,
+                                       lambda path: path in impl or owner(path, config.impl_prefixes, ()) == "impl")
+        extra = tuple(path for path in sorted(found) if path not in suite.oracle_dependencies)
+        suites.append(replace(suite, oracle_dependencies=(*suite.oracle_dependencies, *extra)) if extra else suite)
+    return replace(config, suites=tuple(suites))
 
 
 def _symlinked_oracle(tree: Path, config: GateConfig) -> dict[str, str]:
@@ -413,6 +431,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         base_tree = work / "base"
         git.export(repo, base, base_tree)
         gated_build_files = _gated_build_files(repo, (base, landed.tree), paths)
+        config = with_imported_helpers(base_tree, config)
         try:
             ownership = own(paths, config, _symlinked_oracle(base_tree, config), gated_build_files)
         except (OSError, RuntimeError) as error:  # a symlink loop among the base's oracle paths
