@@ -48,6 +48,9 @@ class GateConfig:
     corpus_dir: str = ".witness-gate/corpus"  # retained witnesses every run replays (`corpus`)
     # `review` searches seeds from a random salt after the fixed schedule (`lock.seed_schedule`).
     per_change_search: bool = False
+    # A pip requirements file of the base, every line pinned by hash: the code's third-party
+    # packages, which `review` installs outside the sandbox and shows its workers read-only.
+    requirements: str | None = None
     suites: tuple[Suite, ...] = ()
 
 
@@ -106,6 +109,10 @@ def parse_config(data: bytes, where: str) -> GateConfig:
             if not isinstance(value, str):
                 raise WitnessGateError(f"{source}: {key} must be a string")
             values[key.replace("-", "_")] = check_repo_path(value.rstrip("/"), source)
+        elif key == "requirements":
+            if not isinstance(value, str):
+                raise WitnessGateError(f"{source}: requirements must be a string (a requirements file, pinned by hash)")
+            values["requirements"] = check_repo_path(value, source)
         elif key == "per-change-search":
             if not isinstance(value, bool):
                 raise WitnessGateError(f"{source}: per-change-search must be true or false")
@@ -113,7 +120,7 @@ def parse_config(data: bytes, where: str) -> GateConfig:
         elif key == "suites":
             values["suites"] = _suites(value, source)
         else:
-            known = ", ".join(sorted([*_LIST_KEYS, *_NUMBER_KEYS, "freezes-dir", "corpus-dir", "per-change-search", "suites"]))
+            known = ", ".join(sorted([*_LIST_KEYS, *_NUMBER_KEYS, "freezes-dir", "corpus-dir", "per-change-search", "requirements", "suites"]))
             raise WitnessGateError(f"{source}: unknown key {key!r} (known: {known})")
     config = replace(GateConfig(), **values)
     _check(config, source)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import gate as gates
-from witness_gate import build_graph, cache_trust, corpus, git, integrity, oracle_imports, pytest_files, sandbox, store, witness
+from witness_gate import build_graph, cache_trust, corpus, dependencies, git, integrity, oracle_imports, pytest_files, sandbox, store, witness
 from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
@@ -90,6 +90,8 @@ def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
     entries.append((config.freezes_dir.rstrip("/") + "/", "freezes"))
     entries.append((config.corpus_dir.rstrip("/") + "/", "corpus"))
     entries += [(path, "gate controls") for path in CONTROL_PATHS]
+    if config.requirements is not None:
+        entries.append((config.requirements, "gate controls (the code's dependencies)"))
     return entries
 
 
@@ -432,6 +434,14 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         git.export(repo, base, base_tree)
         gated_build_files = _gated_build_files(repo, (base, landed.tree), paths)
         config = with_imported_helpers(base_tree, config)
+        provided = {}
+        if config.requirements is not None:  # the base's, installed by this side: the head cannot choose them
+            requirements = git.read_file(repo, base, config.requirements)
+            if requirements is None:
+                raise WitnessGateError(f"the base declares requirements = {config.requirements!r}, which it does not have")
+            dependencies.install(requirements, config.requirements, work / "dependencies" / "site")
+            provided = {dependencies.INSIDE: work / "dependencies" / "site"}
+            config = replace(config, import_paths=(*config.import_paths, dependencies.INSIDE))
         try:
             ownership = own(paths, config, _symlinked_oracle(base_tree, config), gated_build_files)
         except (OSError, RuntimeError) as error:  # a symlink loop among the base's oracle paths
@@ -468,7 +478,8 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             _copy_out(tree / _WORK / suite.name, out_dir / suite.name)
             return record, applied
 
-        outcomes = _concurrently(run_affected, affected)
+        with sandbox.providing(provided):
+            outcomes = _concurrently(run_affected, affected)
         suites = {suite.name: record for (_, suite), (record, _) in zip(affected, outcomes)}
         problems += sorted({problem for _, applied in outcomes for problem in applied})  # each said once
         head_oracle = {}
@@ -482,7 +493,8 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
                 _copy_out(head_tree / _WORK / suite.name, out_dir / "head-oracle" / suite.name)
                 return outcome if isinstance(outcome, dict) else {"error": outcome}
 
-            head_oracle = dict(zip((suite.name for suite in config.suites), _concurrently(run_head_oracle, [(suite,) for suite in config.suites])))
+            with sandbox.providing(provided):
+                head_oracle = dict(zip((suite.name for suite in config.suites), _concurrently(run_head_oracle, [(suite,) for suite in config.suites])))
     return _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir, selected)
 
 

@@ -40,6 +40,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from witness_gate import channel as channels
@@ -68,6 +69,9 @@ _BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL"
 _requests = itertools.count()
 _PR_SET_CHILD_SUBREAPER = 36
 _live_workers: set[int] = set()
+# Directories the trusted side prepared for every confined worker (the code's third-party
+# packages, `dependencies`): path inside -> host path, each bound read-only (`providing`).
+_provided: dict[str, Path] = {}
 # Held while a worker starts and while orphans are killed: a worker another thread has just
 # started must be known as live before anyone looks for children to kill.
 _children_lock = threading.Lock()
@@ -265,6 +269,18 @@ def _kill_orphans_locked() -> None:
                 os.waitpid(int(entry), 0)
 
 
+@contextlib.contextmanager
+def providing(directories: dict[str, Path]) -> Iterator[None]:
+    """Shows every confined worker started inside the block `directories` (path inside ->
+    host directory), read-only."""
+    _provided.update(directories)
+    try:
+        yield
+    finally:
+        for inside in directories:
+            _provided.pop(inside, None)
+
+
 def worker_path(root: Path) -> list[str]:
     """The runner's own import path for a worker, without the current directory or anything
     inside the tree under review: the patch must not shadow the runner or Hypothesis."""
@@ -329,7 +345,8 @@ class Worker:
             argv, home, descriptors = command, scratch, ()
         else:
             runner = [Path(entry) for entry in (*import_path, *_link_targets(tuple(import_path)))]
-            readable = [*_interpreter_paths(), *((path, path) for path in runner), (root.resolve(), root.absolute())]
+            readable = [*_interpreter_paths(), *((path, path) for path in runner), (root.resolve(), root.absolute()),
+                        *((host.resolve(), Path(inside)) for inside, host in _provided.items())]
             command = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), _REQUEST_INSIDE]
             argv, descriptors = _confined(bwrap, readable, root.absolute(), request_path, command)
             home = PRIVATE_TMP

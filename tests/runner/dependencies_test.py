@@ -1,0 +1,85 @@
+"""The code's own third-party packages: the base's requirements file, pinned by hash, is
+installed by the review outside the sandbox and shown to its workers read-only. Reviewed by
+the real `witness-gate review`, with a wheel this test builds and serves from a directory."""
+
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from support.review_repo import IMPL, Repo, buggy, review_repo
+
+
+def build_wheel(directory: Path) -> str:
+    """tinymath 1.0 as a wheel in `directory`; its sha256."""
+    directory.mkdir()
+    wheel = directory / "tinymath-1.0-py3-none-any.whl"
+    files = {
+        "tinymath/__init__.py": "def times(a, b):\n    return a * b\n",
+        "tinymath-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tinymath\nVersion: 1.0\n",
+        "tinymath-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: witness-gate-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = "".join(f"{name},,\n" for name in [*files, "tinymath-1.0.dist-info/RECORD"])
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in {**files, "tinymath-1.0.dist-info/RECORD": record}.items():
+            archive.writestr(zipfile.ZipInfo(name, (2026, 1, 1, 0, 0, 0)), text)
+    return hashlib.sha256(wheel.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    """The orders example whose base declares tinymath in requirements.lock."""
+    digest = build_wheel(tmp_path / "wheels")
+    repo = review_repo(tmp_path)
+    repo.git("checkout", "-q", "main")
+    (repo.root / "requirements.lock").write_text(
+        f"--no-index\n--find-links {(tmp_path / 'wheels').as_uri()}\ntinymath==1.0 --hash=sha256:{digest}\n")
+    repo.edit("pyproject.toml", "[tool.witness-gate]\n", '[tool.witness-gate]\nrequirements = "requirements.lock"\n')
+    repo.commit("base: the code may use tinymath")
+    repo.branch("patch")
+    return repo
+
+
+def uses_tinymath(repo: Repo) -> None:
+    repo.edit(IMPL, 'return line["qty"] * line["price"]', 'from tinymath import times\n\n    return times(line["qty"], line["price"])')
+
+
+def test_an_honest_change_that_uses_a_dependency_the_base_declares_passes(repo: Repo):
+    uses_tinymath(repo)
+    repo.commit("line totals through tinymath")
+    result = repo.review()
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_bug_behind_a_declared_dependency_is_still_found(repo: Repo):
+    uses_tinymath(repo)
+    repo.edit(IMPL, 'return times(line["qty"], line["price"])', 'return times(line["qty"], line["price"]) - (1 if line["qty"] > 3 else 0)')
+    repo.commit("a bug, through tinymath")
+    result = repo.review()
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "orders: regression" in result.stdout
+
+
+def test_a_head_that_changes_the_dependencies_edits_a_gate_control(repo: Repo):
+    buggy(repo)
+    (repo.root / "requirements.lock").write_text((repo.root / "requirements.lock").read_text() + "# and whatever else\n")
+    repo.commit("a bug, and the dependencies edited")
+    result = repo.review()
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "oracle edit: requirements.lock" in output and "gate controls (the code's dependencies)" in output, output
+
+
+def test_a_requirements_file_pip_cannot_install_is_a_setup_failure_not_a_verdict(repo: Repo):
+    repo.git("checkout", "-q", "main")
+    repo.edit("requirements.lock", "tinymath==1.0 --hash=sha256:", "tinymath==1.0 --hash=sha256:0")
+    repo.commit("base: a hash that no file has")
+    repo.branch("patch")
+    uses_tinymath(repo)
+    repo.commit("line totals through tinymath")
+    result = repo.review()
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "setup failed: pip could not install the base's requirements.lock" in result.stderr
