@@ -28,6 +28,16 @@ def test_pin_refuses_a_fixture_outside_the_root(repo: SampleRepo, tmp_path):
     assert_refused(repo.cli("pin", "--fixture", str(outside), "--generator-version", "1", "--out", repo.lock), "outside the repository root")
 
 
+def test_gate_refuses_an_out_outside_the_root_before_any_work(repo: SampleRepo, tmp_path):
+    # Before anything else: the missing fixture, which pinning (the first step) would refuse,
+    # is never reached, and no search runs.
+    (repo.root / "changed.txt").write_text("")
+    result = repo.cli("gate", "--fixture", "nope.json", "--generator-version", "3", "--properties", "tests/properties",
+                      "--out", str(tmp_path / "elsewhere"), "--diff-paths", "changed.txt")
+    assert_refused(result, "lock is outside the repository root")
+    assert not (tmp_path / "elsewhere").exists() and not (tmp_path / ".elsewhere.staging").exists()
+
+
 def test_check_refuses_an_assertion_id_defined_twice(repo: SampleRepo):
     assert repo.pin().code == 0
     repo.write("tests/properties/zz_bad.py", "import witness_gate\nfrom hypothesis import strategies as st\n"
