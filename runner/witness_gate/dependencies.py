@@ -5,7 +5,8 @@ from a requirements file of the base (`requirements` in `[tool.witness-gate]`), 
 pinned by hash (`pip install --require-hashes`), and only as wheels (`--only-binary :all:`:
 installing runs no code of theirs). The trusted side installs them, outside the sandbox,
 with the interpreter the runner's own comes from, into a directory of the review's; each
-worker sees it read-only at `INSIDE`, the last entry of its import path. A head that edits
+worker sees it read-only at `INSIDE`, the first entry of its import path (a module the head
+adds under the tree's import paths cannot shadow a package the base declares). A head that edits
 the file edits a gate control (an oracle edit), so what it declares is always the base's.
 """
 
@@ -30,10 +31,12 @@ def install(requirements: bytes, where: str, target: Path) -> None:
     listing = target.parent / "requirements.txt"
     listing.write_bytes(requirements)
     python = getattr(sys, "_base_executable", None) or sys.executable  # a venv's (a PEX's) base interpreter has pip
-    argv = [python, "-m", "pip", "install", "--require-hashes", "--only-binary", ":all:", "--no-deps", "--no-compile",
+    # -I, and a directory of the review's own as the working directory: `-m pip` would
+    # otherwise import a `pip` package from the CI checkout (the head's files), as root.
+    argv = [python, "-I", "-m", "pip", "install", "--require-hashes", "--only-binary", ":all:", "--no-deps", "--no-compile",
             "--disable-pip-version-check", "--no-input", "--target", str(target), "-r", str(listing)]
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=_PIP_SECONDS,
+        done = subprocess.run(argv, cwd=target.parent, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=_PIP_SECONDS,
                               env={key: value for key, value in os.environ.items() if key != "PYTHONPATH"})
     except (OSError, subprocess.TimeoutExpired) as error:
         raise WitnessGateError(f"setup failed: installing the base's {where}: {error}") from None

@@ -47,6 +47,7 @@ from typing import Any
 from witness_gate import pytest_files, seeds
 from witness_gate.canonical import canonical_bytes
 from witness_gate.errors import WitnessGateError
+from witness_gate.store import read_regular_file
 from witness_gate.properties import Outcome, describe, failure_evidence
 
 _MAX_NOTES = 2000
@@ -68,26 +69,57 @@ def is_pytest_module(source: bytes) -> bool:
 
 
 def declared_given_tests(source: bytes) -> dict[str, bool]:
-    """The `@given` tests a pytest module declares, by function name, each with whether the
-    module itself marks it (or its class, or the module) skip or xfail unconditionally (pure,
-    from the source: nothing the code under test or a conftest does at run time can add a
-    test here or a mark to it). Collected the way pytest does by default: functions named
-    `test*` at the top level and in classes named `Test*`."""
+    """The `@given` tests a pytest module declares, by `_function_key` (`test` or
+    `Class::test`), each with whether the module itself marks it (or its class, or the
+    module) skip or xfail unconditionally (pure, from the source: nothing the code under test
+    or a conftest does at run time can add a test here or a mark to it). Collected the way
+    pytest does by default: functions named `test*` at the top level and in classes named
+    `Test*`; `given` under any name the module imports it as."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return {}
+    givens = {"given"} | {alias.asname for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module == "hypothesis"
+                          for alias in node.names if alias.name == "given" and alias.asname}
     module_marked = any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets)
                         and _unconditional_marks(node.value) for node in tree.body)
-    found: dict[str, bool] = {}
-    scopes: list[tuple[list[ast.stmt], bool]] = [(tree.body, module_marked)]
-    scopes += [(node.body, module_marked or _marked(node.decorator_list)) for node in tree.body
+    scopes: list[tuple[str, list[ast.stmt], bool]] = [("", tree.body, module_marked)]
+    scopes += [(f"{node.name}::", node.body, module_marked or _marked(node.decorator_list)) for node in tree.body
                if isinstance(node, ast.ClassDef) and node.name.startswith("Test")]
-    for body, marked in scopes:
+    found: dict[str, bool] = {}
+    for prefix, body, marked in scopes:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test") and any(
-                    _called_name(decorator) == "given" for decorator in node.decorator_list):
-                found[node.name] = found.get(node.name, True) and (marked or _marked(node.decorator_list))
+                    _called_name(decorator) in givens for decorator in node.decorator_list):
+                found[prefix + node.name] = marked or _marked(node.decorator_list)
+    return found
+
+
+def _function_key(node_id: str) -> str:
+    """`Class::test` or `test` of a node id, without the module or parameters."""
+    return node_id.split("::", 1)[-1].split("[", 1)[0] if "::" in node_id else ""
+
+
+def _tests_setting_max_examples(source: bytes) -> set[str]:
+    """The tests (`_function_key`s) whose module sets their `max_examples` in a `@settings(...)`
+    on the test or its class (pure)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+
+    def sets_it(decorators: list[ast.expr]) -> bool:
+        return any(isinstance(d, ast.Call) and _called_name(d) == "settings" and any(k.arg == "max_examples" for k in d.keywords)
+                   for d in decorators)
+
+    found = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and sets_it(node.decorator_list):
+            found.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            whole = sets_it(node.decorator_list)
+            found |= {f"{node.name}::{item.name}" for item in node.body
+                      if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and (whole or sets_it(item.decorator_list))}
     return found
 
 
@@ -117,28 +149,26 @@ def _marked(decorators: list[ast.expr]) -> bool:
 
 
 def unsearched(module: str, source: bytes, searched: dict[str, int], skipped: set[str], plain: set[str]) -> list[str]:
-    """Why each `@given` test of the base's `module` was not searched (pure): skipped,
-    xfailed or run as a plain test, never collected, or no case run (`searched`: node id ->
-    cases run), unless the module itself marks it skip or xfail unconditionally. A node id
-    with no case run is never searched, whatever the source says."""
-    def by_function(node_ids: Iterable[str]) -> dict[str, list[str]]:
-        grouped: dict[str, list[str]] = {}
-        for node_id in sorted(node_ids):
-            if node_id.split("::", 1)[0] == module:
-                grouped.setdefault(node_id.split("::")[-1].split("[", 1)[0], []).append(node_id)
-        return grouped
+    """Why each `@given` test of the base's `module` was not searched (pure), node by node:
+    no case ran (`searched`: node id -> cases run), skipped, or run once as a plain test
+    (marked xfail), unless the module itself marks it skip or xfail unconditionally; and each
+    test the module declares that was not collected at all (deselected, or a skip while the
+    module imported)."""
+    declared = declared_given_tests(source)
 
-    reasons = [f"{node_id}: no case ran (the search ran nothing)" for node_id in sorted(searched)
-               if searched[node_id] == 0 and node_id.split("::", 1)[0] == module]
-    ran = by_function(node_id for node_id, cases in searched.items() if cases > 0)
-    skips, plains = by_function(skipped), by_function(plain)
-    for name, marked_by_module in sorted(declared_given_tests(source).items()):
-        if name in ran or marked_by_module:
-            continue
-        why = (f"{skips[name][0]}: skipped" if name in skips
-               else f"{plains[name][0]}: run once as a plain test (marked xfail?), not searched" if name in plains
-               else f"{module}::{name}: not collected (deselected, or no longer a test at run time)")
-        reasons.append(why)
+    def ours(node_ids: Iterable[str]) -> list[str]:
+        return sorted(node_id for node_id in node_ids if node_id.split("::", 1)[0] == module)
+
+    def marked(node_id: str) -> bool:  # a test the module does not declare (inherited, nested) is never exempt
+        return declared.get(_function_key(node_id), False)
+
+    reasons = [f"{node_id}: no case ran (the search ran nothing)" for node_id in ours(searched) if searched[node_id] == 0]
+    reasons += [f"{node_id}: skipped" for node_id in ours(skipped) if not marked(node_id)]
+    reasons += [f"{node_id}: run once as a plain test (marked xfail?), not searched" for node_id in ours(plain)
+                if _function_key(node_id) in declared and not marked(node_id)]
+    collected = {_function_key(node_id) for node_id in ours([*searched, *skipped, *plain])}
+    reasons += [f"{module}::{key}: not collected (deselected, or no longer a test at run time)"
+                for key, exempt in sorted(declared.items()) if not exempt and key not in collected]
     return [f"{reason}; a @given test of the base's module must be searched, unless the module itself marks it skip or xfail"
             for reason in reasons]
 
@@ -314,8 +344,11 @@ class GivenTest:
     without `@given`, a stateful machine's `TestCase`, or one marked xfail: an expected
     failure gates nothing)."""
 
-    def __init__(self, item: Any, basetemp: str, runtime: _Runtime) -> None:
+    def __init__(self, item: Any, basetemp: str, runtime: _Runtime, max_examples: int | None = None) -> None:
+        """`max_examples`: the suite's, the least a search of a test whose module sets none of
+        its own runs (whatever default was in force when it was decorated)."""
         self.item, self._basetemp, self._runtime = item, basetemp, runtime
+        self._max_examples = max_examples
         self.assertion_id: str = item.nodeid
         self._function = _hypothesis_function(item.obj)
         # A stateful machine's `TestCase` counts as a Hypothesis test but has no `@given`
@@ -360,7 +393,10 @@ class GivenTest:
             raised = self._under(_search_settings(None, (Phase.explicit,)), search_seed, body(True), counter)
             if raised is not None and not self._runtime.left_by_the_test(raised):
                 return "explicit", raised
-        return "generated", self._under(_search_settings(database, (Phase.generate, Phase.shrink)), search_seed, body(False), counter)
+        generating = _search_settings(database, (Phase.generate, Phase.shrink))
+        if self._max_examples is not None:  # never fewer than the suite's, whatever profile was in force
+            generating["max_examples"] = max(self._max_examples, self._function._hypothesis_internal_use_settings.max_examples)
+        return "generated", self._under(generating, search_seed, body(False), counter)
 
     def _passes(self, error: BaseException | None, example: int | None) -> bool:
         """Whether a case that raised `error` passed: nothing raised, a way out the test module
@@ -606,17 +642,18 @@ def _load_gate_profile(max_examples: int) -> None:
     settings.load_profile("witness-gate")
 
 
-def _guard_profiles(module_file: str) -> None:
-    """Lets only the test module and conftest files (the oracle) load a Hypothesis profile: a
-    test without settings of its own takes the default in force when its module is imported,
-    so code under test imported first could set its `max_examples` to 1 through the public API."""
+def _guard_profiles(oracle_files: set[str]) -> None:
+    """Lets only the test module and the conftest files on its way from the root (the
+    oracle) load a Hypothesis profile: code under test imported first could otherwise set
+    the default a test without settings of its own takes (the search also puts the suite's
+    `max_examples` over any test whose module sets none: `GivenTest`)."""
     from hypothesis import settings
 
     load = settings.load_profile
 
     def guarded(name: str) -> None:
         caller = os.path.realpath(sys._getframe(1).f_code.co_filename)
-        if caller != module_file and os.path.basename(caller) != "conftest.py":
+        if caller not in oracle_files:
             raise WitnessGateError(f"{caller} loaded the Hypothesis profile {name!r}: only the test module and its conftest files may "
                                    "choose how the gated tests search")
         load(name)
@@ -638,14 +675,20 @@ def run_session(root: Path, module: str, max_examples: int, before_collection: C
     runtime = _Runtime(root / module)
     failures: list[str] = []
     raised: list[BaseException] = []
+    existing: set[int] = set()  # the modules there were before pytest imported the test module
+    oracle_conftests = {os.path.realpath(root / path) for path in pytest_files.read_at_collection(module) if path.endswith("conftest.py")}
 
     class Driver:
         @pytest.hookimpl(tryfirst=True)
         def pytest_configure(self, config: Any) -> None:
             # Before collection: a test that sets no max_examples gets the suite's.
             _load_gate_profile(max_examples)
-            _guard_profiles(runtime.module_file)
+            _guard_profiles({runtime.module_file, *oracle_conftests})
             before_collection()
+
+        def pytest_collectstart(self, collector: Any) -> None:
+            if isinstance(collector, pytest.Module) and os.path.realpath(collector.path) == runtime.module_file:
+                existing.update(id(loaded) for loaded in list(sys.modules.values()))
 
         def pytest_collectreport(self, report: Any) -> None:
             if report.failed:  # the error itself, on one line, as a blocked line shows it
@@ -656,7 +699,15 @@ def run_session(root: Path, module: str, max_examples: int, before_collection: C
         @pytest.hookimpl(tryfirst=True)
         def pytest_runtestloop(self, session: Any) -> bool:
             try:
-                tests = [GivenTest(item, basetemp, runtime) for item in session.items if item.nodeid.split("::", 1)[0] == module]
+                items = [item for item in session.items if item.nodeid.split("::", 1)[0] == module]
+                # In the importlib mode pytest takes a module already in sys.modules under the
+                # test module's name as it is: code imported first (by a conftest) could have put
+                # a stand-in there, whose tests pass.
+                if any(id(item.module) in existing for item in items):
+                    raise WitnessGateError(f"{module}: the module pytest collected was in sys.modules before pytest imported the test "
+                                           "module: something imported before it stood in for it")
+                own = _tests_setting_max_examples(read_regular_file(Path(runtime.module_file), "test module"))
+                tests = [GivenTest(item, basetemp, runtime, None if _function_key(item.nodeid) in own else max_examples) for item in items]
                 loop(tests)
             except BaseException as error:  # pytest would print it and carry on: the worker reports it
                 raised.append(error)
@@ -665,7 +716,7 @@ def run_session(root: Path, module: str, max_examples: int, before_collection: C
     with tempfile.TemporaryDirectory(prefix="witness-gate-pytest-") as scratch:
         basetemp = str(Path(scratch) / "basetemp")
         # What pytest reads, fixed: the root, the ini file pytest would find from the module
-        # (the base's: every candidate on the way is oracle, `pytest_read_paths`), conftest
+        # (the base's: every candidate on the way is oracle, `pytest_files`), or an empty one, conftest
         # files no higher than the root, no plugin but the runner's, and the importlib import
         # mode, which puts no directory of the tree first on sys.path (where a copy of the
         # package committed beside the tests would shadow the real one).
@@ -673,8 +724,11 @@ def run_session(root: Path, module: str, max_examples: int, before_collection: C
         # source parsed again, three quarters of a failing replay's time; the evidence is the
         # runner's own (`describe`), and a collection error's message reads the same.
         ini = ini_file(root, module)
+        if ini is None:  # an empty one: pytest must not go looking for one of its own
+            ini = Path(scratch) / "pytest.ini"
+            ini.write_text("[pytest]\n", "utf-8")
         args = [str(root / module), f"--rootdir={root}", f"--confcutdir={root}", "--import-mode=importlib",
-                *(("-c", str(ini)) if ini is not None else ()), "--basetemp", basetemp, "-p", "no:cacheprovider",
+                "-c", str(ini), "--basetemp", basetemp, "-p", "no:cacheprovider",
                 "-q", "--no-header", "--tb=no", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         pytest.main(args, plugins=[Driver()])

@@ -44,23 +44,27 @@ def imported_names(source: bytes, path: str) -> list[str]:
 
 def module_paths(name: str, import_paths: Iterable[str]) -> list[str]:
     """Where a candidate of `imported_names` may live in the repository (pure): the module
-    file or package `__init__.py`, and those of each package on the way."""
+    file or package `__init__.py`, and those of each package on the way, root by root in
+    import order."""
+    return [root + relative for root, relatives in _candidates(name, import_paths) for relative in relatives]
+
+
+def _candidates(name: str, import_paths: Iterable[str]) -> list[tuple[str, list[str]]]:
     if name.startswith("/"):
         parts, roots = name[1:].split("/"), [""]
     else:
         parts, roots = name.split("."), ["" if root in ("", ".") else root.rstrip("/") + "/" for root in import_paths]
-    found = []
-    for root in roots:
-        for depth in range(1, len(parts) + 1):
-            stem = root + "/".join(parts[:depth])
-            found += [f"{stem}.py", f"{stem}/__init__.py"]
-    return found
+    relatives = [f"{'/'.join(parts[:depth])}{suffix}" for depth in range(1, len(parts) + 1) for suffix in (".py", "/__init__.py")]
+    return [(root, relatives) for root in roots]
 
 
 def helpers(tree: Path, modules: Iterable[str], import_paths: Iterable[str], is_impl: Callable[[str], bool]) -> dict[str, str]:
     """Repository path -> the module that imports it, for every module of `tree` that the
-    property `modules` import, directly or through other such modules, outside the
-    implementation (`is_impl`): the implementation's own imports are the head's business."""
+    `modules` (the property modules, and what pytest reads on the way to them) import,
+    directly or through other such modules, outside the implementation (`is_impl`): the
+    implementation's own imports are the head's business. Where a helper is found under an
+    import path, the same module under every earlier import path is listed too, existing or
+    not: a module there would shadow it (whoever owns that directory)."""
     roots = tuple(import_paths)
     found: dict[str, str] = {}
     pending = list(modules)
@@ -72,10 +76,22 @@ def helpers(tree: Path, modules: Iterable[str], import_paths: Iterable[str], is_
         except OSError:
             continue
         for name in imported_names(source, module):
-            for candidate in module_paths(name, roots):
-                if candidate in seen or is_impl(candidate) or not (tree / candidate).is_file() or (tree / candidate).is_symlink():
-                    continue
-                seen.add(candidate)
-                found[candidate] = module
-                pending.append(candidate)
+            earlier: list[tuple[str, str]] = []  # (path, module it would be) under the roots already passed
+            for root, relatives in _candidates(name, roots):
+                for relative in relatives:
+                    candidate = root + relative
+                    if is_impl(candidate) or not (tree / candidate).is_file() or (tree / candidate).is_symlink():
+                        continue
+                    found.setdefault(candidate, module)
+                    stem = _stem(relative)
+                    found.update({shadow: module for shadow, shadow_stem in earlier if shadow_stem == stem and shadow not in found})
+                    if candidate not in seen:
+                        seen.add(candidate)
+                        pending.append(candidate)
+                earlier += [(root + relative, _stem(relative)) for relative in relatives]
     return found
+
+
+def _stem(relative: str) -> str:
+    """The dotted module a relative candidate is (`a/b.py` and `a/b/__init__.py`: `a/b`)."""
+    return relative.removesuffix("/__init__.py").removesuffix(".py")

@@ -148,6 +148,9 @@ def with_imported_helpers(tree: Path, config: GateConfig) -> GateConfig:
             modules = [path.relative_to(tree).as_posix() for path in property_files([tree / entry for entry in suite.properties])]
         except (WitnessGateError, ValueError):  # the suite's own run names what is missing
             modules = []
+        # What pytest imports on the way to them too: conftest files and test packages' __init__.py.
+        modules += [path for entry in suite.properties for path in pytest_files.read_at_collection(entry)
+                    if path.endswith(".py") and (tree / path).is_file()]
         impl = set(suite.impl)
         found = oracle_imports.helpers(tree, modules, suite.import_paths or config.import_paths,
                                        lambda path: path in impl or owner(path, config.impl_prefixes, ()) == "impl")
@@ -256,9 +259,8 @@ def _reaches(suite: Suite, closure: set[str], path: str) -> str | None:
     for root in suite.import_paths or (".",):
         if path.startswith("" if root in ("", ".") else root.rstrip("/") + "/"):
             return f"is under its source root {root}"
-    directory = path.rpartition("/")[0]
-    if any(file.rpartition("/")[0] == directory for file in closure):
-        return "is beside a file of its closure (package data)"
+    if any(path.startswith(file.rpartition("/")[0] + "/") or "/" not in file for file in closure):
+        return "is beside a file of its closure, or below its directory (package data)"
     return None
 
 
@@ -441,7 +443,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
                 raise WitnessGateError(f"the base declares requirements = {config.requirements!r}, which it does not have")
             dependencies.install(requirements, config.requirements, work / "dependencies" / "site")
             provided = {dependencies.INSIDE: work / "dependencies" / "site"}
-            config = replace(config, import_paths=(*config.import_paths, dependencies.INSIDE))
+            config = replace(config, import_paths=(dependencies.INSIDE, *config.import_paths))
         try:
             ownership = own(paths, config, _symlinked_oracle(base_tree, config), gated_build_files)
         except (OSError, RuntimeError) as error:  # a symlink loop among the base's oracle paths

@@ -5,7 +5,8 @@ modules, traces other processes, reads keyrings, loads BPF, opens performance co
 the clock or makes namespaces of its own. Each of those is a way from the code under test to
 the kernel's wider state (or to a process it should not see), so the worker's filter refuses
 them with EPERM. `clone3` gets ENOSYS, which makes the C library fall back to `clone`, whose
-flags a classic BPF filter can read (and refuse when they ask for a namespace).
+flags a classic BPF filter can read (and refuse when they ask for a namespace); `socket` is
+refused for the vsock family only.
 
 `program(machine)` is pure: the filter as the bytes of a `struct sock_filter` array, the
 form `bwrap --seccomp FD` reads. Syscall numbers are per architecture; a machine without a
@@ -25,6 +26,9 @@ _ERRNO = 0x00050000
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET and NEWTIME.
 NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x00000080
 _X32_BIT = 0x40000000
+# vsock is not network-namespaced: a socket of that family reaches the hypervisor's or the
+# host's vsock services from inside the worker's empty network namespace.
+AF_VSOCK = 40
 
 REFUSED = (
     # mounts and the file systems behind them
@@ -37,7 +41,7 @@ REFUSED = (
     # the kernel itself: modules, kexec, keyrings, BPF, counters, logs, io_uring, fanotify, userfaultfd
     "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot", "acct", "syslog", "vhangup",
     "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "io_uring_setup", "io_uring_enter", "io_uring_register",
-    "fanotify_init", "userfaultfd", "uselib", "iopl", "ioperm",
+    "fanotify_init", "userfaultfd", "uselib", "iopl", "ioperm", "modify_ldt",
     # the clock
     "clock_settime", "clock_adjtime", "settimeofday", "adjtimex",
 )
@@ -56,6 +60,7 @@ _TABLES: dict[str, tuple[int, bool, dict[str, int]]] = {
         "request_key": 249, "bpf": 321, "perf_event_open": 298, "io_uring_setup": 425, "io_uring_enter": 426,
         "io_uring_register": 427, "fanotify_init": 300, "userfaultfd": 323, "uselib": 134, "iopl": 172, "ioperm": 173,
         "clock_settime": 227, "clock_adjtime": 305, "settimeofday": 164, "adjtimex": 159, "clone": 56, "clone3": 435,
+        "modify_ldt": 154, "socket": 41,
     }),
     "aarch64": (0xC00000B7, False, {
         "mount": 40, "umount2": 39, "pivot_root": 41, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
@@ -66,7 +71,7 @@ _TABLES: dict[str, tuple[int, bool, dict[str, int]]] = {
         "kexec_file_load": 294, "reboot": 142, "acct": 89, "syslog": 116, "vhangup": 58, "keyctl": 219, "add_key": 217,
         "request_key": 218, "bpf": 280, "perf_event_open": 241, "io_uring_setup": 425, "io_uring_enter": 426,
         "io_uring_register": 427, "fanotify_init": 262, "userfaultfd": 282, "clock_settime": 112, "clock_adjtime": 266,
-        "settimeofday": 170, "adjtimex": 171, "clone": 220, "clone3": 435,
+        "settimeofday": 170, "adjtimex": 171, "clone": 220, "clone3": 435, "socket": 198,
     }),
 }
 
@@ -93,10 +98,13 @@ def program(machine: str) -> bytes | None:
         body.append((_JGE_K, "refuse", None, _X32_BIT))
     body.append((_JEQ_K, "no_clone3", None, numbers["clone3"]))
     body.append((_JEQ_K, "clone", None, numbers["clone"]))
+    body.append((_JEQ_K, "socket", None, numbers["socket"]))
     body += [(_JEQ_K, "refuse", None, number) for number in refused]
     body.append((_RET_K, None, None, _ALLOW))
     labels = {"clone": len(body)}
     body += [(_LD_W_ABS, None, None, _ARG0_LOW), (_JSET_K, "refuse", None, NAMESPACE_FLAGS), (_RET_K, None, None, _ALLOW)]
+    labels["socket"] = len(body)
+    body += [(_LD_W_ABS, None, None, _ARG0_LOW), (_JEQ_K, "refuse", None, AF_VSOCK), (_RET_K, None, None, _ALLOW)]
     labels["no_clone3"] = len(body)
     body.append((_RET_K, None, None, _ERRNO | errno.ENOSYS))
     labels["refuse"] = len(body)

@@ -82,12 +82,15 @@ def main(request_path: str) -> None:
         missing = conditions.machine_problem(request.get("condition") or {})
         if missing is not None:  # a silent fall-back (UTC, the C locale) would test another condition
             raise WitnessGateError(missing)
-        # Hypothesis is the runner's, loaded before the patch's import paths exist: a
-        # `hypothesis` package in the implementation cannot stand in for it.
+        # Hypothesis and pytest are the runner's, loaded before the patch's import paths exist:
+        # a `hypothesis`, `pytest` or `pluggy` module in the implementation cannot stand in.
         try:
+            import _pytest.python  # noqa: F401
             import hypothesis.strategies  # noqa: F401
+            import pluggy  # noqa: F401  # pants: no-infer-dep (pytest's own dependency)
+            import pytest  # noqa: F401
         except ImportError as error:  # no user code has run: the worker's view of the runner is short
-            raise WitnessGateError(f"the worker cannot import the runner's Hypothesis ({error}): its sandbox does not show the runner's install") from None
+            raise WitnessGateError(f"the worker cannot import the runner's Hypothesis or pytest ({error}): its sandbox does not show the runner's install") from None
 
         add_import_paths(root, request["import_paths"])
         fixture = _Fixture(Path(request["fixture_path"]), request["fixture_sha256"])

@@ -83,3 +83,17 @@ def test_a_requirements_file_pip_cannot_install_is_a_setup_failure_not_a_verdict
     result = repo.review()
     assert result.returncode == 2, result.stdout + result.stderr
     assert "setup failed: pip could not install the base's requirements.lock" in result.stderr
+
+
+def test_a_pip_package_in_the_checkout_never_runs_as_the_reviews_user(repo: Repo, tmp_path: Path):
+    # The review runs from the CI checkout, which holds the head's files: `python -m pip`
+    # there would import the head's `pip` (outside the sandbox, as root under CI).
+    marker = tmp_path / "pip-ran"
+    (repo.root / "pip").mkdir()
+    (repo.root / "pip/__init__.py").write_text("")
+    (repo.root / "pip/__main__.py").write_text(f"open({str(marker)!r}, 'w').write('head code ran')\n")
+    uses_tinymath(repo)
+    repo.commit("line totals through tinymath, and a pip of its own")
+    result = repo.review()
+    assert not marker.exists(), "the head's pip ran outside the sandbox"
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -363,7 +363,9 @@ def test_code_under_test_that_makes_given_tests_look_plain_does_not_pass(tmp_pat
     repo.write(HOSTILE_MODULE, HOSTILE_TESTS)
     result = gate(repo, HOSTILE)
     assert result.code == 1, result.stdout + result.stderr
-    assert "pytest: 8 @given test(s) searched" in result.stdout, result.stdout
+    # Every @given test but the one its module marks skip (and the xfailed one, a plain test)
+    # is searched, and the bug found as what it is.
+    assert "pytest: 7 @given test(s) searched" in result.stdout and "regression: " in result.stdout, result.stdout
 
 
 CANNOT_RUN = {
@@ -484,25 +486,31 @@ class Helpers:
 def test_the_base_module_says_which_given_tests_it_declares_and_which_it_marks_itself():
     assert declared_given_tests(DECLARING) == {
         "test_plain": False, "test_marked_skip": True, "test_marked_xfail": True, "test_skipif": False,
-        "test_conditional_xfail": False, "test_in_a_class": False, "test_in_a_skipped_class": True,
+        "test_conditional_xfail": False, "TestGroup::test_in_a_class": False, "TestSkipped::test_in_a_skipped_class": True,
     }
     assert declared_given_tests(b"pytestmark = pytest.mark.skip\n@given(st.integers())\ndef test_a(n): pass\n") == {"test_a": True}
+    assert declared_given_tests(b"from hypothesis import given as g\n@g(st.integers())\ndef test_b(n): pass\n") == {"test_b": False}
     assert declared_given_tests(b"def f(:\n") == {}
 
 
 def test_each_declared_given_test_not_searched_is_named_with_why():
     module = "tests/test_m.py"
     searched = {f"{module}::test_plain[1]": 12, f"{module}::test_plain[2]": 0, f"{module}::TestGroup::test_in_a_class": 3}
-    reasons = unsearched(module, DECLARING, searched, {f"{module}::test_skipif"}, {f"{module}::test_conditional_xfail"})
+    reasons = unsearched(module, DECLARING, searched, {f"{module}::test_skipif", f"{module}::test_marked_skip"},
+                         {f"{module}::test_conditional_xfail", f"{module}::test_marked_xfail"})
     assert [reason.split(";")[0] for reason in reasons] == [
         f"{module}::test_plain[2]: no case ran (the search ran nothing)",
-        f"{module}::test_conditional_xfail: run once as a plain test (marked xfail?), not searched",
         f"{module}::test_skipif: skipped",
+        f"{module}::test_conditional_xfail: run once as a plain test (marked xfail?), not searched",
     ]
     everything = {f"{module}::{name}": 5 for name in ("test_plain", "test_skipif", "test_conditional_xfail")}
     assert unsearched(module, DECLARING, {**everything, f"{module}::TestGroup::test_in_a_class": 1}, set(), set()) == []
     [missing] = unsearched(module, DECLARING, everything, set(), set())
-    assert missing.startswith(f"{module}::test_in_a_class: not collected")
+    assert missing.startswith(f"{module}::TestGroup::test_in_a_class: not collected")
+    # Node by node: one parameter searched does not cover another skipped, nor one class another.
+    [skipped] = unsearched(module, DECLARING, {**everything, f"{module}::TestGroup::test_in_a_class": 1},
+                           {f"{module}::test_plain[safe]"}, set())
+    assert skipped.startswith(f"{module}::test_plain[safe]: skipped")
 
 
 @pytest.mark.parametrize("attack", [
@@ -531,3 +539,15 @@ def test_a_profile_the_code_under_test_loads_is_refused_not_searched_under(tmp_p
     result = gate(repo, IMPL)
     assert result.code == 1, result.stdout + result.stderr
     assert "pricing.py loaded the Hypothesis profile 'one': only the test module and its conftest files may choose" in result.stdout
+
+
+def test_a_default_the_code_under_test_sets_past_the_public_api_does_not_weaken_the_search(tmp_path):
+    # Hypothesis' own module state, set when the tests import the code: every test decorated
+    # after it would search one case. A test whose module sets no max_examples searches at
+    # least the suite's.
+    repo = existing_tests_repo(tmp_path)
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""The implementation under test: order totals."""\n'
+              "import hypothesis._settings as _s\n_s.default_variable.value = _s.settings(max_examples=1)\n")
+    result = gate(repo)
+    assert result.code == 0, result.stdout + result.stderr
+    assert repo.gate_json()["pytest"]["cases_run"][f"{MODULE}::test_total_is_the_sum_of_its_lines"] >= 30, result.stdout

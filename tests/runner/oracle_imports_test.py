@@ -39,8 +39,11 @@ def test_helpers_are_followed_through_each_other_but_not_into_the_implementation
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text)
     found = oracle_imports.helpers(tmp_path, ["tests/properties/p.py"], ["src", "."], lambda path: path.startswith("src/"))
+    # Under src/, an earlier import path, a module of the same name would shadow each helper.
     assert found == {"testing/__init__.py": "tests/properties/p.py", "testing/strategies.py": "tests/properties/p.py",
-                     "testing/shapes.py": "testing/strategies.py"}
+                     "testing/shapes.py": "testing/strategies.py",
+                     **{f"src/testing{shadow}": "tests/properties/p.py"
+                        for shadow in (".py", "/__init__.py", "/strategies.py", "/strategies/__init__.py")}}
 
 
 PYTEST_MODULE = '''from hypothesis import given

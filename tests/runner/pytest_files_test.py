@@ -31,7 +31,8 @@ pricing.line_total = lambda line: line["qty"] * line["price"]
 def test_every_file_pytest_reads_on_the_way_to_a_module_is_listed():
     read = pytest_files.read_at_collection("tests/properties/test_orders.py")
     for directory in ("", "tests/", "tests/properties/"):
-        for name in ("conftest.py", "__init__.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"):
+        for name in ("conftest.py", "__init__.py", "pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg",
+                     "pyproject.toml"):
             assert f"{directory}{name}" in read
     assert pytest_files.read_at_collection("tests/properties") == pytest_files.read_at_collection("tests/properties/test_orders.py")
 
@@ -67,7 +68,8 @@ def review(repo: Repo, message: str):
     ("tests/pytest.ini", "[pytest]\naddopts = -p orders_app.restore\n"),
     ("tests/tox.ini", "[pytest]\naddopts = -p orders_app.restore\n"),
     ("tests/pyproject.toml", "[tool.pytest.ini_options]\naddopts = '-p orders_app.restore'\n"),
-], ids=["conftest_above_the_properties", "pytest_ini", "tox_ini", "nested_pyproject"])
+    ("pytest.toml", "[pytest]\naddopts = ['-p', 'orders_app.restore']\n"),
+], ids=["conftest_above_the_properties", "pytest_ini", "tox_ini", "nested_pyproject", "pytest_toml_at_the_root"])
 def test_a_file_pytest_reads_that_the_head_adds_is_an_oracle_edit(repo: Repo, path: str, text: str):
     buggy(repo)
     (repo.root / "src/orders_app/restore.py").write_text(RESTORING_PLUGIN)
@@ -95,3 +97,35 @@ def test_a_copy_of_the_package_beside_the_tests_does_not_shadow_it(repo: Repo):
     result, output = review(repo, "bug, and a right copy of the package beside the tests")
     assert result.returncode == 1, output
     assert "orders: regression: checks/test_orders.py::test_a_line_costs_its_quantity_times_its_price" in output, output
+
+
+STAND_IN = """import os, sys, types
+
+from hypothesis import given, strategies as st
+
+
+@given(st.integers(0, 50), st.integers(0, 1000))
+def test_a_line_costs_its_quantity_times_its_price(qty, price):
+    pass
+
+
+stand_in = types.ModuleType("test_orders")
+stand_in.__file__ = os.path.join(os.getcwd(), "tests/properties/test_orders.py")
+stand_in.test_a_line_costs_its_quantity_times_its_price = test_a_line_costs_its_quantity_times_its_price
+for name in ("test_orders", "tests.properties.test_orders"):  # the names pytest's importlib mode tries for the module
+    sys.modules[name] = stand_in
+"""
+
+
+def test_a_stand_in_for_the_test_module_in_sys_modules_is_refused(repo: Repo):
+    # The base's conftest imports the package (common); the head's package puts a module of
+    # passing tests where pytest's importlib mode looks first.
+    repo.git("checkout", "-q", "main")
+    (repo.root / "tests/conftest.py").write_text("import orders_app  # noqa: F401\n")
+    repo.commit("base: a conftest that imports the package")
+    repo.branch("patch")
+    buggy(repo)
+    (repo.root / "src/orders_app/__init__.py").write_text(STAND_IN)
+    result, output = review(repo, "bug, and a stand-in for the test module")
+    assert result.returncode == 1, output
+    assert "the module pytest collected was in sys.modules before pytest imported the test module" in output, output

@@ -69,6 +69,8 @@ def test_the_program_refuses_what_it_lists_and_allows_the_rest(machine: str):
     assert verdict(numbers["clone"], 0x10000000) == refuse  # CLONE_NEWUSER
     assert verdict(numbers["clone"], 0x00020000 | 0x01200011) == refuse  # CLONE_NEWNS
     assert verdict(numbers["clone3"]) == 0x50000 | errno.ENOSYS  # the C library falls back to clone
+    assert verdict(numbers["socket"], 2) == allow and verdict(numbers["socket"], 1) == allow  # AF_INET, AF_UNIX
+    assert verdict(numbers["socket"], seccomp.AF_VSOCK) == refuse
     assert verdict(0, on=0x40000003) == refuse  # another ABI (i386)
     if machine == "x86_64":
         assert verdict(0x40000000 | 1) == refuse  # x32
