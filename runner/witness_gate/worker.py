@@ -87,7 +87,7 @@ def main(request_path: str) -> None:
         try:
             import _pytest.python  # noqa: F401
             import hypothesis.strategies  # noqa: F401
-            import pluggy  # noqa: F401  # pants: no-infer-dep (pytest's own dependency)
+            import pluggy  # pants: no-infer-dep (pytest's own dependency, which comes with it)
             import pytest  # noqa: F401
         except ImportError as error:  # no user code has run: the worker's view of the runner is short
             raise WitnessGateError(f"the worker cannot import the runner's Hypothesis or pytest ({error}): its sandbox does not show the runner's install") from None

@@ -129,3 +129,27 @@ def test_a_stand_in_for_the_test_module_in_sys_modules_is_refused(repo: Repo):
     result, output = review(repo, "bug, and a stand-in for the test module")
     assert result.returncode == 1, output
     assert "the module pytest collected was in sys.modules before pytest imported the test module" in output, output
+
+
+SHADOW_PYTEST = """import importlib, sys
+
+import orders_app.pricing as pricing
+
+pricing.line_total = lambda line: line["qty"] * line["price"]  # the right code back, for the tests
+del sys.modules["pytest"]
+roots = [entry for entry in sys.path if entry.endswith("/src")]
+for entry in roots:
+    sys.path.remove(entry)
+sys.modules["pytest"] = importlib.import_module("pytest")  # then the real pytest, as if nothing happened
+sys.path[:0] = roots
+"""
+
+
+def test_a_pytest_module_in_the_implementation_never_loads(repo: Repo):
+    # The worker loads pytest before the patch's import paths exist: a `pytest.py` beside the
+    # package would otherwise run first, before any guard.
+    buggy(repo)
+    (repo.root / "src/pytest.py").write_text(SHADOW_PYTEST)
+    result, output = review(repo, "bug, and a pytest of its own")
+    assert result.returncode == 1, output
+    assert "orders: regression: tests/properties/test_orders.py::test_a_line_costs_its_quantity_times_its_price" in output, output
