@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 import tarfile
