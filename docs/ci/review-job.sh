@@ -3,43 +3,161 @@
 # this file to .ci/witness-gate-review.sh (`.ci/` is a gate control: editing it is an oracle
 # edit) and run it from CI as
 #
-#   .ci/witness-gate-review.sh BASE HEAD
+#   WITNESS_GATE_INDEX_URL=https://your.index/simple .ci/witness-gate-review.sh BASE HEAD
 #
 # in a fresh checkout *of the base* with full history (GitHub: see github-workflow.yml),
-# on a machine with Debian's bubblewrap, as root or with unprivileged user namespaces. BASE
-# is the pull request's base (e.g. origin/main), HEAD its head commit, fetched but never
-# checked out. It exits with review's status (0 pass, 1 blocked, 3 oracle review, 4
-# incomplete, 2 bad input) and leaves in .artifacts/: review/ (review.json and each
-# suite's witnesses), review.xml (JUnit), review.sarif (SARIF 2.1.0) and review.md (the
-# Markdown summary for the pull request). Suites declared in BUILD files; a repository
-# without Pants declares them in pyproject.toml and drops the `pants` line and `--suites`.
+# on a machine with CPython 3.11 and Debian's bubblewrap, as root or with unprivileged user
+# namespaces. BASE is the pull request's base (e.g. origin/main), HEAD its head commit,
+# fetched but never checked out. WITNESS_GATE_INDEX_URL is the package index your team
+# names (a PEP 503 simple index of your own, or a proxy of PyPI) that serves witness-gate's
+# wheel and the wheels of its dependencies; pip's own PIP_INDEX_URL or PIP_FIND_LINKS (a
+# directory of the release's wheels) name one too. Whatever serves them, only the bytes
+# pinned below are installed: each by its sha256, binaries only.
+#
+# It exits with review's status (0 pass, 1 blocked, 3 oracle review, 4 incomplete, 2 bad
+# input); a step before the review that fails (no index named, no CPython 3.11 or
+# bubblewrap, pip, the base's Pants) exits 2 with a line "setup failed: ...", never 1,
+# which is a verdict. It leaves in .artifacts/: review/ (review.json and each suite's
+# witnesses), review.xml (JUnit), review.sarif (SARIF 2.1.0) and review.md (the Markdown
+# summary for the pull request). Where the base has a `pants` launcher, its suites are the
+# ones its BUILD files declare, printed by that Pants; without one, review reads them from
+# the base's pyproject.toml.
 set -euo pipefail
 
-base="${1:?usage: $0 BASE HEAD}"
-head="${2:?usage: $0 BASE HEAD}"
+setup_failed() { echo "setup failed: $*" >&2; exit 2; }
+
+[ $# -eq 2 ] || setup_failed "usage: $0 BASE HEAD"
+base="$1"
+head="$2"
 # The runner is a pinned release, installed where no code of the patch has run: a fresh
-# venv outside the checkout. Raise the pin in a pull request of its own.
+# venv outside the checkout. Raise the pin in a pull request of its own, with the pins below.
 version="0.4.0"
 git() { command git -c core.hooksPath=/dev/null "$@"; }  # no hook a patch committed runs
 
 # This job, the Pants launcher and the build graph are the base's: a head's copy of them
 # could say anything.
-if [ "$(git rev-parse HEAD)" != "$(git rev-parse --verify "$base^{commit}")" ]; then
-  echo "$0: run the job from a checkout of the base ($base), never from the head's" >&2
-  exit 2
+base_commit="$(git rev-parse --verify --quiet "$base^{commit}")" || setup_failed "the base $base is not a commit here: fetch it first"
+if [ "$(git rev-parse HEAD)" != "$base_commit" ]; then
+  setup_failed "run the job from a checkout of the base ($base), never from the head's"
 fi
-work="$(mktemp -d)"
+if [ -z "${WITNESS_GATE_INDEX_URL:-}" ] && [ -z "${PIP_INDEX_URL:-}" ] && [ -z "${PIP_FIND_LINKS:-}" ]; then
+  setup_failed "WITNESS_GATE_INDEX_URL is not set: name the package index that serves witness-gate $version's wheel and its dependencies (the runner is never taken by name from a public index)"
+fi
+command -v python3.11 >/dev/null || setup_failed "CPython 3.11 (python3.11) is not on PATH; it runs the runner (GitHub: actions/setup-python)"
+command -v bwrap >/dev/null || setup_failed "bubblewrap (bwrap) is not on PATH; it sandboxes the code under test: apt-get install -y --no-install-recommends bubblewrap"
+work="$(mktemp -d)" || setup_failed "mktemp -d"
 trap 'rm -rf "$work"' EXIT
 
-python3.11 -m venv "$work/runner"
-"$work/runner/bin/pip" install --quiet "witness-gate==$version"
-
 # The suites the base declares, printed by the base's own Pants, bound to the base commit.
-./pants witness-gate-suites --output-file="$work/suites.json" ::
+suites=()
+if [ -f pants ]; then
+  ./pants witness-gate-suites --output-file="$work/suites.json" :: \
+    || setup_failed "the base's ./pants could not print its suites (pants witness-gate-suites, above)"
+  suites=(--suites "$work/suites.json")
+fi
+
+# The runner wheel and every wheel it needs, each pinned by sha256; written by
+# docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
+cat >"$work/runner-requirements.txt" <<'PINS'
+witness-gate==0.4.0 \
+    --hash=sha256:d5667cbfa0043d08ef946c4226af314b647b665974eecf39214af0dc8d38a6ae
+annotated-doc==0.0.7 \
+    --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
+attrs==26.1.0 \
+    --hash=sha256:c647aa4a12dfbad9333ca4e71fe62ddc36f4e63b2d260a37a8b83d2f043ac309
+hypothesis==6.170.17 \
+    --hash=sha256:0365d7f00ff5ae2a1ee5c1808ad75c78b21cf8c3185fbbc9b1b1be771abcefb0 \
+    --hash=sha256:0bc729aed39f8c5133cd8608278e83d4ef49813e24409d52380a2cdeefb8bb47 \
+    --hash=sha256:0d8653b0c4766faea3dc41cdbccc191701c3db42391a46e2895b0549a5b7450a \
+    --hash=sha256:0f26fb90279a88e07701fdb78e1c6248187c783b42e3a517682d795314916e25 \
+    --hash=sha256:178ab29d6f230caee68f63085b18251e3b85601ffddc6a560714a50cdd288a12 \
+    --hash=sha256:1a0cc5e093aa53a3d7f67976eed0eab8ea279dfc71693f330b3ed91f0eaff9f9 \
+    --hash=sha256:359cefe0707a531e60d90bb93d0e3b2de254d3896827d61288699239003e1d29 \
+    --hash=sha256:371b50645ab33b5ae4d2391d1789aec958d2cd40e8d774fb4f63acb4f0dc3b35 \
+    --hash=sha256:7268af5f3f083f02470eb24cd3dfe7778c1051826be9f1488505bed831130be9 \
+    --hash=sha256:83725fa8022f45bc972e975d07e45aca63d1d1edf415821d8c28aa6014323cfb \
+    --hash=sha256:92b0c34e234e14342e85dd2c85b12370dcd04c2b0fdac9c527aec7022da296ef \
+    --hash=sha256:98a71a3ba8d8241a2b1a2f1a0c8fb351e1af0c4aac7ee37d4aadb355b0f1faed \
+    --hash=sha256:9ec3e6198377f772fb2ad2d229d362c813cad842d12654b947e5039d4d649136 \
+    --hash=sha256:a531587eb939322ee108dfd34df2538cb888a4bb4550d626cd75f46791f5f822 \
+    --hash=sha256:abd1e824a35dcb5bbc1f29b6e8a2cfaedc682c5b173335fa3f9979453c54597c \
+    --hash=sha256:b053648606d87a3c6cbc387bda67b7c84e6a89e3da63bf1bce5cc5b783155d91 \
+    --hash=sha256:ba5757621056597fd71d101357fed17b7f200592ca6050b59bf6733869de9fc5 \
+    --hash=sha256:bb6d08789ffdc901f876105f7ed041564857d41c5d4544cc4b5ef24125dad210 \
+    --hash=sha256:c92891c83dc6259a5e89eba62bf02ecb845fb0b54c96c3374bdd0fa71c4c820a \
+    --hash=sha256:ca99f7f9a3ef1d469c10461d605eff25c3a2043c4a71b93051dd8d947bceeae0 \
+    --hash=sha256:d913dcad6bd59a74c5bf6ca4a96460a0a66e4af8b94467b984ade277ea7553a0 \
+    --hash=sha256:eb2773f85fa21cbd99a482cdd751b5171041b6f6a2a09654bebd24af5b487683 \
+    --hash=sha256:ee364a61222e4393db58c2524eaedb396d86d4991b849e3d28755f251358a481 \
+    --hash=sha256:fba207de21c7e7884102646a04500f900a2db342ebc7b9e082881b97b40497b5 \
+    --hash=sha256:ff8d1e02c916b7cf3d23f1bf95af558f5d9c7faf2f3195037c5a5ba215072630
+iniconfig==2.3.1 \
+    --hash=sha256:9121e2c1fdb355232495be3194c8dfe87ccc2d5dee45947b78e68f499790d7a7
+jsonschema==4.26.0 \
+    --hash=sha256:d489f15263b8d200f8387e64b4c3a75f06629559fb73deb8fdfb525f2dab50ce
+jsonschema-specifications==2025.9.1 \
+    --hash=sha256:98802fee3a11ee76ecaca44429fda8a41bff98b00a0f2838151b113f210cc6fe
+markdown-it-py==4.3.0 \
+    --hash=sha256:7aa1511a46c39138de78d9eba92ce47e63124d8003fc98b3a351909e04239efa
+mdurl==0.1.2 \
+    --hash=sha256:84008a41e51615a49fc9966191ff91509e3c40b939176e643fd50a5c2196b8f8
+packaging==26.4 \
+    --hash=sha256:81383611a09c1bc0b08b76e0fd5829d7c6824c65b27a6aee339da133f4233ea2
+pluggy==1.7.0 \
+    --hash=sha256:7dd7b0d8832ba3cb632c306926ded123429211b83641b35dc5c41ad2d34f9bec
+pygments==2.21.0 \
+    --hash=sha256:2363c69b61c4a97c838da3b130dcd6468f4848992b21a82f2a63ec34377137d9
+pytest==9.2.0 \
+    --hash=sha256:07acdcf88ec174f907dc01af70bf52d49b014bbab03faeeade31c96b18c2e588
+referencing==0.37.0 \
+    --hash=sha256:381329a9f99628c9069361716891d34ad94af76e461dcb0335825aecc7692231
+rich==15.0.0 \
+    --hash=sha256:33bd4ef74232fb73fe9279a257718407f169c09b78a87ad3d296f548e27de0bb
+rpds-py==2026.9.1 \
+    --hash=sha256:0483515261947e4e8b8e1375bf7463e7eb6ccfb3d86e7b554d90cd5285f20f32 \
+    --hash=sha256:074a4d198bc34d9a8ea425114fc3ded6d11ec01f6a314a8db67454a5152d8834 \
+    --hash=sha256:136a1c3fe4402b7008bc81cb62ee538481795b61a7e83df88dff3b3f02b726ff \
+    --hash=sha256:270bdcdaac5d5b6f73c5e22e7e135c7f2a50e789f71d9e241d5be8d90026e19a \
+    --hash=sha256:2711d29b653b3bce48a63d18b9c6b53274669e6d6c4094dddeb4d9a0e45128b2 \
+    --hash=sha256:3231c4c0e521dafa5be0c9f114ee2c2ad46650836f2d72caa86801950c3e7044 \
+    --hash=sha256:3e524c7874ac72884d28e16dd5b8d839fd09e0fe76b020d3fbca23212a7b8c52 \
+    --hash=sha256:44b32a7c4f0da3d28af31c259e38ddcff096f855e205ed0671d02fcf44f1ea1c \
+    --hash=sha256:4c0d2cb595a420b34d5086db0add011e26e2c09d6a024afbac4228bf8f863a30 \
+    --hash=sha256:4cfaf02209061880210819934de2f4f6aa83dc04dafe6770276acc240a56da31 \
+    --hash=sha256:56cd8b3f77d7b6812f533b662186a1f28316931166ddc00fb893b1b0db7e9888 \
+    --hash=sha256:57492a550a1d88d29d003247e5f78dd8cf04a701fac0e4c8db8745a6d2504e0a \
+    --hash=sha256:6b723eb406dec5bc9ec516c73ab9c3239a3284e017f7eb89ee2b3258bd504fb7 \
+    --hash=sha256:6beb738155fe8ab8091afdfa5a3226b21c2b1593f1e50ebb90eb25b44dbc0391 \
+    --hash=sha256:6eae33003518fd4cb4f83a218d5371469dd3001aa3b87128c005b07762f7fe5e \
+    --hash=sha256:761fdae6728ceb99ab182fad2f0cc1e262f610834dc891aea1d1a2a2e634776f \
+    --hash=sha256:8171b44a054e5c67fd748ada04187f1250bf35b95f85e52ab64bcf3331a923bb \
+    --hash=sha256:839dde845559254f34885267c6878f60d61d5205180226d976fe488d45fa128e \
+    --hash=sha256:84a6ecc0c940169190d2c23bd969debd48c94dbc855acd60188a68d71d421608 \
+    --hash=sha256:a3dbc5ed9514908d5046107d7b1346bde71eea61de6e0e4919c19354f97e769f \
+    --hash=sha256:ab4b2fda7c2b542f7f9d886cc6a838c5079d2b76f72e6081411faba11adde2c9 \
+    --hash=sha256:e01b3c878c8641913e688edd1b3f08658c6783d29cf6b826bd3c0d1ae7a1ffaa \
+    --hash=sha256:f3d6ed6a98cfd19155996605474982cc470d7601746a6439078f1a5a3fa8b050 \
+    --hash=sha256:fda1d96e542c37b6c804547dbf489c129fe7c97183a76a5ec275909ba1a063df
+shellingham==1.5.4 \
+    --hash=sha256:7ecfff8f2fd72616f7481040475a65b2bf8af90a56c89140852d1120324e8686
+sortedcontainers==2.4.0 \
+    --hash=sha256:a163dcaede0f1c021485e957a39245190e74249897e2ae4b2aa38595db237ee0
+typer==0.28.0 \
+    --hash=sha256:afd18929180b706c5e9a239f53c3c8136903553c0c2d460598bbaa924191d4ab
+typing-extensions==4.16.0 \
+    --hash=sha256:481caa481374e813c1b176ada14e97f1f67a4539ce9cfeb3f350d78d6370c2e8
+PINS
+index=()
+[ -z "${WITNESS_GATE_INDEX_URL:-}" ] || index=(--index-url "$WITNESS_GATE_INDEX_URL")
+python3.11 -m venv "$work/runner" || setup_failed "python3.11 -m venv could not create the runner's venv"
+"$work/runner/bin/pip" install --quiet --disable-pip-version-check --require-hashes --only-binary :all: --no-deps \
+    "${index[@]}" -r "$work/runner-requirements.txt" \
+  || setup_failed "pip could not install the pinned runner $version and its dependencies (above)"
+"$work/runner/bin/pip" check --disable-pip-version-check >&2 || setup_failed "the pinned wheels do not satisfy each other (pip check, above)"
 
 # The review, with an emptied environment: no token or variable of the job reaches it,
 # and so none reaches the code under test.
-mkdir -p .artifacts
+mkdir -p .artifacts || setup_failed "mkdir .artifacts"
 env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$work" \
-  "$work/runner/bin/witness-gate" review --base "$base" --head "$head" --suites "$work/suites.json" \
+  "$work/runner/bin/witness-gate" review --base "$base" --head "$head" "${suites[@]}" \
   --out .artifacts/review --junit-xml .artifacts/review.xml --sarif .artifacts/review.sarif --summary .artifacts/review.md

@@ -1,0 +1,176 @@
+"""docs/ci/review-job.sh, the pull-request job a team copies, run verbatim from a checkout
+of the base: it installs the runner and its whole dependency closure by sha256 from the
+index the team names (here one on loopback that also offers planted runners), and every
+step before the review that fails exits 2 with "setup failed: ...", never 1 (a verdict).
+
+The pins it carries are what docs/ci/pin_runner.py writes from the lockfile and this
+build's runner wheel (this test's runtime package), so they cannot go stale. The
+repository reviewed is the orders example with its suite in pyproject.toml (no Pants of
+its own: the job reads the suites from there)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from support.loopback_index import PLANTED, planted_wheel, served, simple_index
+from support.review_repo import IMPL, Repo, review_repo
+
+ROOT = Path(__file__).resolve().parents[2]
+JOB = ROOT / "docs/ci/review-job.sh"
+WHEEL = "witness_gate-0.4.0-py3-none-any.whl"
+# An honest change: the same totals, the factors swapped.
+HONEST = ('return line["qty"] * line["price"]', 'return line["price"] * line["qty"]')
+
+
+def pin_runner():
+    spec = importlib.util.spec_from_file_location("pin_runner", ROOT / "docs/ci/pin_runner.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def runner_wheel() -> Path:
+    [wheel] = Path.cwd().glob(WHEEL)  # this test's runtime package, `./pants package runner:dist`
+    return wheel.absolute()
+
+
+def test_the_jobs_pins_are_the_lockfile_and_this_builds_runner_wheel(runner_wheel: Path):
+    pins = pin_runner()
+    shipped = pins.shipped(JOB.read_text())
+    assert shipped == pins.pins(runner_wheel), (
+        "docs/ci/review-job.sh pins another runner wheel or lock: ./pants package runner:dist && "
+        f"python3.11 docs/ci/pin_runner.py dist/{WHEEL}")
+    # The closure: the runner's own requirements and what they need on CPython 3.11, nothing else.
+    names = [line.split("==")[0] for line in shipped.splitlines() if "==" in line]
+    assert names[0] == "witness-gate" and {"hypothesis", "jsonschema", "typer", "rich", "pytest", "rpds-py", "sortedcontainers"} <= set(names)
+    assert not {"check-jsonschema", "requests", "colorama", "tomli"} & set(names), names
+    assert all(line.strip().startswith("--hash=sha256:") for line in shipped.splitlines() if "==" not in line)
+
+
+@pytest.fixture(scope="module")
+def dependency_wheels(tmp_path_factory, runner_wheel: Path) -> list[Path]:
+    """The wheels of the runner's dependencies, as the pins name them, for this machine
+    (CPython 3.11 on Linux), from PyPI by hash."""
+    pins = pin_runner().shipped(JOB.read_text())
+    [runner, *others] = re.split(r"(?m)^(?=\S)", pins)[1:]  # one requirement each, with its hash lines
+    assert runner.startswith("witness-gate=="), runner
+    dependencies = "".join(others)
+    directory = tmp_path_factory.mktemp("wheels")
+    (directory / "requirements.txt").write_text(dependencies)
+    subprocess.run(["python3.11", "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--require-hashes", "--only-binary",
+                    ":all:", "--no-deps", "-r", str(directory / "requirements.txt"), "-d", str(directory / "dist")], check=True, timeout=600)
+    return sorted((directory / "dist").glob("*.whl"))
+
+
+def based(tmp_path: Path, pants: str | None = None) -> Repo:
+    """The orders example with the job at .ci/witness-gate-review.sh (and `pants`, a
+    launcher, when given) on main, an honest change on `patch`, main checked out."""
+    repo = review_repo(tmp_path)
+    repo.git("checkout", "-q", "main")
+    job = repo.root / ".ci/witness-gate-review.sh"
+    job.parent.mkdir()
+    shutil.copy2(JOB, job)
+    if pants is not None:
+        (repo.root / "pants").write_text(pants)
+        (repo.root / "pants").chmod(0o755)
+    repo.commit("the pull-request job, copied from witness-gate's docs/ci")
+    repo.branch("patch")
+    repo.edit(IMPL, *HONEST)
+    repo.commit("an honest change")
+    repo.git("checkout", "-q", "main")
+    return repo
+
+
+def run_job(repo: Repo, index: str | None, path: str | None = None, base: str = "main") -> subprocess.CompletedProcess:
+    # No pip configuration of this machine: the index named is the only source.
+    environment = {"PATH": path or os.environ["PATH"], "HOME": os.environ["HOME"], "PIP_CONFIG_FILE": os.devnull}
+    if index:
+        environment["WITNESS_GATE_INDEX_URL"] = index
+    return subprocess.run(["bash", ".ci/witness-gate-review.sh", base, "patch"], cwd=repo.root, env=environment,
+                          capture_output=True, text=True, timeout=900)
+
+
+def setup_failure(done: subprocess.CompletedProcess, reason: str) -> None:
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    assert any(line.startswith("setup failed: ") and reason in line for line in done.stderr.splitlines()), output
+
+
+def test_the_job_installs_only_the_pinned_runner_from_the_named_index(tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]):
+    # The index also offers a higher witness-gate, whose `witness-gate` would pass anything.
+    root = simple_index(tmp_path / "index", [runner_wheel, *dependency_wheels, planted_wheel(tmp_path / "planted", "0.5.0")])
+    repo = based(tmp_path / "job")
+    with served(root, tmp_path / "requests.log") as index:
+        done = run_job(repo, index)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "review: pass (exit 0" in output and PLANTED not in output, output
+    fetched = (tmp_path / "requests.log").read_text()
+    assert f"GET /files/{WHEEL} " in fetched and "witness_gate-0.5.0" not in fetched, fetched
+    assert (repo.root / ".artifacts/review/review.json").is_file() and (repo.root / ".artifacts/review.md").is_file()
+
+
+def test_a_planted_runner_under_the_pinned_version_is_refused(tmp_path: Path, dependency_wheels: list[Path]):
+    # The index serves other bytes under the pinned runner's own name and version.
+    planted = planted_wheel(tmp_path / "planted", "0.4.0")
+    assert planted.name == WHEEL
+    root = simple_index(tmp_path / "index", [planted, *dependency_wheels])
+    repo = based(tmp_path / "job")
+    with served(root, tmp_path / "requests.log") as index:
+        done = run_job(repo, index)
+    setup_failure(done, "pip could not install the pinned runner 0.4.0")
+    assert "DO NOT MATCH THE HASHES" in done.stderr and PLANTED not in done.stdout + done.stderr, done.stderr
+    assert not (repo.root / ".artifacts").exists()
+
+
+def path_without(tmp_path: Path, *names: str) -> str:
+    """This PATH as one directory of links, without the commands `names`."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for directory in os.environ["PATH"].split(os.pathsep):
+        for entry in Path(directory).glob("*") if Path(directory).is_dir() else ():
+            link = bin_dir / entry.name
+            if entry.name not in names and not link.exists() and not link.is_symlink() and os.access(entry, os.X_OK):
+                link.symlink_to(entry)
+    return str(bin_dir)
+
+
+NO_INDEX = "WITNESS_GATE_INDEX_URL is not set"
+# Not contacted: each of these stops before pip runs.
+UNUSED_INDEX = "http://127.0.0.1:9/simple"
+
+
+def test_without_a_named_index_the_job_stops_as_setup(tmp_path: Path):
+    setup_failure(run_job(based(tmp_path), None), NO_INDEX)
+
+
+def test_without_bubblewrap_the_job_stops_as_setup(tmp_path: Path):
+    repo = based(tmp_path / "job")
+    setup_failure(run_job(repo, UNUSED_INDEX, path=path_without(tmp_path, "bwrap")), "bubblewrap (bwrap) is not on PATH")
+
+
+def test_without_cpython_311_the_job_stops_as_setup(tmp_path: Path):
+    repo = based(tmp_path / "job")
+    setup_failure(run_job(repo, UNUSED_INDEX, path=path_without(tmp_path, "python3.11")), "CPython 3.11 (python3.11) is not on PATH")
+
+
+def test_a_base_whose_pants_fails_stops_the_job_as_setup(tmp_path: Path):
+    repo = based(tmp_path, pants="#!/bin/sh\necho 'pants: no interpreter for the plugin' >&2\nexit 1\n")
+    done = run_job(repo, UNUSED_INDEX)
+    setup_failure(done, "the base's ./pants could not print its suites")
+    assert "pants: no interpreter for the plugin" in done.stderr
+
+
+def test_a_job_run_from_the_head_or_on_an_unknown_base_stops_as_setup(tmp_path: Path):
+    repo = based(tmp_path)
+    repo.git("checkout", "-q", "patch")
+    setup_failure(run_job(repo, UNUSED_INDEX), "never from the head's")
+    setup_failure(run_job(repo, UNUSED_INDEX, base="no-such-branch"), "is not a commit here")
