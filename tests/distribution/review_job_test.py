@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from support.commands import path_without
 from support.loopback_index import PLANTED, planted_wheel, served, simple_index
 from support.review_repo import IMPL, Repo, review_repo
 
@@ -131,18 +132,6 @@ def test_a_planted_runner_under_the_pinned_version_is_refused(tmp_path: Path, de
     assert not (repo.root / ".artifacts").exists()
 
 
-def path_without(tmp_path: Path, *names: str) -> str:
-    """This PATH as one directory of links, without the commands `names`."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for directory in os.environ["PATH"].split(os.pathsep):
-        for entry in Path(directory).glob("*") if Path(directory).is_dir() else ():
-            link = bin_dir / entry.name
-            if entry.name not in names and not link.exists() and not link.is_symlink() and os.access(entry, os.X_OK):
-                link.symlink_to(entry)
-    return str(bin_dir)
-
-
 NO_INDEX = "WITNESS_GATE_INDEX_URL is not set"
 # Not contacted: each of these stops before pip runs.
 UNUSED_INDEX = "http://127.0.0.1:9/simple"
@@ -154,12 +143,12 @@ def test_without_a_named_index_the_job_stops_as_setup(tmp_path: Path):
 
 def test_without_bubblewrap_the_job_stops_as_setup(tmp_path: Path):
     repo = based(tmp_path / "job")
-    setup_failure(run_job(repo, UNUSED_INDEX, path=path_without(tmp_path, "bwrap")), "bubblewrap (bwrap) is not on PATH")
+    setup_failure(run_job(repo, UNUSED_INDEX, path=path_without(tmp_path / "bin", "bwrap")), "bubblewrap (bwrap) is not on PATH")
 
 
 def test_without_cpython_311_the_job_stops_as_setup(tmp_path: Path):
     repo = based(tmp_path / "job")
-    setup_failure(run_job(repo, UNUSED_INDEX, path=path_without(tmp_path, "python3.11")), "CPython 3.11 (python3.11) is not on PATH")
+    setup_failure(run_job(repo, UNUSED_INDEX, path=path_without(tmp_path / "bin", "python3.11")), "CPython 3.11 (python3.11) is not on PATH")
 
 
 def test_a_base_whose_pants_fails_stops_the_job_as_setup(tmp_path: Path):
@@ -174,3 +163,13 @@ def test_a_job_run_from_the_head_or_on_an_unknown_base_stops_as_setup(tmp_path: 
     repo.git("checkout", "-q", "patch")
     setup_failure(run_job(repo, UNUSED_INDEX), "never from the head's")
     setup_failure(run_job(repo, UNUSED_INDEX, base="no-such-branch"), "is not a commit here")
+
+
+def test_the_workflow_sets_up_every_interpreter_the_launcher_and_the_job_need_and_names_the_index():
+    workflow = (ROOT / "docs/ci/github-workflow.yml").read_text()
+    [versions] = re.findall(r"python-version: \|\n((?:\s+[\d.]+\n)+)", workflow)
+    needed = {f"3.{minor}" for minor in re.findall(r"find_python (\d+)\)", (ROOT / "pants").read_text())}
+    needed |= set(re.findall(r"command -v python(3\.\d+)", JOB.read_text()))
+    assert needed == {"3.9", "3.11"} and needed <= set(versions.split()), (needed, versions)
+    assert "WITNESS_GATE_INDEX_URL: ${{ vars.WITNESS_GATE_INDEX_URL }}" in workflow
+    assert "apt-get install -y --no-install-recommends bubblewrap" in workflow
