@@ -47,3 +47,26 @@ def test_the_readmes_ci_job_runs_no_hook_and_blocks_the_bug(tmp_path: Path):
     assert CAUGHT in output, output
     assert not marker.exists(), "the job ran a hook from the reused checkout"
     assert (workspace / ".artifacts/review/review.json").is_file()
+
+
+def setup_failed(done: subprocess.CompletedProcess, step: str) -> None:
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"setup failed: {step}" in done.stderr.splitlines(), done.stderr
+
+
+def test_a_setup_step_of_the_readmes_ci_job_that_fails_exits_2_not_a_verdict(tmp_path: Path):
+    origin = review_repo(tmp_path / "origin")
+    origin.commit("the pull request: empty")
+    head = origin.git("rev-parse", "patch")
+    origin.git("checkout", "-q", "main")
+    workspace = tmp_path / "jobs" / "workspace"
+    subprocess.run(["git", "clone", "-q", str(origin.root), str(workspace)], check=True)
+    job = "set -euo pipefail\n" + readme_job()  # verbatim: the example has no ./pants to build the runner with
+
+    def run(sha: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "-c", job], cwd=workspace, env={**os.environ, "PR_HEAD_SHA": sha},
+                              capture_output=True, text=True, timeout=300)
+
+    setup_failed(run("0" * 40), "git fetch")  # a head the origin does not have
+    setup_failed(run(head), "the base's ./pants could not build the runner")
+    assert not (workspace / ".artifacts").exists()
