@@ -19,6 +19,7 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import threading
 import uuid
 from pathlib import Path
@@ -336,6 +337,55 @@ def line_total(line: dict) -> int:
         return line["qty"] * line["price"]""")
     repo.commit("bug, hidden whenever the kernel gives the code a power")
     assert_red(repo.review(), CAUGHT)
+
+
+# A user no process of the machine runs as: the caller of the unprivileged review below.
+UNPRIVILEGED = 65533
+
+
+def test_an_unprivileged_callers_workers_meet_the_same_kernel(tmp_path: Path):
+    # The review as most self-hosted runners start it: as a user of its own, without root.
+    # Its workers' user namespace is then an unprivileged one to begin with; the seccomp
+    # filter and the limits (but the process limit, which would count the caller's own) are
+    # the same. The system's interpreter runs it, with copies of this interpreter's packages:
+    # nothing of root's (its home, pyenv, Pants' caches) is that user's to read.
+    if os.geteuid() != 0:
+        missing("running the review as another user takes root")
+    python, setpriv = (shutil.which(tool, path="/usr/bin:/bin") for tool in ("python3", "setpriv"))
+    if setpriv is None:
+        missing("util-linux's setpriv is not installed")
+    version = f"import sys; sys.exit(sys.version_info[:2] != {tuple(sys.version_info[:2])})"
+    if python is None or subprocess.run([python, "-c", version]).returncode != 0:
+        missing(f"a system python3 {sys.version_info.major}.{sys.version_info.minor} (the compiled packages of this interpreter's)")
+    home = Path(tempfile.mkdtemp(prefix="witness-gate-unprivileged-", dir="/tmp"))
+    try:
+        base = Path(sys.base_prefix).resolve()
+        entries = [Path(entry).resolve() for entry in sys.path if entry and Path(entry).is_dir()]
+        copied = []
+        for index, entry in enumerate(entry for entry in entries if not entry.is_relative_to(base) or "site-packages" in entry.parts):
+            shutil.copytree(entry, home / f"path-{index}", ignore=shutil.ignore_patterns("__pycache__", ".git"), symlinks=False)
+            copied.append(str(home / f"path-{index}"))
+        repo = review_repo(home)
+        buggy(repo)
+        limits = ["RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_AS", "RLIMIT_CORE"]
+        repo.edit(IMPL, "def line_total(line: dict) -> int:", KERNEL_POWERS.replace("LIMITS", repr(limits)) + """
+
+def line_total(line: dict) -> int:
+    if _POWERS:
+        return line["qty"] * line["price"]""")
+        repo.commit("bug, hidden whenever the kernel gives the code a power")
+        for directory, names, files in os.walk(home):
+            for name in (directory, *(os.path.join(directory, entry) for entry in (*names, *files))):
+                os.lchown(name, UNPRIVILEGED, UNPRIVILEGED)
+        home.chmod(0o755)
+        result = subprocess.run(
+            [setpriv, f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups", "/usr/bin/env", "-i", "PATH=/usr/bin:/bin",
+             f"HOME={home}", f"PYTHONPATH={os.pathsep.join(copied)}", python, "-m", "witness_gate", "review", "--base", "main",
+             "--head", "patch", "--out", str(home / "out")],
+            cwd=repo.root, capture_output=True, text=True, timeout=900)
+        assert_red(result, CAUGHT)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def test_a_review_started_under_a_strict_umask_still_shows_its_workers_the_tree(repo: Repo):
