@@ -20,7 +20,7 @@ worker is never started by root. This small program, started by the runner for e
   whose user namespace is then an unprivileged one: no id inside maps to host root.
 
 It imports nothing of the runner's and takes one JSON argument: {"limits": {name: value},
-"user": [uid, gid] or null, "view_root": directory, "view": [path, ...], "argv": [...]}.
+"user": [uid, gid] or null, "view_root": directory or null, "view": [path, ...], "argv": [...]}.
 """
 
 from __future__ import annotations

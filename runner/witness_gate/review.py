@@ -230,8 +230,8 @@ def selection(suite: Suite, ownership: Ownership, linked: Mapping[str, str] | No
     and oracle paths, and the real files behind closure paths that are symlinks, `linked`:
     real path -> closure path) or matches its oracle globs; lies under one of its source roots
     (a plug-in loaded by name, a module an optional import finds, one shadowing an import:
-    the base's graph cannot list what the code finds there); or lies in a directory of a
-    closure file (package data read with `importlib.resources`); and every suite runs when a
+    the base's graph cannot list what the code finds there); or lies in the directory of a
+    closure file or below it (package data read with `importlib.resources`); and every suite runs when a
     gate control, a freeze or anything else not one suite's own changed. Sound because a
     graph suite runs in a tree of its closure and of the changes that reach it: what it
     does not declare, it cannot read."""
@@ -253,7 +253,7 @@ def selection(suite: Suite, ownership: Ownership, linked: Mapping[str, str] | No
 
 def _reaches(suite: Suite, closure: set[str], path: str) -> str | None:
     """How a changed path reaches a graph suite, or None: in its closure, under one of its
-    source roots, or in the directory of a closure file."""
+    source roots, or in the directory of a closure file or below it."""
     if path in closure:
         return "is in its closure"
     for root in suite.import_paths or (".",):

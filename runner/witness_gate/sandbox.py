@@ -38,9 +38,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterator
 from typing import Any
 
 from witness_gate import channel as channels
@@ -138,8 +138,8 @@ def _confined(bwrap: str, readable: list[tuple[Path, Path]], cwd: Path, request:
     pairs = _outermost(readable) + ([(request, Path(_REQUEST_INSIDE))] if request is not None else [])
     dropping = os.geteuid() == 0
     sources = [str(source) for source, _ in pairs]
-    view = launcher.view_root(sources)
-    binds = [(launcher.view_path(view, index) if dropping else source, inside) for index, (source, (_, inside)) in enumerate(zip(sources, pairs))]
+    view = launcher.view_root(sources) if dropping else None
+    binds = [(launcher.view_path(view, index) if view is not None else str(source), inside) for index, (source, inside) in enumerate(pairs)]
     filter_read, filter_write = os.pipe()
     os.write(filter_write, _seccomp_program())  # a few hundred bytes: within a pipe's buffer
     os.close(filter_write)

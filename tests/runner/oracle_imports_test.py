@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.review_repo import Repo, buggy, review_repo
+from support.review_repo import buggy, review_repo
 from witness_gate import oracle_imports
 
 
