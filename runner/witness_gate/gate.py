@@ -87,11 +87,11 @@ def run(request: GateRequest, now: datetime) -> GateResult:
     completes: a refusal leaves no new file behind, and no old verdict either (an earlier
     run's is marked stale first)."""
     out = request.out_dir
-    if not request.check_only:  # the report names the lock by its path in the repository: refused before any search
-        locks.relative_to_root(out / LOCK_NAME, request.root, "lock")
     stage = out.parent / f".{out.name}.staging"
     # A symlink here would have the run write, and publish, whatever directory it names.
     store.check_output_dir(stage, "the gate's staging directory")
+    if not request.check_only:  # the report names the lock by its path in the repository: refused before any search
+        locks.relative_to_root(out / LOCK_NAME, request.root, "lock")
     for name in (GATE_NAME, REPORT_NAME):
         store.mark_stale(out / name, _STALE)
     shutil.rmtree(stage, ignore_errors=True)
