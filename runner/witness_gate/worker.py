@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import json
 import os
 import select
@@ -85,12 +86,14 @@ def main(request_path: str) -> None:
         # Hypothesis and pytest are the runner's, loaded before the patch's import paths exist:
         # a `hypothesis`, `pytest` or `pluggy` module in the implementation cannot stand in.
         try:
-            import _pytest.python  # noqa: F401
             import hypothesis.strategies  # noqa: F401
-            import pluggy  # pants: no-infer-dep (pytest's own dependency, which comes with it)
-            import pytest  # noqa: F401
         except ImportError as error:  # no user code has run: the worker's view of the runner is short
-            raise WitnessGateError(f"the worker cannot import the runner's Hypothesis or pytest ({error}): its sandbox does not show the runner's install") from None
+            raise WitnessGateError(f"the worker cannot import the runner's Hypothesis ({error}): its sandbox does not show the runner's install") from None
+        for name in ("pytest", "_pytest.python", "pluggy"):
+            try:
+                importlib.import_module(name)
+            except ImportError:  # a runner without pytest gates no pytest module, and none of the patch's stands in
+                sys.modules[name.split(".")[0]] = None  # type: ignore[assignment]
 
         add_import_paths(root, request["import_paths"])
         fixture = _Fixture(Path(request["fixture_path"]), request["fixture_sha256"])
