@@ -346,6 +346,8 @@ def run(
     modules = [(relative_to_root(path, root, "property module"), path) for path in property_files]
     sources = {module: store.read_regular_file(path, "property module") for module, path in modules}
     digests = {module: sha256_hex(source) for module, source in sources.items()}
+    # The @given tests each pytest module declares, read from the base's source (`given_tests`).
+    given_declared = {module: given_tests.declared_given_tests(source) for module, source in sources.items() if given_tests.is_pytest_module(source)}
     records, problems, owners, plain, skipped = [], [], {}, {}, set()
     cases: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="witness-gate-check-") as scratch:
@@ -367,8 +369,7 @@ def run(
                 owners[assertion_id] = module
             # A module that declares @given tests but had none collected is incomplete
             # (`unsearched`), never "nothing to check": the code under test may have caused it.
-            if (not properties and not module_problems and not any(test.startswith(f"{module}::") for test in plain)
-                    and not (given_tests.is_pytest_module(sources[module]) and given_tests.declared_given_tests(sources[module]))):
+            if not properties and not module_problems and not any(test.startswith(f"{module}::") for test in plain) and not given_declared.get(module):
                 raise WitnessGateError(f"{module}: no witness_gate.property and no test found: there is nothing to check")
             # One witness per property and payload: two properties failing on one payload are two failures.
             unique: dict[tuple[str, str], witness.Failure] = {}
@@ -392,6 +393,5 @@ def run(
         store.save_artifact(path, "witness", record)
         written.append(path)
     given = tuple(sorted(a for a in owners if "::" in a and a not in skipped))
-    unsearched = [reason for module, source in sources.items() if given_tests.is_pytest_module(source)
-                  for reason in given_tests.unsearched(module, source, cases, skipped, set(plain))]
+    unsearched = [reason for module, tests in given_declared.items() for reason in given_tests.unsearched(module, tests, cases, skipped, set(plain))]
     return CheckResult(len(owners), written, problems, given, tuple(sorted(skipped)), plain, cases, unsearched)

@@ -47,10 +47,12 @@ from typing import Any
 from witness_gate import pytest_files, seeds
 from witness_gate.canonical import canonical_bytes
 from witness_gate.errors import WitnessGateError
-from witness_gate.store import read_regular_file
 from witness_gate.properties import Outcome, describe, failure_evidence
 
 _MAX_NOTES = 2000
+# Hypothesis' own pytest plugin (its `--hypothesis-*` options), the one plugin a worker loads:
+# named, since the worker turns pytest's plugin autoloading off.
+HYPOTHESIS_PLUGIN = "_hypothesis_pytestplugin"
 
 
 def is_pytest_module(source: bytes) -> bool:
@@ -68,13 +70,20 @@ def is_pytest_module(source: bytes) -> bool:
     return True
 
 
-def declared_given_tests(source: bytes) -> dict[str, bool]:
-    """The `@given` tests a pytest module declares, by `_function_key` (`test` or
-    `Class::test`), each with whether the module itself marks it (or its class, or the
-    module) skip or xfail unconditionally (pure, from the source: nothing the code under test
-    or a conftest does at run time can add a test here or a mark to it). Collected the way
-    pytest does by default: functions named `test*` at the top level and in classes named
-    `Test*`; `given` under any name the module imports it as."""
+@dataclass(frozen=True)
+class DeclaredTest:
+    """A test function as the module's source declares it."""
+
+    given: bool  # decorated with `@given`, under any name the module imports it as
+    exempt: bool  # marked skip or xfail unconditionally by the module (on it, its class or `pytestmark`)
+    own_max_examples: bool  # its `@settings(...)`, or its class's, sets `max_examples`
+
+
+def declared_tests(source: bytes) -> dict[str, DeclaredTest]:
+    """The test functions of a pytest module by `_function_key` (`test` or `Class::test`),
+    collected the way pytest does by default (functions named `test*` at the top level and
+    in classes named `Test*`), read from the source alone (pure): nothing the code under test
+    or a conftest does at run time can add a test here or a mark to it."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -83,16 +92,25 @@ def declared_given_tests(source: bytes) -> dict[str, bool]:
                           for alias in node.names if alias.name == "given" and alias.asname}
     module_marked = any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets)
                         and _unconditional_marks(node.value) for node in tree.body)
-    scopes: list[tuple[str, list[ast.stmt], bool]] = [("", tree.body, module_marked)]
-    scopes += [(f"{node.name}::", node.body, module_marked or _marked(node.decorator_list)) for node in tree.body
+    scopes: list[tuple[str, list[ast.stmt], list[ast.expr]]] = [("", tree.body, [])]
+    scopes += [(f"{node.name}::", node.body, node.decorator_list) for node in tree.body
                if isinstance(node, ast.ClassDef) and node.name.startswith("Test")]
-    found: dict[str, bool] = {}
-    for prefix, body, marked in scopes:
+    found = {}
+    for prefix, body, outer in scopes:
         for node in body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test") and any(
-                    _called_name(decorator) in givens for decorator in node.decorator_list):
-                found[prefix + node.name] = marked or _marked(node.decorator_list)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+                found[prefix + node.name] = DeclaredTest(
+                    given=any(_called_name(decorator) in givens for decorator in node.decorator_list),
+                    exempt=module_marked or _marked([*outer, *node.decorator_list]),
+                    own_max_examples=_sets_max_examples([*outer, *node.decorator_list]),
+                )
     return found
+
+
+def declared_given_tests(source: bytes) -> dict[str, bool]:
+    """The `@given` tests of a pytest module (`declared_tests`), each with whether the module
+    exempts it (pure)."""
+    return {key: test.exempt for key, test in declared_tests(source).items() if test.given}
 
 
 def _function_key(node_id: str) -> str:
@@ -100,27 +118,9 @@ def _function_key(node_id: str) -> str:
     return node_id.split("::", 1)[-1].split("[", 1)[0] if "::" in node_id else ""
 
 
-def _tests_setting_max_examples(source: bytes) -> set[str]:
-    """The tests (`_function_key`s) whose module sets their `max_examples` in a `@settings(...)`
-    on the test or its class (pure)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return set()
-
-    def sets_it(decorators: list[ast.expr]) -> bool:
-        return any(isinstance(d, ast.Call) and _called_name(d) == "settings" and any(k.arg == "max_examples" for k in d.keywords)
-                   for d in decorators)
-
-    found = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and sets_it(node.decorator_list):
-            found.add(node.name)
-        elif isinstance(node, ast.ClassDef):
-            whole = sets_it(node.decorator_list)
-            found |= {f"{node.name}::{item.name}" for item in node.body
-                      if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and (whole or sets_it(item.decorator_list))}
-    return found
+def _sets_max_examples(decorators: list[ast.expr]) -> bool:
+    return any(isinstance(d, ast.Call) and _called_name(d) == "settings" and any(k.arg == "max_examples" for k in d.keywords)
+               for d in decorators)
 
 
 def _called_name(node: ast.expr) -> str | None:
@@ -148,13 +148,13 @@ def _marked(decorators: list[ast.expr]) -> bool:
     return False
 
 
-def unsearched(module: str, source: bytes, searched: dict[str, int], skipped: set[str], plain: set[str]) -> list[str]:
-    """Why each `@given` test of the base's `module` was not searched (pure), node by node:
+def unsearched(module: str, declared: dict[str, bool], searched: dict[str, int], skipped: set[str], plain: set[str]) -> list[str]:
+    """Why each `@given` test of the base's `module` (`declared`: `declared_given_tests`) was
+    not searched (pure), node by node:
     no case ran (`searched`: node id -> cases run), skipped, or run once as a plain test
     (marked xfail), unless the module itself marks it skip or xfail unconditionally; and each
     test the module declares that was not collected at all (deselected, or a skip while the
     module imported)."""
-    declared = declared_given_tests(source)
 
     def ours(node_ids: Iterable[str]) -> list[str]:
         return sorted(node_id for node_id in node_ids if node_id.split("::", 1)[0] == module)
@@ -643,8 +643,9 @@ def _load_gate_profile(max_examples: int) -> None:
 
 
 def _guard_profiles(oracle_files: set[str]) -> None:
-    """Lets only the test module and the conftest files on its way from the root (the
-    oracle) load a Hypothesis profile: code under test imported first could otherwise set
+    """Lets only the test module, the conftest files on its way from the root (the oracle)
+    and Hypothesis' plugin (the profile the base's ini names) load a Hypothesis profile:
+    code under test imported first could otherwise set
     the default a test without settings of its own takes (the search also puts the suite's
     `max_examples` over any test whose module sets none: `GivenTest`)."""
     from hypothesis import settings
@@ -665,7 +666,7 @@ class CollectionFailed(WitnessGateError):
     pass
 
 
-def run_session(root: Path, module: str, max_examples: int, before_collection: Callable[[], None],
+def run_session(root: Path, module: str, source: bytes, max_examples: int, before_collection: Callable[[], None],
                 loop: Callable[[list[GivenTest]], None]) -> None:
     """Collects `module` with pytest and hands its tests to `loop`, inside pytest's session
     (fixtures of every scope live there); raises what `loop` raised. `before_collection`
@@ -677,13 +678,16 @@ def run_session(root: Path, module: str, max_examples: int, before_collection: C
     raised: list[BaseException] = []
     existing: set[int] = set()  # the modules there were before pytest imported the test module
     oracle_conftests = {os.path.realpath(root / path) for path in pytest_files.read_at_collection(module) if path.endswith("conftest.py")}
+    # Read before any code of the user's runs: the tests whose module sets their max_examples.
+    own = {key for key, test in declared_tests(source).items() if test.own_max_examples}
 
     class Driver:
         @pytest.hookimpl(tryfirst=True)
         def pytest_configure(self, config: Any) -> None:
             # Before collection: a test that sets no max_examples gets the suite's.
             _load_gate_profile(max_examples)
-            _guard_profiles({runtime.module_file, *oracle_conftests})
+            plugin = sys.modules.get(HYPOTHESIS_PLUGIN)  # the profile the base's ini names (`--hypothesis-profile`)
+            _guard_profiles({runtime.module_file, *oracle_conftests, *([os.path.realpath(plugin.__file__)] if plugin else [])})
             before_collection()
 
         def pytest_collectstart(self, collector: Any) -> None:
@@ -706,7 +710,6 @@ def run_session(root: Path, module: str, max_examples: int, before_collection: C
                 if any(id(item.module) in existing for item in items):
                     raise WitnessGateError(f"{module}: the module pytest collected was in sys.modules before pytest imported the test "
                                            "module: something imported before it stood in for it")
-                own = _tests_setting_max_examples(read_regular_file(Path(runtime.module_file), "test module"))
                 tests = [GivenTest(item, basetemp, runtime, None if _function_key(item.nodeid) in own else max_examples) for item in items]
                 loop(tests)
             except BaseException as error:  # pytest would print it and carry on: the worker reports it
@@ -717,7 +720,7 @@ def run_session(root: Path, module: str, max_examples: int, before_collection: C
         basetemp = str(Path(scratch) / "basetemp")
         # What pytest reads, fixed: the root, the ini file pytest would find from the module
         # (the base's: every candidate on the way is oracle, `pytest_files`), or an empty one, conftest
-        # files no higher than the root, no plugin but the runner's, and the importlib import
+        # files no higher than the root, no plugin but Hypothesis' own, and the importlib import
         # mode, which puts no directory of the tree first on sys.path (where a copy of the
         # package committed beside the tests would shadow the real one).
         # --tb=no: pytest formats a failed test's report (its hooks need one) with every frame's
@@ -727,8 +730,9 @@ def run_session(root: Path, module: str, max_examples: int, before_collection: C
         if ini is None:  # an empty one: pytest must not go looking for one of its own
             ini = Path(scratch) / "pytest.ini"
             ini.write_text("[pytest]\n", "utf-8")
+        plugins = ("-p", HYPOTHESIS_PLUGIN) if sys.modules.get(HYPOTHESIS_PLUGIN) else ()
         args = [str(root / module), f"--rootdir={root}", f"--confcutdir={root}", "--import-mode=importlib",
-                "-c", str(ini), "--basetemp", basetemp, "-p", "no:cacheprovider",
+                "-c", str(ini), *plugins, "--basetemp", basetemp, "-p", "no:cacheprovider",
                 "-q", "--no-header", "--tb=no", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         pytest.main(args, plugins=[Driver()])

@@ -436,14 +436,6 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         git.export(repo, base, base_tree)
         gated_build_files = _gated_build_files(repo, (base, landed.tree), paths)
         config = with_imported_helpers(base_tree, config)
-        provided = {}
-        if config.requirements is not None:  # the base's, installed by this side: the head cannot choose them
-            requirements = git.read_file(repo, base, config.requirements)
-            if requirements is None:
-                raise WitnessGateError(f"the base declares requirements = {config.requirements!r}, which it does not have")
-            dependencies.install(requirements, config.requirements, work / "dependencies" / "site")
-            provided = {dependencies.INSIDE: work / "dependencies" / "site"}
-            config = replace(config, import_paths=(dependencies.INSIDE, *config.import_paths))
         try:
             ownership = own(paths, config, _symlinked_oracle(base_tree, config), gated_build_files)
         except (OSError, RuntimeError) as error:  # a symlink loop among the base's oracle paths
@@ -463,6 +455,8 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         linked = _symlinked_closure(base_tree, config)
         selected = {suite.name: selection(suite, ownership, linked) for suite in config.suites}
         affected = [(index, suite) for index, suite in enumerate(config.suites) if selected[suite.name][0]]
+        runs_head_oracle = bool(ownership.oracle) and not ownership.impl
+        config, provided = _with_dependencies(repo, base, config, work / "dependencies") if affected or runs_head_oracle else (config, {})
 
         # Drawn now, at random: a salt the author could compute (the merged tree id) would let
         # commits be ground offline until one search misses the bug. Recorded in each lock.
@@ -485,7 +479,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         suites = {suite.name: record for (_, suite), (record, _) in zip(affected, outcomes)}
         problems += sorted({problem for _, applied in outcomes for problem in applied})  # each said once
         head_oracle = {}
-        if ownership.oracle and not ownership.impl:
+        if runs_head_oracle:
             head_tree = work / "head"
             git.export(repo, landed.tree, head_tree)
             _remove(head_tree / _WORK)
@@ -498,6 +492,19 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             with sandbox.providing(provided):
                 head_oracle = dict(zip((suite.name for suite in config.suites), _concurrently(run_head_oracle, [(suite,) for suite in config.suites])))
     return _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir, selected)
+
+
+def _with_dependencies(repo: Path, base: str, config: GateConfig, target: Path) -> tuple[GateConfig, dict[str, Path]]:
+    """The base's configuration with its code's third-party packages (`requirements`) first
+    on the import path, and the directory each worker is shown them from; unchanged where the
+    base declares none. The base's file, installed by this side: the head cannot choose them."""
+    if config.requirements is None:
+        return config, {}
+    requirements = git.read_file(repo, base, config.requirements)
+    if requirements is None:
+        raise WitnessGateError(f"the base declares requirements = {config.requirements!r}, which it does not have")
+    dependencies.install(requirements, config.requirements, target / "site")
+    return replace(config, import_paths=(dependencies.INSIDE, *config.import_paths)), {dependencies.INSIDE: target / "site"}
 
 
 # Memory one running suite may need: its gate's replay interpreters and their children.

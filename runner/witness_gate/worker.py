@@ -84,12 +84,12 @@ def main(request_path: str) -> None:
         if missing is not None:  # a silent fall-back (UTC, the C locale) would test another condition
             raise WitnessGateError(missing)
         # Hypothesis and pytest are the runner's, loaded before the patch's import paths exist:
-        # a `hypothesis`, `pytest` or `pluggy` module in the implementation cannot stand in.
+        # a `hypothesis`, `pytest`, `pluggy` or plugin module in the implementation cannot stand in.
         try:
             import hypothesis.strategies  # noqa: F401
         except ImportError as error:  # no user code has run: the worker's view of the runner is short
             raise WitnessGateError(f"the worker cannot import the runner's Hypothesis ({error}): its sandbox does not show the runner's install") from None
-        for name in ("pytest", "_pytest.python", "pluggy"):
+        for name in ("pytest", "_pytest.python", "pluggy", given_tests.HYPOTHESIS_PLUGIN):
             try:
                 importlib.import_module(name)
             except ImportError:  # a runner without pytest gates no pytest module, and none of the patch's stands in
@@ -99,7 +99,7 @@ def main(request_path: str) -> None:
         fixture = _Fixture(Path(request["fixture_path"]), request["fixture_sha256"])
         source = read_regular_file(root / request["module"], "property module")
         if given_tests.is_pytest_module(source):
-            given_tests.run_session(root, request["module"], request["max_examples"], _hide_runner_from_constant_scan,
+            given_tests.run_session(root, request["module"], source, request["max_examples"], _hide_runner_from_constant_scan,
                                     lambda tests: _pytest_module(request, channel, tests, sha256_hex(source), fixture))
         else:
             module, digest = import_module(root / request["module"], request["module"])

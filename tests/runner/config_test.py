@@ -44,8 +44,11 @@ def test_a_suite_name_that_is_not_one_folder_is_refused(name: str):
         (b'per-change-search = "yes"\n', "per-change-search must be true or false"),
         (b'corpus-dir = 3\n', "corpus-dir must be a string"),
         (b'corpus-dir = "../elsewhere"\n', "not normalized"),
+        (b'requirements = ["a.txt"]\n', "requirements must be a string"),
+        (b'requirements = "/etc/requirements.txt"\n', "absolute path"),
     ],
-    ids=["per-change-search not a boolean", "corpus-dir not a string", "corpus-dir outside the repository"],
+    ids=["per-change-search not a boolean", "corpus-dir not a string", "corpus-dir outside the repository", "requirements not a string",
+         "requirements outside the repository"],
 )
 def test_bad_corpus_and_search_settings_are_refused(table: bytes, message: str):
     with pytest.raises(WitnessGateError, match=message):

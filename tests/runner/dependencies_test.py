@@ -97,3 +97,15 @@ def test_a_pip_package_in_the_checkout_never_runs_as_the_reviews_user(repo: Repo
     result = repo.review()
     assert not marker.exists(), "the head's pip ran outside the sandbox"
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_base_that_names_a_requirements_file_it_does_not_have_is_refused(repo: Repo):
+    repo.git("checkout", "-q", "main")
+    repo.git("rm", "-q", "requirements.lock")
+    repo.commit("base: the file is gone, the key stays")
+    repo.branch("patch")
+    uses_tinymath(repo)
+    repo.commit("line totals through tinymath")
+    result = repo.review()
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "the base declares requirements = 'requirements.lock', which it does not have" in result.stderr
