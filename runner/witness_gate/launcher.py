@@ -7,7 +7,10 @@ worker is never started by root. This small program, started by the runner for e
 (and by nothing else), does before it becomes bubblewrap:
 
 - resource limits on the worker's processes, open files, file size, memory and core files,
-  so that exhausting them fails the worker, never the runner;
+  so that exhausting them fails the worker, never the runner; and the kernel's
+  out-of-memory killer told to pick the worker's processes first;
+- under root only: it moves itself into the worker's control groups (`cgroups`: one budget
+  of memory and processes for all the worker starts);
 - under root only: the paths the worker reads (the interpreter, the runner's import path,
   the tree, the request) may lie under directories only root can enter (`/root`, a
   `mkdtemp`), and bubblewrap opens every source as the user the worker runs as. So, in a
@@ -15,12 +18,12 @@ worker is never started by root. This small program, started by the runner for e
   a fresh tmpfs on a directory no source lies above (`view_root`: `/tmp` as a rule) and binds
   each path there as `<view>/<n>`, which the runner named in bubblewrap's arguments (a bind
   carries the mounts below its source, so the view must not lie below one); then it drops
-  to the unprivileged user and
-  group for good (no supplementary groups, no capabilities left) and executes bubblewrap,
+  to the worker's unprivileged user and
+  group (one of its own: the process limit counts a user's processes) for good (no supplementary groups, no capabilities left) and executes bubblewrap,
   whose user namespace is then an unprivileged one: no id inside maps to host root.
 
 It imports nothing of the runner's and takes one JSON argument: {"limits": {name: value},
-"user": [uid, gid] or null, "view_root": directory or null, "view": [path, ...], "argv": [...]}.
+"cgroups": [directory, ...], "user": [uid, gid] or null, "view_root": directory or null, "view": [path, ...], "argv": [...]}.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import resource
 # Directories every system has that only root may write and anyone may enter.
 _VIEW_ROOTS = ("/tmp", "/run", "/mnt")
 _CLONE_NEWNS = 0x00020000
+_OOM_FIRST = "1000"
 _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x1000, 0x4000, 0x40000
 
 
@@ -77,6 +81,11 @@ def main(spec_text: str) -> None:
     spec = json.loads(spec_text)
     for name, value in spec["limits"].items():
         resource.setrlimit(getattr(resource, name), (value, value))
+    with open("/proc/self/oom_score_adj", "w") as score:  # raising it needs no privilege
+        score.write(_OOM_FIRST)
+    for group in spec["cgroups"]:
+        with open(os.path.join(group, "cgroup.procs"), "w") as members:
+            members.write(str(os.getpid()))
     if spec["user"] is not None:
         uid, gid = spec["user"]
         _mount_view(spec["view_root"], spec["view"])

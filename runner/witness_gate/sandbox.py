@@ -13,14 +13,15 @@ worker gets its own user, PID, mount, IPC, UTS, network (and, where the kernel h
 cgroup) namespaces; it sees the system's `/usr`, the interpreter, the runner's own import
 path and the tree under test, all read-only, and writes only a private `/tmp` that dies
 with it; it runs as `nobody` with no capabilities and no network, never as a user that
-maps to host root (`launcher` drops a root caller's privileges before bubblewrap starts),
-under a seccomp filter (`seccomp`) and resource limits; and it is PID 2 of a
+maps to host root (`launcher` drops a root caller's privileges before bubblewrap starts, to
+a host user of the worker's own), under a seccomp filter (`seccomp`), resource limits and,
+under root, a control group of its own (`cgroups`); and it is PID 2 of a
 namespace whose init dies with the runner's handle on it, so one kill ends every
 descendant, `setsid()` or not. The runner's files, its staging, `--out`, the changed-file
 list, other suites' trees, `$PEX_ROOT` beyond the runner's own import path, the CI
 checkout and the runner's `/proc` are not in the worker's world. `review` refuses to run
 where the machine cannot provide this (`require_confinement`); the other commands run
-local workers without it and say so (`unconfined_notice`).
+local workers without it and say so (`confinement_notice`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import functools
 import itertools
 import json
 import os
+import secrets
 import select
 import shutil
 import signal
@@ -44,8 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import channel as channels
-from witness_gate import conditions, launcher, seccomp
-from witness_gate.errors import WitnessGateError
+from witness_gate import cgroups, conditions, launcher, seccomp
+from witness_gate.errors import Stopped, WitnessGateError
 
 # The worker's first act sends its standard error to /dev/null: whatever reaches the
 # runner's pipe on fd 2 was written before any user code could run (bubblewrap's own
@@ -76,6 +78,8 @@ _provided: dict[str, Path] = {}
 # started must be known as live before anyone looks for children to kill.
 _children_lock = threading.Lock()
 _subreaper = False
+# Set once a signal stops the run (`stop_every_worker`): no worker starts after it.
+_stopping: Stopped | None = None
 
 # --- the confinement contract ----------------------------------------------------------
 
@@ -90,13 +94,18 @@ PRIVATE_TMP = Path("/tmp")
 PRIVATE_TMP_BYTES = 1 << 30
 # Limits on each worker's processes (`launcher` sets them before it becomes bubblewrap): what
 # a test that runs away exhausts fails the worker. Open files and file size as a test suite
-# never needs more; address space per process, which a fork bomb multiplies only up to the
-# process limit; no core files.
+# never needs more; address space per process; no core files.
 WORKER_LIMITS = {"RLIMIT_NOFILE": 4096, "RLIMIT_FSIZE": PRIVATE_TMP_BYTES, "RLIMIT_AS": 4 << 30, "RLIMIT_CORE": 0}
-# The process limit counts every process of a host user: it is the workers' own only when they
-# run as a user of their own (dropped from root); under the caller's user it would count the
-# caller's processes too, and starve its other work.
-_DROPPED_USER_LIMITS = {"RLIMIT_NPROC": 1024}
+# What all of a worker's processes hold together, in a control group of its own (`cgroups`)
+# where the runner is root: a fork bomb then meets the sum, never the host's memory.
+WORKER_MEMORY_BYTES = 4 << 30
+WORKER_PROCESSES = 1024
+# Under root each worker runs as a host user of its own, from ids no system hands out (above
+# systemd's container ranges, below 2^31): the process limit counts a user's processes, so a
+# shared user (nobody) would give every worker, and whatever else runs as nobody, one budget.
+# Under the caller's own user it would count the caller's processes too: it is set only here.
+_WORKER_IDS_FROM, _WORKER_IDS = 0x70000000, 1 << 24
+_DROPPED_USER_LIMITS = {"RLIMIT_NPROC": WORKER_PROCESSES}
 # The launcher: the standard library, then the runner's own package (-I: no environment, no user site).
 _LAUNCH = "import sys; sys.path.append(sys.argv[1]); from witness_gate.launcher import main; main(sys.argv[2])"
 _REQUEST_INSIDE = "/run/witness-gate/request.json"
@@ -130,24 +139,50 @@ def _confinement(bwrap: str, binds: list[tuple[str, Path]], cwd: Path, seccomp_f
     return [*argv, "--chdir", str(cwd), "--"]
 
 
+@dataclass(frozen=True)
+class _Account:
+    """Under root, whom a worker runs as on the host and the control groups holding it."""
+
+    user: int
+    cgroups: tuple[str, ...]
+
+
+def _account() -> _Account | None:
+    """A root runner's next worker: a user of its own and, where the host has them, its
+    control groups (None when the runner is not root: the worker is the caller's user)."""
+    if os.geteuid() != 0:
+        return None
+    while True:
+        user = _WORKER_IDS_FROM + secrets.randbelow(_WORKER_IDS)
+        if _cgroups_missing():
+            return _Account(user, ())
+        with contextlib.suppress(FileExistsError):  # another worker's: draw again
+            return _Account(user, cgroups.create(f"witness-gate-{user}", WORKER_MEMORY_BYTES, WORKER_PROCESSES))
+
+
+@functools.cache
+def _cgroups_missing() -> str:
+    return cgroups.available()
+
+
 def _confined(bwrap: str, readable: list[tuple[Path, Path]], cwd: Path, request: Path | None,
-              command: list[str]) -> tuple[list[str], tuple[int, ...]]:
+              command: list[str], account: _Account | None) -> tuple[list[str], tuple[int, ...]]:
     """The command that runs `command` confined, and the descriptors it must inherit: the
-    launcher (limits; under root, an unprivileged user and the view of what it reads, see
+    launcher (limits; under root, the worker's `account` and the view of what it reads, see
     `launcher`), which becomes bubblewrap, which runs `command`."""
     pairs = _outermost(readable) + ([(request, Path(_REQUEST_INSIDE))] if request is not None else [])
-    dropping = os.geteuid() == 0
     sources = [str(source) for source, _ in pairs]
-    view = launcher.view_root(sources) if dropping else None
+    view = launcher.view_root(sources) if account is not None else None
     binds = [(launcher.view_path(view, index) if view is not None else str(source), inside) for index, (source, inside) in enumerate(pairs)]
     filter_read, filter_write = os.pipe()
     os.write(filter_write, _seccomp_program())  # a few hundred bytes: within a pipe's buffer
     os.close(filter_write)
     spec = {
-        "limits": {**WORKER_LIMITS, **(_DROPPED_USER_LIMITS if dropping else {})},
-        "user": [int(_NOBODY), int(_NOBODY)] if dropping else None,
+        "limits": {**WORKER_LIMITS, **(_DROPPED_USER_LIMITS if account is not None else {})},
+        "cgroups": list(account.cgroups) if account is not None else [],
+        "user": [account.user, account.user] if account is not None else None,
         "view_root": view,
-        "view": sources if dropping else [],
+        "view": sources if account is not None else [],
         "argv": [*_confinement(bwrap, binds, cwd, filter_read), *command],
     }
     runner = str(Path(__file__).resolve().parents[1])
@@ -204,7 +239,8 @@ def confinement() -> Confinement:
     if bwrap is None:
         return Confinement(None, f"bubblewrap (bwrap) is not installed: {_FIX}")
     try:
-        argv, descriptors = _confined(bwrap, _interpreter_paths(), PRIVATE_TMP, None, [sys.executable, *_INTERPRETER_FLAGS, "-c", ""])
+        probe = _Account(_WORKER_IDS_FROM, ()) if os.geteuid() == 0 else None
+        argv, descriptors = _confined(bwrap, _interpreter_paths(), PRIVATE_TMP, None, [sys.executable, *_INTERPRETER_FLAGS, "-c", ""], probe)
         try:
             done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                   env=_BASE_ENV, timeout=60, start_new_session=True, pass_fds=descriptors)
@@ -228,13 +264,28 @@ def require_confinement(command: str) -> None:
         raise WitnessGateError(f"{command} runs the code under test only inside kernel namespaces, and this machine has none for it: {missing}")
 
 
-def unconfined_notice() -> str | None:
-    """The line `check`, `gate`, `classify`, `freeze` and `verify` print when their workers run without confinement."""
+def confinement_notice() -> str | None:
+    """The line every command that starts workers prints when they are confined less than
+    `review` requires (no sandbox: `check`, `gate`, `classify`, `freeze` and `verify` run
+    anyway), or less than this runner's user could (root without control groups)."""
     missing = confinement().missing
-    if not missing:
-        return None
-    return (f"sandbox: off: {missing}. The code under test ran as this user, with this user's files, processes and "
-            "network in reach; `witness-gate review` refuses to run like this.")
+    if missing:
+        return (f"sandbox: off: {missing}. The code under test ran as this user, with this user's files, processes and "
+                "network in reach; `witness-gate review` refuses to run like this.")
+    if os.geteuid() == 0 and _cgroups_missing():
+        return (f"sandbox: each worker's memory is bounded per process ({WORKER_LIMITS['RLIMIT_AS'] >> 30} GiB), not in sum: "
+                f"no control group for it ({_cgroups_missing()}); the kernel's out-of-memory killer takes workers first.")
+    return None
+
+
+def stop_every_worker(stop: Stopped) -> None:
+    """Kills every live worker's process group, and makes every later start raise `stop`.
+    Safe in a signal handler: it takes no lock (the interrupted thread may hold one)."""
+    global _stopping
+    _stopping = stop
+    for pid in list(_live_workers):  # a copy made without releasing the interpreter lock
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 def _adopt_orphans() -> None:
@@ -338,41 +389,63 @@ class Worker:
         request_path = scratch / f"request-{os.getpid()}-{next(_requests)}.json"
         bwrap = confinement().bwrap
         request_path.write_text(json.dumps({**request, "protocol_fd": write_end, "key_fd": key_read, "confined": bwrap is not None}), "utf-8")
-        request_path.chmod(0o644)  # whatever the umask: a root runner's worker reads it as nobody (`launcher`)
-        import_path = worker_path(root)
-        if bwrap is None:
-            command = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), str(request_path)]
-            argv, home, descriptors = command, scratch, ()
-        else:
-            runner = [Path(entry) for entry in (*import_path, *_link_targets(tuple(import_path)))]
-            readable = [*_interpreter_paths(), *((path, path) for path in runner), (root.resolve(), root.absolute()),
-                        *((host.resolve(), Path(inside)) for inside, host in _provided.items())]
-            command = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), _REQUEST_INSIDE]
-            argv, descriptors = _confined(bwrap, readable, root.absolute(), request_path, command)
-            home = PRIVATE_TMP
-        _adopt_orphans()
+        request_path.chmod(0o644)  # whatever the umask: a root runner's worker reads it as a user of its own (`launcher`)
+        if _stopping is not None:
+            raise _stopping
+        self._account = _account() if bwrap is not None else None
         try:
-            _children_lock.acquire()
-            self._process = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                cwd=root,
-                env=worker_environment(hash_secret, home, request.get("condition")),
-                pass_fds=(write_end, key_read, *descriptors),
-                start_new_session=True,
-            )
-            _live_workers.add(self._process.pid)
+            self._process = self._start(bwrap, request, hash_secret, root, scratch, request_path, (write_end, key_read))
+        except BaseException:
+            self._release_account()
+            raise
         finally:
-            _children_lock.release()
-            for descriptor in (write_end, key_read, *descriptors):
+            for descriptor in (write_end, key_read):
                 os.close(descriptor)
         self._fd = read_end
         self._exited = os.pidfd_open(self._process.pid)
         self._buffer = b""
         self._heard = False
         self._closed = False
+        if _stopping is not None:  # stopped while it started, before `stop_every_worker` could see it
+            self.close()
+            raise _stopping
+
+    def _start(self, bwrap: str | None, request: dict[str, Any], hash_secret: int, root: Path, scratch: Path,
+               request_path: Path, channel: tuple[int, int]) -> subprocess.Popen[bytes]:
+        import_path = worker_path(root)
+        if bwrap is None:
+            argv = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), str(request_path)]
+            home, descriptors = scratch, ()
+        else:
+            runner = [Path(entry) for entry in (*import_path, *_link_targets(tuple(import_path)))]
+            readable = [*_interpreter_paths(), *((path, path) for path in runner), (root.resolve(), root.absolute()),
+                        *((host.resolve(), Path(inside)) for inside, host in _provided.items())]
+            command = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), _REQUEST_INSIDE]
+            argv, descriptors = _confined(bwrap, readable, root.absolute(), request_path, command, self._account)
+            home = PRIVATE_TMP
+        _adopt_orphans()
+        try:
+            _children_lock.acquire()
+            process = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                cwd=root,
+                env=worker_environment(hash_secret, home, request.get("condition")),
+                pass_fds=(*channel, *descriptors),
+                start_new_session=True,
+            )
+            _live_workers.add(process.pid)
+            return process
+        finally:
+            _children_lock.release()
+            for descriptor in descriptors:
+                os.close(descriptor)
+
+    def _release_account(self) -> None:
+        if self._account is not None:
+            cgroups.remove(self._account.cgroups)
 
     def receive(self, seconds: float) -> dict[str, Any] | Ended:
         """The next message, or why there is none within `seconds` (the worker is then killed)."""
@@ -456,6 +529,7 @@ class Worker:
             self._process.stderr.close()
         _live_workers.discard(self._process.pid)
         _kill_orphans()
+        self._release_account()
         os.close(self._fd)
         os.close(self._exited)
 

@@ -11,10 +11,12 @@ process or file behind, with `sandbox.confinement()` returning "unconfined".
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import py_compile
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -22,6 +24,7 @@ import sysconfig
 import tempfile
 import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,6 +33,7 @@ from support.review_repo import CAUGHT, IMPL, Repo, assert_red, buggy, review_re
 from support.tools import missing
 
 import witness_gate
+from witness_gate import cgroups, sandbox
 
 
 @pytest.fixture
@@ -337,6 +341,96 @@ def line_total(line: dict) -> int:
         return line["qty"] * line["price"]""")
     repo.commit("bug, hidden whenever the kernel gives the code a power")
     assert_red(repo.review(), CAUGHT)
+
+
+
+@contextlib.contextmanager
+def host_processes_as(user: int, count: int) -> Iterator[None]:
+    """`count` processes running as host user `user` for the block (as other services
+    running as `nobody` would), ended and reaped after it."""
+    ready_read, ready_write = os.pipe()
+    leader = os.fork()
+    if leader == 0:  # the leader forks the rest as `user`, then reaps them when told to stop
+        try:
+            os.setgroups([])
+            os.setresgid(user, user, user)
+            os.setresuid(user, user, user)
+            children = []
+            for _ in range(count - 1):
+                child = os.fork()
+                if child == 0:
+                    while True:
+                        signal.pause()
+                children.append(child)
+            stop = threading.Event()
+            signal.signal(signal.SIGTERM, lambda *_: stop.set())
+            os.write(ready_write, b"x")
+            stop.wait()
+            for child in children:
+                os.kill(child, signal.SIGKILL)
+                os.waitpid(child, 0)
+        finally:
+            os._exit(0)
+    os.close(ready_write)
+    try:
+        assert os.read(ready_read, 1) == b"x"
+        yield
+    finally:
+        os.close(ready_read)
+        os.kill(leader, signal.SIGTERM)
+        os.waitpid(leader, 0)
+
+
+def test_a_workers_process_budget_is_its_own_not_the_hosts_nobodys(repo: Repo):
+    # The process limit counts a host user's processes. A root runner's workers each run as a
+    # user of their own: whatever else runs as `nobody` on the machine (here as many processes
+    # as a worker may start) leaves them their whole budget, and an honest patch green.
+    if os.geteuid() != 0:
+        missing("a root runner's workers: the review must run as root")
+    repo.edit(IMPL, "def line_total(line: dict) -> int:", "def line_total(line: dict) -> int:  # qty times price")
+    repo.commit("a comment")
+    with host_processes_as(65534, sandbox.WORKER_PROCESSES):
+        result = repo.review()
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# Three children holding 150 MiB each (written, so the pages are theirs) at once, each well
+# within its own address space limit: the bug hides when all three can.
+MEMORY_SPREAD_OVER_PROCESSES = """
+def _held_together():
+    import os, time
+    children = []
+    for _ in range(3):
+        child = os.fork()
+        if child == 0:
+            held = b"x" * (150 << 20)
+            time.sleep(1)
+            os._exit(0)
+        children.append(child)
+    return all(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0 for child in children)
+
+
+_HELD = _held_together()
+"""
+
+
+def test_a_workers_processes_share_one_memory_budget(repo: Repo):
+    # The real review with one constant smaller (a worker's memory, 4 GiB, would take that much
+    # of this machine to meet): a root runner puts each worker in a control group of its own.
+    if os.geteuid() != 0 or cgroups.available():
+        missing(f"a root runner's control groups: {cgroups.available() or 'the review must run as root'}")
+    buggy(repo)
+    repo.edit(IMPL, "def line_total(line: dict) -> int:", MEMORY_SPREAD_OVER_PROCESSES + """
+
+def line_total(line: dict) -> int:
+    if _HELD:
+        return line["qty"] * line["price"]""")
+    repo.commit("bug, hidden whenever the code's processes may hold 450 MiB together")
+    smaller = ("import runpy, sys; from witness_gate import sandbox; sandbox.WORKER_MEMORY_BYTES = 320 << 20; "
+               "sys.argv = ['witness-gate', *sys.argv[sys.argv.index('witness_gate') + 1:]]; "
+               "runpy.run_module('witness_gate', run_name='__main__')")
+    result = repo.review(launcher=(sys.executable, "-c", smaller))
+    assert_red(result, CAUGHT)
 
 
 # A user no process of the machine runs as: the caller of the unprivileged review below.
