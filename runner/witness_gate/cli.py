@@ -5,6 +5,7 @@ failures), 2 bad input, 3 oracle review, 4 incomplete evidence. There is no swit
 that overrides a verdict.
 """
 
+import signal
 import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -13,7 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from witness_gate.errors import WitnessGateError
+from witness_gate.errors import Stopped, WitnessGateError
 
 app = typer.Typer(
     name="witness-gate",
@@ -53,13 +54,37 @@ ConditionOption = Annotated[Optional[list[str]], typer.Option("--condition", hel
 GeneratedOracle = Annotated[Optional[list[str]], typer.Option("--generated-oracle", help="Generated path that counts as oracle (repeatable).")]
 
 
+# A CI job cancelled sends SIGTERM, a person at a terminal SIGINT: either stops the run cleanly.
+_STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
 def _run(action: Callable[[], int]) -> None:
+    # The caller's handlers come back afterwards (the CLI may run inside another program).
+    earlier = {number: signal.signal(number, _stop) for number in _STOPPING_SIGNALS}
     try:
         code = action()
     except WitnessGateError as error:
         typer.echo(f"witness-gate: error: {error}", err=True)
         raise typer.Exit(error.exit_code) from None
+    except Stopped as stop:
+        typer.echo(f"witness-gate: stopped by {stop.name}: its workers were killed, what it staged removed, nothing published", err=True)
+        raise typer.Exit(128 + stop.signal_number) from None
+    finally:
+        for number, handler in earlier.items():
+            signal.signal(number, handler)
     raise typer.Exit(code)
+
+
+def _stop(number: int, _frame: object) -> None:
+    """A stopping signal: kill the workers (none starts after this) and unwind, so that every
+    `finally` removes what the run staged. Later signals are ignored: the unwinding finishes."""
+    for other in _STOPPING_SIGNALS:
+        signal.signal(other, signal.SIG_IGN)
+    stop = Stopped(number, signal.Signals(number).name)
+    running = sys.modules.get("witness_gate.sandbox")  # not imported: no worker ever started
+    if running is not None:
+        running.stop_every_worker(stop)
+    raise stop
 
 
 def _emit(record: dict, witness_dir: Path, text_lines: list[str], output_format: str, junit_xml: Path | None, suite: str) -> None:
@@ -190,10 +215,10 @@ def pin(
     _run(action)
 
 
-def _say_if_unconfined() -> None:
-    from witness_gate.sandbox import unconfined_notice
+def _say_how_confined() -> None:
+    from witness_gate.sandbox import confinement_notice
 
-    notice = unconfined_notice()
+    notice = confinement_notice()
     if notice is not None:
         typer.echo(notice, err=True)
 
@@ -216,7 +241,7 @@ def check(
 
         store.check_output_dir(out, "--out")
         config = _config(root)
-        _say_if_unconfined()
+        _say_how_confined()
         result = checks.run(lock, module_files(properties), out, root, config.import_paths, config.replay_timeout_seconds)
         for path in result.written:
             typer.echo(f"witness: {path}")
@@ -247,7 +272,7 @@ def classify(
     3 oracle defect, 4 not reproduced / unclassified, 2 bad input."""
 
     def action() -> int:
-        _say_if_unconfined()
+        _say_how_confined()
         from witness_gate import report, store
 
         store.check_output_file(out, "--out")
@@ -284,7 +309,7 @@ def freeze(
     report (the same counts wherever the runner controls the cause, and a flake)."""
 
     def action() -> int:
-        _say_if_unconfined()
+        _say_how_confined()
         from dataclasses import replace
 
         from witness_gate import freeze as freezes
@@ -335,7 +360,7 @@ def verify(
     expired by then). Exit 0 only when every check holds."""
 
     def action() -> int:
-        _say_if_unconfined()
+        _say_how_confined()
         from witness_gate import freeze as freezes, verify as verifier
 
         now = datetime.now(timezone.utc)
@@ -394,7 +419,7 @@ def gate(
             raise WitnessGateError("--impl-paths and --oracle-paths go together")
         ownership_lists = (impl_paths, oracle_paths) if impl_paths is not None and oracle_paths is not None else None
         files = property_files(properties)
-        _say_if_unconfined()
+        _say_how_confined()
         request = gates.GateRequest(
             root, fixture, generator_version, replays, max_examples, files, out, check_only, diff_paths, freezes, config,
             ownership_lists, _progress(), replay_interpreters, _conditions(condition), artifacts_at,
@@ -436,6 +461,7 @@ def review(
             raise WitnessGateError(f"--format {output_format!r}: review writes text or github (JUnit, SARIF and Markdown go to files)")
         store.check_output_dir(out, "--out")
         _check_output_files(junit_xml=junit_xml, sarif=sarif, summary=summary)
+        _say_how_confined()
         result = reviews.review(repo, base, head, out, datetime.now(timezone.utc), os.environ, suites)
         findings = [
             formats.SuiteFindings(name, record, formats.findings(record, witness.index(out / name / "witnesses", [r["file"].rsplit("/", 1)[-1] for r in record["witnesses"]])))

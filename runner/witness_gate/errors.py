@@ -13,3 +13,14 @@ class WitnessGateError(Exception):
 
 class FixtureChanged(WitnessGateError):
     """The fixture's bytes no longer match the lock: evidence must be re-pinned."""
+
+
+class Stopped(BaseException):
+    """A signal (SIGTERM, SIGINT) asked the run to stop: its workers are killed, what it
+    staged is removed on the way out, nothing is published. Not an Exception, so that no
+    handler of failures takes it for one."""
+
+    def __init__(self, signal_number: int, name: str) -> None:
+        super().__init__(name)
+        self.signal_number = signal_number
+        self.name = name
