@@ -1,7 +1,7 @@
 """`check` (spec section 2): search with Hypothesis, shrink, and retain witnesses.
 
 Hypothesis does all searching and shrinking, in one worker interpreter per property
-module (`sandbox`, `worker`), under a hash secret from the seed schedule and a `random`
+module (`sandbox`, `witness_gate.worker`), under a hash secret from the seed schedule and a `random`
 seed per call. This process runs no user code: it follows the worker's announced calls
 and keeps its own record of them. With the database off and one reported bug, the first
 failing search call sees the original input and the last one the minimal input, so both
@@ -23,14 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import lock as locks
-from witness_gate import conditions, given_tests, seeds, store, witness
+from witness_gate import conditions, given_tests, protocol, seeds, store, witness
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, payload_hash, sha256_hex
 from witness_gate.errors import WitnessGateError
 from witness_gate.lock import relative_to_root
-from witness_gate.properties import failure_evidence
+from witness_gate.protocol import CALL_ORIGINS, SEARCH_STATUSES, Event, failure_evidence
 from witness_gate.sandbox import Ended, Worker
-
-_ORIGINS = ("example", "reject", "fixture", "search")
 
 
 @dataclass(frozen=True)
@@ -107,9 +105,9 @@ class _Session:
                 return message
             try:
                 event = message["event"]
-                if event == "done":
+                if event == Event.DONE:
                     return None
-                if event == "problem":
+                if event == Event.PROBLEM:
                     return _field(message, "message", str)[:2000]
                 self._on(event, message)
             except (_Garbled, NotPlainJSON) as error:
@@ -119,40 +117,40 @@ class _Session:
                 return ended
 
     def _on(self, event: str, message: dict[str, Any]) -> None:
-        if event == "module":
+        if event == Event.MODULE:
             self.pytest = message.get("kind") == "pytest"
             for entry in _field(message, "properties", list):
                 if not isinstance(entry, dict):
                     raise _Garbled("malformed property list")
                 line = _field(entry, "line", int)
                 self.properties[_field(entry, "assertion_id", str)] = max(line, 1)
-        elif event == "property":
+        elif event == Event.PROPERTY:
             self.current = _field(message, "assertion_id", str)
             if self.current not in self.properties:
                 raise _Garbled(f"unknown property {self.current!r}")
             self.seed, self.first_failing, self.last_failing = self.lock["seed_schedule"][0], None, None
             self.searches = []
-        elif event == "search":
+        elif event == Event.SEARCH:
             self.seed = _field(message, "seed", int)
             if self.seed not in self.lock["seed_schedule"]:
                 raise _Garbled("search seed not in the schedule")
             self.searches.append([self.seed, 0])
-        elif event == "call":
+        elif event == Event.CALL:
             if self.current is None or self.pending is not None:
                 raise _Garbled("call outside a property or before the previous result")
             origin = _field(message, "origin", str)
-            if origin not in _ORIGINS or "payload" not in message:
+            if origin not in CALL_ORIGINS or "payload" not in message:
                 raise _Garbled("call without a known origin or a payload")
             snapshot = canonical_bytes(message["payload"])
             history = tuple(self.history)
-            if self.pytest:  # a case is replayed after the test's searches that led to it (`given_tests`)
-                if not self.searches or message["payload"] != given_tests.case_payload(self.searches[-1][1]):
+            if self.pytest:  # a case is replayed after the test's searches that led to it (`protocol`)
+                if not self.searches or message["payload"] != protocol.case_payload(self.searches[-1][1]):
                     raise _Garbled("a pytest call out of order")
                 history += tuple(self._search_entry(seed, calls) for seed, calls in self.searches)
                 self.searches[-1][1] += 1
             self.pending = witness.Call(message["payload"], seeds.call_random_seed(self.seed, self.current, snapshot), history)
             self.pending_origin = origin
-        elif event == "result":
+        elif event == Event.RESULT:
             if self.pending is None:
                 raise _Garbled("result without a call")
             passed = _field(message, "passed", bool)
@@ -164,9 +162,9 @@ class _Session:
             if not self.pytest:
                 self.history.append({"assertion_id": self.current, "payload": self.pending.payload, "random_seed": self.pending.random_seed})
             self.pending = None
-        elif event == "searched":
+        elif event == Event.SEARCHED:
             status = _field(message, "status", str)
-            if self.current is None or status not in ("passed", "falsified", "flaky", "skipped") or (status == "skipped" and not self.pytest):
+            if self.current is None or status not in SEARCH_STATUSES or (status == "skipped" and not self.pytest):
                 raise _Garbled("searched outside a property or with an unknown status")
             if self.pytest and status in ("passed", "skipped") and self.last_failing is not None:
                 raise _Garbled(f"a @given test's search {status} after a case failed: something in the worker hid the failure")
@@ -180,7 +178,7 @@ class _Session:
             self.history.extend(self._search_entry(seed, calls) for seed, calls in self.searches)
             self.finished.add(self.current)
             self.current = None
-        elif event == "plain" and self.pytest:
+        elif event == Event.PLAIN and self.pytest:
             assertion_id, passed = _field(message, "assertion_id", str), _field(message, "passed", bool)
             if self.current is not None or assertion_id in self.properties:
                 raise _Garbled("a plain test inside a @given test's search")
@@ -192,7 +190,7 @@ class _Session:
 
     def _search_entry(self, seed: int, calls: int) -> dict[str, Any]:
         # The `random` seed its last case ran under, which a replay gives that case again.
-        last_seed = given_tests.call_seed(seed, self.current, calls - 1) if calls else 0
+        last_seed = protocol.call_seed(seed, self.current, calls - 1) if calls else 0
         return {"assertion_id": self.current, "payload": {"search": seed, "calls": calls}, "random_seed": last_seed}
 
     def _found_by_pytest(self, given: Any) -> None:
@@ -226,7 +224,7 @@ class _Session:
 
     def _ended_pytest_search(self) -> None:
         """A case that left no choices behind (it ended the worker, or Hypothesis saved nothing
-        for it): its witness is the search that led to it, run again up to that case (`given_tests`)."""
+        for it): its witness is the search that led to it, run again up to that case (`protocol`)."""
         assert self.first_failing is not None and self.last_failing is not None
         failing = []
         for call, evidence in (self.first_failing, self.last_failing):
@@ -255,7 +253,7 @@ class _Session:
 
     def _fail_pending(self, ended: Ended, timeout: float) -> None:
         """The pending call ended the worker: it failed with one of
-        `properties.ENDED_CALL_KINDS`, and a search it belonged to stops there, unshrunk."""
+        `protocol.ENDED_CALL_KINDS`, and a search it belonged to stops there, unshrunk."""
         if self.pending is None or self.current is None:
             return
         if ended.kind == "timeout":

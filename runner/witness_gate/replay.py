@@ -34,7 +34,7 @@ from typing import Any
 from witness_gate import conditions, seeds
 from witness_gate.canonical import canonical_bytes
 from witness_gate.evidence import COLLECTOR, Replay, needs_more, replayed_variant
-from witness_gate.properties import ENDED_CALL_KINDS, failure_evidence
+from witness_gate.protocol import ENDED_CALL_KINDS, Event, failure_evidence
 from witness_gate.sandbox import Ended, Worker
 
 # More than the two cores of the machines this was measured on: an interpreter spends
@@ -206,7 +206,7 @@ def search_came_and_went(record: dict[str, Any]) -> bool:
     the failing call ended (a crash, a hang, a broken channel) is unshrunk too, but it saw
     one failure and nothing else: escalating it would only replay a certainty. So did a
     @given test's failure Hypothesis saved no choices for (its witness is the search up to
-    it, `given_tests`)."""
+    it, `protocol`)."""
     stopped_at_it = "given" in record and "search" in record["payload"]  # a @given test's search, run to the case that failed
     return (record["origin"] == "search" and not record["fully_shrunk"] and not stopped_at_it
             and record["evidence"]["kind"] not in ENDED_CALL_KINDS)
@@ -321,20 +321,20 @@ def _interpreter(
                 ended = message
                 break
             event = message["event"]
-            if event == "done":
+            if event == Event.DONE:
                 break
-            if event == "problem":
+            if event == Event.PROBLEM:
                 ended = Ended("problem", str(message.get("message"))[:2000])
                 break
             key = (message.get("job"), message.get("slot"))
-            if event == "missing" and isinstance(message.get("job"), int):
+            if event == Event.MISSING and isinstance(message.get("job"), int):
                 missing.add(message["job"])
-            elif event == "outcome" and key in wanted and isinstance(message.get("failed"), bool):
+            elif event == Event.OUTCOME and key in wanted and isinstance(message.get("failed"), bool):
                 evidence = message.get("evidence")
                 if message["failed"] and not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
                     evidence = failure_evidence("protocol", None, "the replay reported a failure without evidence")
                 outcomes[key] = (message["failed"], evidence if message["failed"] else None)
-            elif event not in ("module", "call"):
+            elif event not in (Event.MODULE, Event.CALL):
                 worker.close()
                 ended = Ended("protocol", f"broke the message protocol ({event!r} message)")
                 break

@@ -45,19 +45,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from witness_gate import channel as channels
-from witness_gate import cgroups, conditions, launcher, seccomp
+from witness_gate import cgroups, conditions, launcher, protocol, seccomp
 from witness_gate.errors import Stopped, WitnessGateError
 
 # The worker's first act sends its standard error to /dev/null: whatever reaches the
 # runner's pipe on fd 2 was written before any user code could run (bubblewrap's own
 # refusal, or the interpreter failing to start), so it is quoted as the sandbox's word.
-# Then it moves on to its process id (`process_id`) while it is still small to fork, and
+# Then it moves on to its process id (`worker.process_id`) while it is still small to fork, and
 # only then loads the worker.
 _BOOT = (
     "import os, sys, json; os.dup2(os.open(os.devnull, os.O_WRONLY), 2); sys.path[:] = json.loads(sys.argv[1]); "
-    "from witness_gate.process_id import continue_at_offset; continue_at_offset(sys.argv[2]); "
-    "from witness_gate.worker import main; main(sys.argv[2])"
+    "from witness_gate.worker.process_id import continue_at_offset; continue_at_offset(sys.argv[2]); "
+    "from witness_gate.worker.main import main; main(sys.argv[2])"
 )
 # -P: no '' or working directory on sys.path, so a `json.py` in the tree cannot load before
 # the worker. -B and hash-checked pycs: the worker compiles what it reads, never bytecode
@@ -374,7 +373,7 @@ def _describe_status(status: int) -> str:
 
 
 class Worker:
-    """One supervised interpreter running `witness_gate.worker` on one request, confined
+    """One supervised interpreter running `witness_gate.worker.main` on one request, confined
     when the machine can (`confinement`), with `root` (the tree under test) its only view
     of the project."""
 
@@ -382,7 +381,7 @@ class Worker:
         read_end, write_end = os.pipe()
         # The channel's key goes down a pipe of its own, never into the request file (which
         # the code under test can read): only the worker's own lines verify.
-        self._key = os.urandom(channels.KEY_BYTES)
+        self._key = os.urandom(protocol.KEY_BYTES)
         key_read, key_write = os.pipe()
         os.write(key_write, self._key)
         os.close(key_write)
@@ -502,7 +501,7 @@ class Worker:
         return f" before it said anything: {text}" if text else ""
 
     def _parse(self, line: bytes) -> dict[str, Any] | Ended:
-        body = channels.opened(self._key, line)
+        body = protocol.opened(self._key, line)
         if body is None:
             return self._end("protocol", f"wrote a message the worker did not sign (the code under test writing to its channel?): {line[:80]!r}")
         try:

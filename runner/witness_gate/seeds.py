@@ -53,7 +53,7 @@ def replay_random_seed(lock: dict[str, Any], column: int) -> int:
     return _derive(lock, "replay-random", column)
 
 
-# Process ids a worker skips before it loads the module (process_id.continue_at_offset):
+# Process ids a worker skips before it loads the module (worker.process_id.continue_at_offset):
 # in the sandbox's own pid namespace ids are handed out in order, so without this every
 # worker would be the same pid and code seeded from os.getpid() would look deterministic.
 _PID_OFFSETS = 64
@@ -85,7 +85,7 @@ def replay_pid_offsets(lock: dict[str, Any], round_number: int, count: int, avoi
 
 
 def process_layout(lock: dict[str, Any], pid_offset: int) -> int:
-    """The seed of the memory layout a worker's forked replays start from (`layout`): one
+    """The seed of the memory layout a worker's forked replays start from (`worker.heap_layout`): one
     per process id offset, so a process is one condition, its id and its layout."""
     return _derive(lock, "process-layout", pid_offset)
 

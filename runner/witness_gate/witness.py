@@ -110,7 +110,7 @@ def shown_inputs(record: dict[str, Any]) -> dict[str, str | None]:
 
 def calls_before(record: dict[str, Any]) -> int:
     """How many calls preceded the witness's in check: one per history entry of properties;
-    a pytest entry stands for the cases of a search (`given_tests`) or a test run once."""
+    a pytest entry stands for the cases of a search (`protocol`) or a test run once."""
     if "given" not in record:
         return len(record["history"])
     return sum(entry["payload"]["calls"] if "search" in entry["payload"] else 1 for entry in record["history"])

@@ -192,19 +192,19 @@ hypothesis.core.StateForActualGivenExecution.run_engine = _quiet_run_engine
 
 # ...and the worker's own check of it, too: what the runner saw decides.
 HIDING_FROM_THE_WORKER_TOO = HIDING_IMPLEMENTATION + '''
-import witness_gate.given_tests
+import witness_gate.worker.pytest_module
 
-_search = witness_gate.given_tests.GivenTest.search
+_search = witness_gate.worker.pytest_module.GivenTest.search
 
 
 def _passing_search(self, *args):
     try:
         return _search(self, *args)
-    except witness_gate.given_tests.WitnessGateError:
-        return witness_gate.given_tests.Searched("passed")
+    except witness_gate.worker.pytest_module.WitnessGateError:
+        return witness_gate.worker.pytest_module.Searched("passed")
 
 
-witness_gate.given_tests.GivenTest.search = _passing_search
+witness_gate.worker.pytest_module.GivenTest.search = _passing_search
 '''
 
 

@@ -202,7 +202,7 @@ sys.modules["json"] = _json
 
 class _Quiet:
     def find_spec(self, name, path=None, target=None):
-        if name != "witness_gate.worker":
+        if name != "witness_gate.worker.main":
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)

@@ -9,8 +9,9 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 import witness_gate
-from witness_gate import worker
-from witness_gate.properties import _MARK, LoadedProperty
+from witness_gate.properties import _MARK
+from witness_gate.worker import main as worker
+from witness_gate.worker.property_module import LoadedProperty
 
 
 class _Recorder:

@@ -1,8 +1,8 @@
-"""The worker side of `sandbox`: runs inside a fresh interpreter and calls user code.
+"""The worker's main loop: runs inside a fresh interpreter (`sandbox`) and calls user code.
 
-Nothing here decides anything. It imports one property module (or has pytest collect
-one, when it is a module of `@given` tests: `given_tests`), calls properties as asked and
-reports each call on the private message pipe (one JSON object per line);
+Nothing here decides anything. It imports one property module (`property_module`), or
+has pytest collect one when it is a module of `@given` tests (`pytest_module`), calls
+properties as asked and reports each call on the private message pipe (`protocol`);
 the supervising runner keeps its own record of the calls, enforces every deadline and
 treats silence, an early exit or a malformed message as a failure. Two modes:
 
@@ -14,7 +14,7 @@ treats silence, an early exit or a malformed message as a failure. Two modes:
   then once more in this process without forking.
 
 Before this module loads, the worker has moved on to the process id the runner chose
-(`process_id`).
+(`process_id`); a forked replay starts from the memory layout `heap_layout` arranges.
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from witness_gate import channel as channels
-from witness_gate import conditions, given_tests, layout
-from witness_gate import seeds
+from witness_gate import conditions, given_tests, protocol, seeds
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, parse_json, sha256_hex
 from witness_gate.errors import WitnessGateError
-from witness_gate.given_tests import GivenTest
-from witness_gate.properties import LoadedProperty, Outcome, add_import_paths, failure_evidence, import_module, properties_of
+from witness_gate.protocol import Event, failure_evidence
 from witness_gate.store import read_regular_file
+from witness_gate.worker import heap_layout, pytest_module
+from witness_gate.worker.property_module import LoadedProperty, Outcome, add_import_paths, import_module, properties_of
+from witness_gate.worker.pytest_module import GivenTest
 
 # What a replay calls: a property, or a test under pytest; both answer `run`.
 Assertion = LoadedProperty | GivenTest
@@ -55,7 +55,7 @@ class _Channel:
         self.send_bytes(json.dumps(message, separators=(",", ":")).encode())
 
     def send_bytes(self, body: bytes) -> None:
-        data = channels.sign(self.key, body) + b"\n"
+        data = protocol.sign(self.key, body) + b"\n"
         while data:
             data = data[os.write(self._fd, data) :]
 
@@ -63,7 +63,7 @@ class _Channel:
 def _read_key(fd: int) -> bytes:
     """The channel key, from its own pipe, which is closed before any user code runs."""
     key = b""
-    while len(key) < channels.KEY_BYTES and (chunk := os.read(fd, channels.KEY_BYTES - len(key))):
+    while len(key) < protocol.KEY_BYTES and (chunk := os.read(fd, protocol.KEY_BYTES - len(key))):
         key += chunk
     os.close(fd)
     return key
@@ -89,7 +89,7 @@ def main(request_path: str) -> None:
             import hypothesis.strategies  # noqa: F401
         except ImportError as error:  # no user code has run: the worker's view of the runner is short
             raise WitnessGateError(f"the worker cannot import the runner's Hypothesis ({error}): its sandbox does not show the runner's install") from None
-        for name in ("pytest", "_pytest.python", "pluggy", given_tests.HYPOTHESIS_PLUGIN):
+        for name in ("pytest", "_pytest.python", "pluggy", pytest_module.HYPOTHESIS_PLUGIN):
             try:
                 importlib.import_module(name)
             except ImportError:  # a runner without pytest gates no pytest module, and none of the patch's stands in
@@ -99,19 +99,19 @@ def main(request_path: str) -> None:
         fixture = _Fixture(Path(request["fixture_path"]), request["fixture_sha256"])
         source = read_regular_file(root / request["module"], "property module")
         if given_tests.is_pytest_module(source):
-            given_tests.run_session(root, request["module"], source, request["max_examples"], _hide_runner_from_constant_scan,
+            pytest_module.run_session(root, request["module"], source, request["max_examples"], _hide_runner_from_constant_scan,
                                     lambda tests: _pytest_module(request, channel, tests, sha256_hex(source), fixture))
         else:
             module, digest = import_module(root / request["module"], request["module"])
             props = properties_of(module, request["module"], digest)
-            channel.send({"event": "module", "sha256": digest, "properties": [{"assertion_id": p.assertion_id, "line": p.line} for p in props]})
+            channel.send({"event": Event.MODULE, "sha256": digest, "properties": [{"assertion_id": p.assertion_id, "line": p.line} for p in props]})
             if request["mode"] == "check":
                 _check(request, channel, props, fixture)
             else:
                 _replay(request, channel, {p.assertion_id: p for p in props}, fixture)
     except WitnessGateError as error:
-        channel.send({"event": "problem", "message": str(error)})
-    channel.send({"event": "done"})
+        channel.send({"event": Event.PROBLEM, "message": str(error)})
+    channel.send({"event": Event.DONE})
     # Leave at once: atexit handlers and threads of the user's module must not run after "done".
     os._exit(0)
 
@@ -184,9 +184,9 @@ def _call(channel: _Channel, prop: LoadedProperty, origin: str, payload: Any, fi
     except NotPlainJSON as error:
         raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: {origin} payload is not plain JSON: {error}") from None
     expect = "reject" if origin == "reject" else "accept"
-    channel.send_bytes(b'{"event":"call","origin":"%s","payload":%s}' % (origin.encode(), snapshot))
+    channel.send_bytes(b'{"event":"%s","origin":"%s","payload":%s}' % (Event.CALL.encode(), origin.encode(), snapshot))
     outcome = _network.run(prop, json.loads(snapshot), fixture, seeds.call_random_seed(search_seed, prop.assertion_id, snapshot), expect)
-    channel.send({"event": "result", "passed": outcome.passed, "evidence": outcome.evidence})
+    channel.send({"event": Event.RESULT, "passed": outcome.passed, "evidence": outcome.evidence})
     return outcome.passed
 
 
@@ -198,21 +198,21 @@ def _check(request: dict[str, Any], channel: _Channel, props: list[LoadedPropert
             continue
         if not isinstance(prop.spec.payloads, SearchStrategy):
             raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: payloads= must be a Hypothesis strategy")
-        channel.send({"event": "property", "assertion_id": prop.assertion_id})
+        channel.send({"event": Event.PROPERTY, "assertion_id": prop.assertion_id})
         for origin, payload in _explicit_payloads(prop, fixture):
             _call(channel, prop, origin, payload, fixture, request["seeds"][0])
         status = "passed"
         for seed in request["seeds"]:
-            channel.send({"event": "search", "seed": seed})
+            channel.send({"event": Event.SEARCH, "seed": seed})
             status = _search(channel, prop, fixture, seed, request["max_examples"])
             if status != "passed":
                 break
-        channel.send({"event": "searched", "status": status})
+        channel.send({"event": Event.SEARCHED, "status": status})
 
 
 def _pytest_module(request: dict[str, Any], channel: _Channel, tests: list[GivenTest], digest: str, fixture: _Fixture) -> None:
     gated = [test for test in tests if test.given]
-    channel.send({"event": "module", "sha256": digest, "kind": "pytest",
+    channel.send({"event": Event.MODULE, "sha256": digest, "kind": "pytest",
                   "properties": [{"assertion_id": test.assertion_id, "line": test.line} for test in gated]})
     if request["mode"] == "check":
         _check_pytest(request, channel, tests)
@@ -229,30 +229,30 @@ def _check_pytest(request: dict[str, Any], channel: _Channel, tests: list[GivenT
         if not test.given:
             _network.reached = None
             outcome = _network.noted(test.run({"run": True}, None, 0))
-            channel.send({"event": "plain", "assertion_id": test.assertion_id, "passed": outcome.passed, "evidence": outcome.evidence})
+            channel.send({"event": Event.PLAIN, "assertion_id": test.assertion_id, "passed": outcome.passed, "evidence": outcome.evidence})
             continue
-        channel.send({"event": "property", "assertion_id": test.assertion_id})
+        channel.send({"event": Event.PROPERTY, "assertion_id": test.assertion_id})
 
         def announce(case: int) -> None:
             _network.reached = None
-            channel.send({"event": "call", "origin": "search", "payload": given_tests.case_payload(case)})
+            channel.send({"event": Event.CALL, "origin": "search", "payload": protocol.case_payload(case)})
 
         def report(outcome: Outcome) -> None:
             outcome = _network.noted(outcome)
-            channel.send({"event": "result", "passed": outcome.passed, "evidence": outcome.evidence})
+            channel.send({"event": Event.RESULT, "passed": outcome.passed, "evidence": outcome.evidence})
 
-        searched = given_tests.Searched("passed")
+        searched = pytest_module.Searched("passed")
         for seed in request["seeds"]:
-            channel.send({"event": "search", "seed": seed})
+            channel.send({"event": Event.SEARCH, "seed": seed})
             searched = test.search(seed, announce, report)
             if searched.status != "passed":
                 break
         found = {
-            "shrunk": given_tests.choices_payload(searched.shrunk) if searched.shrunk is not None else None,
-            "unshrunk": given_tests.choices_payload(searched.unshrunk) if searched.unshrunk is not None else None,
+            "shrunk": protocol.choices_payload(searched.shrunk) if searched.shrunk is not None else None,
+            "unshrunk": protocol.choices_payload(searched.unshrunk) if searched.unshrunk is not None else None,
             "example": searched.example, "failing_example": searched.failing_example,
         }
-        channel.send({"event": "searched", "status": searched.status, "given": found})
+        channel.send({"event": Event.SEARCHED, "status": searched.status, "given": found})
 
 
 def _hide_runner_from_constant_scan() -> None:
@@ -313,10 +313,10 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
     jobs = request["jobs"]
     for index, job in enumerate(jobs):
         if job["assertion_id"] not in props:
-            channel.send({"event": "missing", "job": index})
+            channel.send({"event": Event.MISSING, "job": index})
     runnable = [index for index, job in enumerate(jobs) if job["assertion_id"] in props]
     hung = set(request["hung"])  # a witness that hung once is not replayed again
-    memory = layout.Layout(request["layout_seed"])  # made here, after the module loaded, for every forked replay
+    memory = heap_layout.Layout(request["layout_seed"])  # made here, after the module loaded, for every forked replay
     # What exists now, the module and the layout's pools included, is left out of every later
     # collection (as pre-forking servers do): the collection before each fork (`_forked`)
     # then costs little, and a collection in a replay looks only at what the replay made.
@@ -325,7 +325,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
     def report(index: int, slot: int, evidence: dict[str, Any] | None) -> None:
         if evidence is not None and evidence["kind"] == "timeout":
             hung.add(jobs[index]["witness"])
-        channel.send({"event": "outcome", "job": index, "slot": slot, "failed": evidence is not None, "evidence": evidence})
+        channel.send({"event": Event.OUTCOME, "job": index, "slot": slot, "failed": evidence is not None, "evidence": evidence})
 
     # The collector probe's extra containers per slot (seeds.collector_settings), counted
     # here rather than in the child, where the arithmetic's own ints would differ by setting.
@@ -338,7 +338,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
         elif jobs[index]["fork"]:
             report(index, slot, _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key, extra[slot], memory))
         else:
-            channel.send({"event": "call", "job": index, "slot": slot})
+            channel.send({"event": Event.CALL, "job": index, "slot": slot})
             report(index, slot, _run_job(props, jobs[index], seed, fixture))
 
     # Forked payloads alone, then after their history, then without forking, last: state
@@ -414,7 +414,7 @@ def _fresh(payload: Any) -> Any:
 
 def _forked(
     props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, timeout: float, key: bytes,
-    extra_containers: int, memory: layout.Layout,
+    extra_containers: int, memory: heap_layout.Layout,
 ) -> dict[str, Any] | None:
     """Runs the job in a forked child in a process group of its own, from the process's
     memory layout; kills the group at the timeout. The child's result is signed like a
@@ -439,7 +439,7 @@ def _forked(
             os.close(read_end)
             memory.take_effect()
             evidence = _run_job(props, job, seed, fixture, extra_containers)
-            os.write(write_end, channels.sign(key, json.dumps({"evidence": evidence}).encode()))
+            os.write(write_end, protocol.sign(key, json.dumps({"evidence": evidence}).encode()))
             status = 0
         finally:
             os._exit(status)
@@ -469,7 +469,7 @@ def _forked(
     if timed_out:
         return failure_evidence("timeout", None, f"replay did not finish within {timeout:g} s")
     written = b"".join(chunks)
-    body = channels.opened(key, written)
+    body = protocol.opened(key, written)
     if written and body is None:
         return failure_evidence("protocol", None, f"replay process wrote a result it did not sign ({_wait_status(status)}): {written[:80]!r}")
     try:

@@ -1,6 +1,6 @@
 """The process id a worker's module sees, chosen by the runner (`seeds`).
 
-The first thing a worker does, before the worker module and Hypothesis load: each of the
+The first thing a worker does, before its main loop (`main`) and Hypothesis load: each of the
 forks that skip ids then copies a small process, and user code is nowhere near yet.
 """
 

@@ -21,7 +21,7 @@ RUNNER = Path(__file__).resolve().parents[2] / "runner"
 
 FORKS = r"""
 import gc, json, os, sys
-from witness_gate import layout, worker
+from witness_gate.worker import heap_layout as layout, main as worker
 
 class Row:
     def __init__(self, n):
@@ -94,14 +94,14 @@ def test_the_layout_holds_on_every_supported_cpython(version):
     assert all(order == seen[0] for order in seen), seen
     assert any(len({json.dumps(order) for order in orders(seed, "inherited", python)}) > 1 for seed in (1, 2, 3))
     # Every size class of the small-object allocator, 16 to 512 bytes, has its pool (one kept block each).
-    counted = subprocess.run([python, "-c", "from witness_gate import layout; print(len(layout.Layout(1)._anchors))"],
+    counted = subprocess.run([python, "-c", "from witness_gate.worker import heap_layout as layout; print(len(layout.Layout(1)._anchors))"],
                              env={**os.environ, "PYTHONPATH": str(RUNNER)}, capture_output=True, text=True, timeout=60, check=True)
     assert counted.stdout.split() == ["32"]
 
 
 STEERED = r"""
 import gc, json, os, sys
-from witness_gate import layout, worker
+from witness_gate.worker import heap_layout as layout, main as worker
 
 memory = layout.Layout(5)
 gc.freeze()

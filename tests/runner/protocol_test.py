@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from witness_gate.channel import opened, sign
+from witness_gate.protocol import opened, sign
 
 KEY, OTHER = b"k" * 32, b"o" * 32
 BODY = b'{"event":"result","passed":false}'

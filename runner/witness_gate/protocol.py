@@ -1,0 +1,127 @@
+"""What the runner and its workers say to each other: the one place both sides agree on.
+
+The runner (the deciding side) and a worker (`witness_gate.worker`, the side that runs user
+code) share nothing else: every message, payload and piece of evidence that crosses
+between them is named here, and both import it. Pure: it imports neither side.
+
+Messages go one way, worker to runner, on a private pipe: one JSON object per line, its
+`event` one of `Event`'s names. The pipe is inherited, so the code under test, running in
+the same process, can write to it too. Each line carries an HMAC under a key the runner
+hands the worker on a pipe of its own, read and closed before any user code is imported: a
+line written by anything but the worker's own `send` fails verification, and the runner
+ends the worker as a protocol break. (Code that reaches into the worker's memory for the
+key is written against the harness, a limit the README states.)
+
+Payloads of a pytest `@given` test (JSON, as witnesses hold them; `given_tests`):
+  {"choices": "<base64>"}        the choice sequence of a failing case (the witness)
+  {"example": k}                 the test's k-th `@example` (explicit examples are not shrunk)
+  {"search": seed, "calls": n}   the test's seeded search again, its first n cases: history,
+                                 or the witness of a failure that left no choice sequence
+                                 (a case that ended the worker, a KeyboardInterrupt)
+  {"run": true}                  history: a test without `@given`, run once
+and, announced by a search call only, {"case": n}: the case is a choice sequence only once
+it ends.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+from typing import Any
+
+from witness_gate import seeds
+from witness_gate.canonical import canonical_bytes
+
+
+class Event:
+    """The names of the worker's messages, with the fields each carries."""
+
+    MODULE = "module"  # the module loaded: sha256, properties [{assertion_id, line}], kind "pytest" for a pytest module
+    PROPERTY = "property"  # check: the calls that follow are this assertion_id's
+    SEARCH = "search"  # check: a search under this seed of the schedule begins
+    CALL = "call"  # check: origin and payload, before the call runs; replay: job and slot
+    RESULT = "result"  # check: the announced call passed, or its evidence
+    SEARCHED = "searched"  # check: the property's searches ended with status (`SEARCH_STATUSES`), and a pytest test's given
+    PLAIN = "plain"  # check: a pytest test without @given ran once: assertion_id, passed, evidence
+    MISSING = "missing"  # replay: the module has no assertion for this job
+    OUTCOME = "outcome"  # replay: job and slot failed, or not, with evidence
+    PROBLEM = "problem"  # the module could not be run: message
+    DONE = "done"  # the last message of every conversation
+
+
+# Where a check call's payload came from: the property's explicit examples and rejects, the
+# fixture's elements, or Hypothesis' search.
+CALL_ORIGINS = ("example", "reject", "fixture", "search")
+# How a property's searches ended; "skipped" only for a pytest test pytest skipped.
+SEARCH_STATUSES = ("passed", "falsified", "flaky", "skipped")
+
+
+# --- evidence ------------------------------------------------------------------------
+
+_MAX_MESSAGE = 2000
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+
+# The kinds of a failing call that ended the worker rather than returning (a hang the
+# runner killed, a process that died, a broken message channel): the runner, not the
+# property, wrote the evidence.
+ENDED_CALL_KINDS = ("timeout", "crashed", "protocol")
+
+
+def failure_evidence(kind: str, exception_type: str | None, message: str) -> dict[str, Any]:
+    return {"kind": kind, "exception_type": exception_type, "message": _clean_message(message)}
+
+
+def describe(error: BaseException) -> str:
+    """An exception's message as evidence holds it: no addresses, cut to length."""
+    try:
+        return _clean_message(str(error))
+    except Exception:  # a __str__ that raises must not hide the failure
+        return "<unprintable exception>"
+
+
+def _clean_message(text: str) -> str:
+    # Memory addresses differ from run to run; witnesses must not.
+    text = _ADDRESS.sub("0x?", text)
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."
+
+
+# --- payloads of a pytest test ---------------------------------------------------------
+
+
+def choices_payload(value: bytes) -> dict[str, str]:
+    return {"choices": base64.b64encode(value).decode("ascii")}
+
+
+def case_payload(case: int) -> dict[str, int]:
+    return {"case": case}
+
+
+def call_seed(search_seed: int, assertion_id: str, case: int) -> int:
+    """The `random` seed of case `case` of a search: the worker seeds the case with it, the
+    runner derives the same one for the history a replay gives it."""
+    return seeds.call_random_seed(search_seed, assertion_id, canonical_bytes(case_payload(case)))
+
+
+# --- signing -------------------------------------------------------------------------
+
+KEY_BYTES = 32
+_MAC_HEX = 32  # 16 bytes of HMAC-SHA256, in hex
+
+
+def sign(key: bytes, body: bytes) -> bytes:
+    """The line for one message body (no newline)."""
+    return _mac(key, body) + b" " + body
+
+
+def opened(key: bytes, line: bytes) -> bytes | None:
+    """The body of a line the key signed, or None."""
+    mac, _, body = line.partition(b" ")
+    if len(mac) != _MAC_HEX or not hmac.compare_digest(mac, _mac(key, body)):
+        return None
+    return body
+
+
+def _mac(key: bytes, body: bytes) -> bytes:
+    return hmac.new(key, body, hashlib.sha256).hexdigest()[:_MAC_HEX].encode()
