@@ -8,16 +8,13 @@ one read from any other commit. Pure: bytes and names in, configuration out.
 
 from __future__ import annotations
 
-from witness_gate import conditions, schemas
+from witness_gate import conditions, ownership, schemas
 from witness_gate.canonical import parse_json
 from witness_gate.config import GateConfig, Suite
 from witness_gate.errors import WitnessGateError
+from witness_gate.ownership import BAZEL_GATED_TARGET, PANTS_GATED_TARGET
 from witness_gate.paths import check_repo_path
 
-# What `pants witness-gate-suites` and `@witness_gate//bazel:suites` read: a build file naming one of these
-# target types declares a suite only that document can describe.
-PANTS_GATED_TARGET = b"witness_properties"
-BAZEL_GATED_TARGET = b"witness_gate_test"
 GOAL = "pants witness-gate-suites --output-file=<file> ::"
 BAZEL_GOAL = "bazel run @witness_gate//bazel:suites -- --output-file=<file>"
 
@@ -46,13 +43,11 @@ def graph_config(data: bytes, source: str, base: str, pyproject: GateConfig, rol
         twice = sorted({name for name in names if names.count(name) > 1})
         raise WitnessGateError(f"{source}: two gated targets have the name {twice[0]!r}: review writes each suite to --out/<name>; rename one")
     suites = tuple(_suite(entry, f"{source} suite {entry['name']}") for entry in document["suites"])
-    oracle = {path for suite in suites for path in (suite.fixture, *suite.properties, *suite.oracle_paths)}
-    # A file one target tests and another's oracle reads is the oracle's: the stricter owner.
-    impl = sorted({path for suite in suites for path in suite.impl} - oracle)
+    impl, oracle = ownership.suite_sides(suites)
     return GateConfig(
         suites=suites,
-        impl_prefixes=tuple(impl),
-        oracle_prefixes=tuple(sorted(oracle)),
+        impl_prefixes=impl,
+        oracle_prefixes=oracle,
         import_paths=tuple(sorted({root for suite in suites for root in suite.import_paths})) or (".",),
         freezes_dir=check_repo_path(document["freezes_dir"], source),
         corpus_dir=check_repo_path(document.get("corpus_dir", GateConfig.corpus_dir), source),

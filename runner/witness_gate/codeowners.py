@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from witness_gate.config import GateConfig
-from witness_gate.review import declares_gated_targets, is_build_file, oracle_entries
+from witness_gate.ownership import declares_gated_targets, is_build_file, oracle_entries
 
 
 _PROBES = ("module.py", "freeze.json", "data", "nested/module.py")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from witness_gate import corpus as corpora
 from witness_gate import freeze as freezes
 from witness_gate import lock as locks
 from witness_gate import report as reports
-from witness_gate import store, witness
+from witness_gate import ownership, store, witness
 from witness_gate.canonical import sha256_hex
 from witness_gate.classify import EXIT_INCOMPLETE, VERDICTS, freeze_caveat, gate_exit_code, most_severe
 from witness_gate.config import GateConfig
@@ -76,10 +76,7 @@ def with_ownership(config: GateConfig, impl_list: Path, oracle_list: Path) -> Ga
     """`config` owning exactly the listed paths (one per line); a path on both sides is refused."""
     impl = parse_changed_paths(store.read_regular_file(impl_list, "implementation path list"), str(impl_list))
     oracle = parse_changed_paths(store.read_regular_file(oracle_list, "oracle path list"), str(oracle_list))
-    both = sorted(set(impl) & set(oracle))
-    if both:
-        raise WitnessGateError(f"{impl_list}: {both[0]!r} is listed as implementation and in {oracle_list} as oracle")
-    return replace(config, impl_prefixes=tuple(impl), oracle_prefixes=tuple(oracle), generated_oracle_paths=())
+    return ownership.exactly_listed(config, impl, oracle, str(impl_list), str(oracle_list))
 
 
 def run(request: GateRequest, now: datetime) -> GateResult:

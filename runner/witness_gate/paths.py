@@ -1,22 +1,14 @@
-"""Changed-file lists and the implementation / oracle split (spec section 5).
+"""Repository paths: what one is, changed-file lists, and build-system globs (pure).
 
-`split_paths` and `owner` are pure: they take the paths and the ownership lists as
-plain values. Prefixes are local convention: a prefix ending in "/" owns a directory,
-any other entry owns that exact path (or the directory of that name). When entries
-nest (impl "src/", oracle "src/properties/"), the longest match owns the path.
+Which side owns a path is `ownership`'s.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
-from typing import Literal
 
 from witness_gate.errors import WitnessGateError
-
-Owner = Literal["impl", "oracle"]
-
 
 def repo_path_problem(path: str) -> str | None:
     """Why `path` is not a normalized repository-relative POSIX path, or None."""
@@ -121,57 +113,3 @@ def _segment_regex(segment: str) -> str:
             out.append(re.escape(char))
         at += 1
     return "".join(out)
-
-
-def _matches(path: str, entry: str) -> bool:
-    if entry.endswith("/"):
-        return path.startswith(entry)
-    return path == entry or path.startswith(entry + "/")
-
-
-def owner(
-    path: str,
-    impl_prefixes: Sequence[str],
-    oracle_prefixes: Sequence[str],
-    generated_oracle: Sequence[str] = (),
-) -> Owner | None:
-    best: tuple[int, Owner] | None = None
-    for side, entries in (("impl", impl_prefixes), ("oracle", oracle_prefixes), ("oracle", generated_oracle)):
-        for entry in entries:
-            if _matches(path, entry) and (best is None or len(entry) > best[0]):
-                best = (len(entry), side)  # type: ignore[assignment]
-    return None if best is None else best[1]
-
-
-def split_paths(
-    paths: Iterable[str],
-    impl_prefixes: Sequence[str],
-    oracle_prefixes: Sequence[str],
-    generated_oracle: Sequence[str] = (),
-) -> tuple[bool, bool]:
-    """(implementation changed, oracle changed) for a changed-file list.
-
-    Linear in the paths, and mostly at C speed: a path an entry owns starts with the
-    entry's text ("d/" owns "d/...", "e" owns "e" and "e/..."), so one regex scan of the
-    joined list finds the candidates of each side, and the longest-match `owner` judges
-    each candidate until one belongs to that side."""
-    paths = list(paths)
-    text = "\n".join(paths)
-    if text.count("\n") != max(len(paths) - 1, 0):  # a path with a line break: judge one by one
-        sides = {owner(path, impl_prefixes, oracle_prefixes, generated_oracle) for path in paths}
-        return "impl" in sides, "oracle" in sides
-
-    framed = "\n" + text + "\n"
-
-    def present(side: Owner, entries: Sequence[str]) -> bool:
-        for entry in entries:
-            needle = "\n" + entry
-            start = framed.find(needle)
-            while start >= 0:
-                end = framed.find("\n", start + 1)
-                if owner(framed[start + 1:end], impl_prefixes, oracle_prefixes, generated_oracle) == side:
-                    return True
-                start = framed.find(needle, end)
-        return False
-
-    return present("impl", impl_prefixes), present("oracle", (*oracle_prefixes, *generated_oracle))

@@ -17,7 +17,8 @@ from witness_gate.canonical import sha256_hex
 from witness_gate.classify import NEXT_STEPS, VERDICTS, classify, next_step, run_exit_code
 from witness_gate.config import GateConfig
 from witness_gate.errors import WitnessGateError
-from witness_gate.paths import parse_changed_paths, split_paths
+from witness_gate.ownership import split_paths
+from witness_gate.paths import parse_changed_paths
 from witness_gate.replay import Progress, ReplayPlan, WitnessReplays, replay_module
 
 SCHEMA_VERSION = 3

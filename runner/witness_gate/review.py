@@ -36,35 +36,14 @@ from witness_gate import build_graph, cache_trust, corpus, dependencies, git, in
 from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
-from witness_gate.paths import glob_matches, owner, repo_path_problem
+from witness_gate.ownership import STARLARK_SUFFIX, Ownership, declares_gated_targets, is_build_file, oracle_entries, own, owner, with_every_oracle_entry
+from witness_gate.paths import glob_matches, repo_path_problem
 from witness_gate.properties import property_files
 
-# The gate's own controls, owned like oracle paths: whoever edits them edits the check.
-# Bazel's: `.bazelignore` can hide a gated package from `bazel test //...`, and `bazel/` holds
-# the rules that run the gate (defs.bzl, the test script, the runner and changed-list flags).
-CONTROL_PATHS = ("pyproject.toml", "pants.toml", ".pants.rc", "pants", "BUILD", "WORKSPACE", ".bazelrc", ".bazelignore", "bazel/",
-                 ".ci/", ".github/")
-# A build file anywhere that declares (or declared) a gated target is a control too: it says
-# what `pants test` / `bazel test` gate, and so is a Starlark file that defines or wraps the
-# gated rules. Other build files are the implementation's business.
-_BUILD_FILE_NAMES = ("BUILD", "BUILD.pants", "BUILD.bazel")
-_STARLARK_SUFFIX = ".bzl"
-# Attributes decide how a checkout materializes files (filters, encodings, export-ignore):
-# the review writes raw blobs, but every other consumer of the tree obeys them.
-_ATTRIBUTE_FILES = (".gitattributes",)
-_GATED_TARGET_TYPES = (build_graph.PANTS_GATED_TARGET, b"witness_fixture", build_graph.BAZEL_GATED_TARGET)
 # Where each suite's gate writes inside its tree (the lock lives under the root it pins);
 # the workers see it read-only, and the review copies it out when the suite is done.
 _WORK = ".witness-gate-review"
 SCHEMA_VERSION = 3
-
-
-@dataclass(frozen=True)
-class Ownership:
-    """Who owns each changed path, by the base's declarations."""
-
-    impl: tuple[str, ...]
-    oracle: dict[str, str]  # path -> its owner ("suite <name>", "gate controls", "freezes")
 
 
 @dataclass(frozen=True)
@@ -75,67 +54,6 @@ class ReviewResult:
     suites: dict[str, dict[str, Any]]  # each suite's gate record, by name (its directory under --out)
     reasons: list[str]  # what blocks or needs review beyond the suites' own lines
     freeze_commands: dict[tuple[str, str], str] = field(default_factory=dict)  # (suite, witness file) of each unfrozen flake
-
-
-def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
-    """(prefix or path, owner) of every oracle entry the base declares; the most specific
-    owner is named, and a suite before a prefix of the same path."""
-    entries = []
-    for suite in config.suites:
-        entries.append((suite.fixture, f"suite {suite.name} (fixture)"))
-        entries += [(path, f"suite {suite.name} (properties)") for path in suite.properties]
-        entries += [(path, f"suite {suite.name} (oracle dependencies)") for path in suite.oracle_dependencies]
-        entries += [(path, f"suite {suite.name} (oracle paths)") for path in suite.oracle_paths]
-    entries += [(prefix, "oracle prefix") for prefix in (*config.oracle_prefixes, *config.generated_oracle_paths)]
-    entries.append((config.freezes_dir.rstrip("/") + "/", "freezes"))
-    entries.append((config.corpus_dir.rstrip("/") + "/", "corpus"))
-    entries += [(path, "gate controls") for path in CONTROL_PATHS]
-    if config.requirements is not None:
-        entries.append((config.requirements, "gate controls (the code's dependencies)"))
-    return entries
-
-
-def pytest_entries(config: GateConfig) -> list[tuple[str, str]]:
-    """(path, owner) of each file pytest may read when it collects a suite's property modules
-    (`pytest_files`: ini files, conftest files and `__init__.py` files on the way from the
-    root), declared or not: they configure the check, so they are oracle, but for an
-    `__init__.py` inside the implementation prefixes (the package's own code)."""
-    entries = {}
-    for suite in config.suites:
-        for path in suite.properties:
-            for read in pytest_files.read_at_collection(path):
-                if read.rsplit("/", 1)[-1] == "__init__.py" and owner(read, config.impl_prefixes, ()) == "impl":
-                    continue
-                entries.setdefault(read, f"suite {suite.name} (read by pytest)")
-    return sorted(entries.items())
-
-
-def own(paths: list[str], config: GateConfig, symlinked: dict[str, str], gated_build_files: frozenset[str] = frozenset()) -> Ownership:
-    """Splits the changed paths: oracle by every entry above (anything an oracle path
-    reaches through a symlink too, a build file that declares gated targets, an attributes
-    file, a path no entry owns that a build-graph suite's oracle glob matches), everything
-    else implementation: a data file or a module outside the implementation prefixes is
-    still something the head's code may read (pure)."""
-    entries = [*oracle_entries(config), *pytest_entries(config)]
-    impl, oracle = [], {}
-    prefixes = [entry for entry, _ in entries]
-    for path in paths:
-        linked = [(real, link) for real, link in symlinked.items() if path == real or path.startswith(real + "/")]
-        name = path.rsplit("/", 1)[-1]
-        if linked:
-            oracle[path] = f"{max(linked)[1]} (through a symlink)"
-        elif path in gated_build_files:
-            oracle[path] = "gate controls (declares gated targets)"
-        elif name in _ATTRIBUTE_FILES:
-            oracle[path] = "gate controls (git attributes)"
-        elif (side := owner(path, config.impl_prefixes, prefixes)) == "oracle":
-            found = [(entry, who) for entry, who in entries if path == entry.rstrip("/") or path.startswith(entry.rstrip("/") + "/")]
-            oracle[path] = max(found, key=lambda pair: len(pair[0].rstrip("/")))[1]
-        elif side is None and (matched := [(s.name, p) for s in config.suites for p in s.oracle_globs if glob_matches(path, p)]):
-            oracle[path] = f"suite {matched[0][0]} (matches {matched[0][1]})"
-        else:  # implementation, or declared by no one: the code under test may read it, so it comes from the head
-            impl.append(path)
-    return Ownership(tuple(impl), oracle)
 
 
 def with_imported_helpers(tree: Path, config: GateConfig) -> GateConfig:
@@ -184,25 +102,9 @@ def _real_locations(tree: Path, entries: list[str]) -> dict[str, str]:
     return found
 
 
-def is_build_file(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name in _BUILD_FILE_NAMES or name.endswith(_STARLARK_SUFFIX)
-
-
-def declares_gated_targets(path: str, text: bytes) -> bool:
-    """Whether a build (or .bzl) file names a gated target type (pure)."""
-    return is_build_file(path) and any(kind in text for kind in _GATED_TARGET_TYPES)
-
-
 def _gated_build_files(repo: Path, revisions: tuple[str, ...], paths: list[str]) -> frozenset[str]:
     """The changed build (and .bzl) files that name a gated target type in any of the revisions."""
     return frozenset(path for path in paths if any(declares_gated_targets(path, git.read_file(repo, revision, path) or b"") for revision in revisions))
-
-
-def _gate_config(config: GateConfig) -> GateConfig:
-    # The gate judges with every oracle entry of the base, controls and freezes included.
-    extra = tuple(entry for entry, _ in (*oracle_entries(config), *pytest_entries(config)) if entry not in config.oracle_prefixes)
-    return replace(config, oracle_prefixes=(*config.oracle_prefixes, *extra))
 
 
 def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out: Path, now: datetime, salt: str | None = None) -> dict[str, Any]:
@@ -212,7 +114,7 @@ def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out:
     files = property_files([tree / entry for entry in suite.properties])
     request = gates.GateRequest(
         tree, tree / suite.fixture, suite.generator_version, suite.replays, suite.max_examples, files, out, False, changed,
-        tree / config.freezes_dir, _gate_config(config), conditions=suite.conditions, corpus_dir=tree / config.corpus_dir,
+        tree / config.freezes_dir, with_every_oracle_entry(config), conditions=suite.conditions, corpus_dir=tree / config.corpus_dir,
         search_salt=salt,
     )
     return gates.run(request, now).record
@@ -412,7 +314,7 @@ def _base_config(repo: Path, base_ref: str, base: str, suites_document: Path | N
 
 
 def _is_build_declaration(path: str) -> bool:
-    return is_build_file(path) and not path.endswith(_STARLARK_SUFFIX)
+    return is_build_file(path) and not path.endswith(STARLARK_SUFFIX)
 
 
 def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path, now: datetime) -> ReviewResult:

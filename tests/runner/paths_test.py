@@ -3,7 +3,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from witness_gate.errors import WitnessGateError
-from witness_gate.paths import owner, parse_changed_paths, repo_path_problem, split_paths
+from witness_gate.ownership import owner, split_paths
+from witness_gate.paths import parse_changed_paths, repo_path_problem
 
 
 def test_split_paths_with_the_spec_prefixes():

@@ -10,7 +10,7 @@ import pytest
 from support.review_repo import Repo, buggy, review_repo
 from witness_gate import pytest_files
 from witness_gate.config import GateConfig, Suite
-from witness_gate.review import own
+from witness_gate.ownership import own
 
 PYTEST_MODULE = '''from hypothesis import given, strategies as st
 
