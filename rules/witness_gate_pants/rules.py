@@ -196,17 +196,22 @@ def parse_changed_list(text: str, source: str) -> tuple[str, ...]:
 def _path_problem(path: str) -> str | None:
     # The runner's rule (witness_gate.paths.repo_path_problem), restated: this runs on Pants'
     # interpreter, which cannot import the runner, and a line it let through unowned would
-    # be dropped before the runner could refuse it.
+    # be dropped before the runner could refuse it. Both run tests/paths/cases.json, which
+    # holds them to the same verdicts and words.
     if not path:
-        return "blank line"
+        return "blank line: an empty path"
+    if "\0" in path:
+        return f"{path!r} contains NUL"
     if "\r" in path:
         return "carriage return (CRLF line endings?)"
+    if "\\" in path:
+        return f"{path!r} contains a backslash; use '/'"
+    if path.startswith("/"):
+        return f"{path!r} is an absolute path; give it relative to the repository root"
     if path != path.strip():
         return f"{path!r} has leading or trailing whitespace"
-    if path.startswith("/") or "\\" in path or "\0" in path:
-        return f"{path!r} is not a repository-relative POSIX path"
     if any(part in ("", ".", "..") for part in path.split("/")):
-        return f"{path!r} has an empty, '.' or '..' segment"
+        return f"{path!r} is not normalized (empty, '.' or '..' segment)"
     return None
 
 

@@ -24,8 +24,7 @@ def repo_path_problem(path: str) -> str | None:
         return "absolute path; give it relative to the repository root"
     if path != path.strip():
         return "leading or trailing whitespace"
-    parts = path.split("/")
-    if any(part in ("", ".", "..") for part in parts[:-1]) or parts[-1] in (".", ".."):
+    if any(part in ("", ".", "..") for part in path.split("/")):  # a trailing "/" too: a path names a file
         return "not normalized (empty, '.' or '..' segment)"
     return None
 

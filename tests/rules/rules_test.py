@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 from pants.backend.python import target_types_rules
@@ -268,6 +270,28 @@ def test_relevant_changes_keep_owned_paths_and_freezes_only():
     owned = Ownership(("p.py",), PinnedFixture("f.json", 1, None), ("src/a.py",), ("p.py", "f.json"), None)  # type: ignore[arg-type]
     changed = ("README.md", "src/a.py", "f.json", ".witness-gate/freezes/x.json", ".witness-gate/other")
     assert relevant_changes(changed, owned, ".witness-gate/freezes") == (".witness-gate/freezes/x.json", "f.json", "src/a.py")
+
+
+# The path cases the runner runs too (tests/runner/path_cases_test.py): the plugin restates
+# the runner's rules, and the table keeps the two from drifting.
+PATH_CASES = json.loads((Path(__file__).resolve().parents[1] / "paths" / "cases.json").read_text("utf-8"))
+
+
+@pytest.mark.parametrize("case", PATH_CASES["repository_paths"], ids=repr)
+def test_a_changed_file_line_is_a_repository_path_or_refused_as_the_runner_refuses_it(case):
+    listed = f"a.py\n{case['path']}\nb.py\n"
+    if case["problem"] is None:
+        assert case["path"] in parse_changed_list(listed, "changed.txt")
+    else:
+        with pytest.raises(gate_rules.WitnessGateError, match="^changed.txt: line 2: ") as refused:
+            parse_changed_list(listed, "changed.txt")
+        assert case["problem"] in str(refused.value)
+
+
+@pytest.mark.parametrize("case", PATH_CASES["freezes"], ids=repr)
+def test_a_change_inside_the_freezes_directory_is_relevant_to_every_target(case):
+    unowned = Ownership((), None, (), (), None)  # type: ignore[arg-type]
+    assert relevant_changes([case["path"]], unowned, case["freezes_dir"]) == ((case["path"],) if case["inside"] else ())
 
 
 @pytest.mark.parametrize(
