@@ -294,46 +294,67 @@ def classify(
 @app.command()
 def freeze(
     assertion: Annotated[str, typer.Option("--assertion", help="Assertion id (the property's name).")],
-    lock: LockOption,
     witness: Annotated[Path, typer.Option("--witness", help="The witness file to freeze.")],
     failures: Annotated[int, typer.Option("--failures", help="Failing replays, as classify recorded.")],
     runs: Annotated[int, typer.Option("--runs", help="Replays, as classify recorded.")],
     expires_in_hours: Annotated[int, typer.Option("--expires-in-hours", help="Hours until the freeze expires.")],
-    report: Annotated[Path, typer.Option("--report", help="The classification report.")] = Path(".artifacts/classification.json"),
+    lock: Annotated[Optional[Path], typer.Option("--lock", help="The fixture lock written by `pin` (default .artifacts/fixture.lock; with --review, the suite's own).")] = None,
+    report: Annotated[Optional[Path], typer.Option("--report", help="The classification report (default .artifacts/classification.json; with --review, the suite's own).")] = None,
     out: Annotated[Path, typer.Option("--out", help="Where to write the freeze.")] = Path(".artifacts/freeze.json"),
     root: Root = Path("."),
+    review: Annotated[Optional[Path], typer.Option("--review", help="A review's --out directory (the job's artifacts): replay in the tree that review judged, rebuilt from the git objects of --root's repository (the base and head commits must be there), so it works from a checkout of the base.")] = None,
+    suite: Annotated[Optional[str], typer.Option("--suite", help="With --review: the suite whose flake this is (its directory there).")] = None,
+    suites: Annotated[Optional[Path], typer.Option("--suites", help="With --review, where the base declares its suites in BUILD files: the document its own Pants or Bazel prints in a clean checkout of the base.")] = None,
 ) -> None:
     """Write a freeze for one flake witness, bound to assertion, fixture digest and witness hash.
 
     The witness is replayed first: the freeze is written only when the replays confirm the
-    report (the same counts wherever the runner controls the cause, and a flake)."""
+    report (the same counts wherever the runner controls the cause, and a flake). Without
+    --review it replays in --root's working tree (the tree the gate ran in); with --review,
+    in the tree that review judged, rebuilt from git objects and checked against every
+    artifact it reads."""
 
     def action() -> int:
         _say_how_confined()
+        import tempfile
         from dataclasses import replace
 
         from witness_gate import freeze as freezes
+        from witness_gate import freeze_source, sandbox, store
         from witness_gate import lock as locks
         from witness_gate import report as reports
-        from witness_gate import store
+        from witness_gate import verify as verifier
         from witness_gate import witness as witnesses
 
-        from witness_gate import verify as verifier
-
         store.check_output_file(out, "--out")
-        lock_record = locks.load(lock)
-        locks.verify_fixture(lock_record, root)
-        witness_record, report_record = witnesses.load(witness), reports.load_report(report, lock_record)
-        # Replay with what the report was replayed with (a gate under Pants passes its
-        # source roots; no pyproject.toml says them), never with a guess.
-        config = replace(_config(root), import_paths=tuple(report_record["import_paths"]))
-        record = freezes.build(
-            assertion, lock_record, witness_record, report_record,
-            failures, runs, expires_in_hours, config.max_freeze_hours, datetime.now(timezone.utc), str(witness),
-        )
-        # The report's word is not enough: replay the witness and require the same verdict.
-        [entry] = [e for e in report_record["witnesses"] if e["witness_hash"] == witness_record["witness_hash"]]
-        replayed = verifier.replay_witness(witness_record, witness.name, lock_record, root, config)
+        if review is None and (suite is not None or suites is not None):
+            raise WitnessGateError("--suite and --suites go with --review (a review's artifacts)")
+        if review is not None:
+            if suite is None or lock is not None or report is not None:
+                raise WitnessGateError("--review takes --suite and no --lock or --report: the suite's own lock and report are used")
+            found = freeze_source.suite_artifacts(review, suite, witness)
+            lock_path, report_path = found.lock, found.report
+        else:
+            lock_path, report_path = lock or Path(".artifacts/fixture.lock"), report or Path(".artifacts/classification.json")
+        lock_record = locks.load(lock_path)
+        witness_record, report_record = witnesses.load(witness), reports.load_report(report_path, lock_record)
+        with tempfile.TemporaryDirectory(prefix="witness-gate-freeze-") as scratch:
+            if review is not None:
+                rebuilt = freeze_source.rebuild(root, found.review, suite, report_record, lock_record, suites, Path(scratch))
+                tree, config, provided = rebuilt.tree, rebuilt.config, rebuilt.provided
+            else:
+                locks.verify_fixture(lock_record, root)
+                # Replay with what the report was replayed with (a gate under Pants passes its
+                # source roots; no pyproject.toml says them), never with a guess.
+                tree, config, provided = root, replace(_config(root), import_paths=tuple(report_record["import_paths"])), {}
+            record = freezes.build(
+                assertion, lock_record, witness_record, report_record,
+                failures, runs, expires_in_hours, config.max_freeze_hours, datetime.now(timezone.utc), str(witness),
+            )
+            # The report's word is not enough: replay the witness and require the same verdict.
+            [entry] = [e for e in report_record["witnesses"] if e["witness_hash"] == witness_record["witness_hash"]]
+            with sandbox.providing(provided):
+                replayed = verifier.replay_witness(witness_record, witness.name, lock_record, tree, config)
         agreed = verifier.replay_check(witness.name, entry, replayed, report_record["diff"])
         if not agreed.ok:
             raise WitnessGateError(f"{witness}: replaying the witness does not confirm the report: {agreed.detail}; no freeze")
@@ -472,7 +493,7 @@ def review(
         if sarif is not None:
             store.write_atomic(sarif, formats.json_bytes(formats.review_sarif(result.record, findings, result.reasons)))
         if summary is not None:
-            store.write_atomic(summary, formats.review_summary(result.record, findings, result.reasons, result.freeze_commands).encode())
+            store.write_atomic(summary, formats.review_summary(result.record, findings, result.reasons, result.freeze_steps).encode())
         if output_format == "github":
             for line in formats.review_annotations(findings, result.reasons):
                 typer.echo(line)

@@ -239,11 +239,11 @@ def _code(text: str) -> str:
     return f"`` {_cell(text)} ``" if "`" in text else f"`{_cell(text)}`"
 
 
-def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons: list[str], freeze_commands: dict[tuple[str, str], str]) -> str:
+def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons: list[str], freeze_steps: dict[tuple[str, str], list[str]]) -> str:
     """Markdown for a pull request (a comment, or $GITHUB_STEP_SUMMARY): a row per witness
-    with its label, counts, cause and failing input (and, for an unfrozen flake, the command
-    that writes its freeze), a row for each suite without one, and what else blocks or
-    needs the oracle's owners."""
+    with its label, counts, cause and failing input, a row for each suite without one, every
+    freeze that applies with its expiry, the steps that write an unfrozen flake's freeze, and
+    what else blocks or needs the oracle's owners."""
     lines = [
         f"## witness-gate review: {review['verdict']} (exit {review['exit_code']})",
         "",
@@ -256,13 +256,21 @@ def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons:
         for finding in suite.found:
             counts = f"{finding.failures}/{finding.runs}" if finding.runs else "-"
             step = _cell(f"frozen by {finding.frozen_by}" if finding.frozen_by else finding.next_step)
-            command = freeze_commands.get((suite.name, finding.file))
-            if command is not None:
-                step += f" Freeze in a pull request of its own: {_code(command)}"
+            if (suite.name, finding.file) in freeze_steps:
+                step += " To freeze it: the steps below."
             lines.append(f"| {_cell(suite.name)} | {_cell(finding.assertion_id)} | **{finding.label}** | {counts} | {finding.cause} "
                          f"| {_code(finding.failing_input)} | {step} |")
         if not suite.found:
             lines.append(f"| {_cell(suite.name)} | - | {suite.record['verdict']} | - | - | - | {_cell('; '.join(suite.record['reasons']) or 'nothing failed')} |")
+    freezes = [(suite.name, row) for suite in suites for row in suite.record["freezes"]]
+    if freezes:
+        lines += ["", "### Freezes", "", "| suite | freeze | witness | expires | holds |", "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {_cell(name)} | {_code(row['file'])} | `{row['witness_hash'][:12]}` | {row['expires_at']} "
+                  f"| {_cell('no: ' + '; '.join(row['problems'])) if row['problems'] else 'yes'} |" for name, row in freezes]
+    for (name, file), steps in freeze_steps.items():
+        lines += ["", f"### To freeze {_cell(name)}: {_code(file.rsplit('/', 1)[-1])}", "",
+                  "In a checkout of the base, with this job's artifacts in `.artifacts/`; the freeze goes in a pull request "
+                  "of its own, which the review answers with exit 3 until the oracle's owners approve it:", "", "```bash", *steps, "```"]
     if reasons:
         lines += ["", *(f"- {_cell(reason)}" for reason in reasons)]
     return "\n".join(lines) + "\n"

@@ -7,6 +7,7 @@ fixture digest, and only for the counts `classify` itself recorded for that hash
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,57 @@ def command(gate_dir: Path, row: dict[str, Any], freezes_dir: str, hours: int) -
         "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", str(hours),
         "--out", f"{freezes_dir.rstrip('/')}/{name}",
     ])
+
+
+# The runner as a repository with a `pants` launcher runs it (docs/adopt.md: a `pex_binary`
+# named witness-gate at the root), and as anything else does (the pinned install).
+PANTS_RUNNER = ("./pants", "run", ":witness-gate", "--")
+PLAIN_RUNNER = ("witness-gate",)
+
+
+@dataclass(frozen=True)
+class ReviewFreeze:
+    """Where a review's flake may be frozen from: the review's --out as the job wrote it,
+    and what the base declares its suites with (None: pyproject.toml; else the command
+    that prints the build graph's document)."""
+
+    review_dir: str
+    base: str
+    head: str
+    runner: tuple[str, ...]
+    suites_goal: str | None
+
+
+SUITES_FILE = ".artifacts/suites.json"
+
+
+def review_command(where: ReviewFreeze, suite: str, row: dict[str, Any], freezes_dir: str, hours: int) -> str:
+    """The command that writes the freeze of a flake a review found, from the review's
+    artifacts, in any checkout holding the base and head commits (pure)."""
+    name = row["file"].rsplit("/", 1)[-1]
+    suites = ["--suites", SUITES_FILE] if where.suites_goal is not None else []
+    return shlex.join([
+        *where.runner, "freeze", "--review", where.review_dir, "--suite", suite, *suites, "--assertion", row["assertion_id"],
+        "--witness", f"{where.review_dir.rstrip('/')}/{suite}/{row['file']}",
+        "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", str(hours),
+        "--out", f"{freezes_dir.rstrip('/')}/{name}",
+    ])
+
+
+def review_steps(where: ReviewFreeze, command: str, freezes_dir: str, file: str) -> list[str]:
+    """Every step from a checkout of the base to the freeze's pull request (pure)."""
+    name = file.rsplit("/", 1)[-1]
+    steps = [
+        f"git fetch origin {where.head}  # the reviewed head: the freeze replays its witness in the tree the review judged",
+    ]
+    if where.suites_goal is not None:
+        steps.append(where.suites_goal.replace("<file>", SUITES_FILE) + "  # the base's suites, printed by the base")
+    steps += [
+        command,
+        f"git switch -c witness-gate-freeze-{name.rsplit('.', 2)[-2]} {where.base}",
+        f"git add {shlex.quote(freezes_dir.rstrip('/') + '/' + name)} && git commit -m {shlex.quote('Freeze the flake ' + name)}",
+    ]
+    return steps
 
 
 def timestamp(moment: datetime) -> str:

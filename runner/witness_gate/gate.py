@@ -316,8 +316,12 @@ def freeze_commands(record: dict[str, Any], gate_dir: Path, freezes_dir: str, ma
     """The freeze command of each unfrozen flake of a gate record, by witness file (pure):
     the payload hash alone is shared by every property the same payload fails."""
     hours = min(freezes.SUGGESTED_HOURS, max_freeze_hours)
-    return {row["file"]: freezes.command(gate_dir, row, freezes_dir, hours)
-            for row in record["witnesses"] if row["label"] == "flake" and row["blocks"]}
+    return {row["file"]: freezes.command(gate_dir, row, freezes_dir, hours) for row in unfrozen_flakes(record)}
+
+
+def unfrozen_flakes(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of a gate record that a freeze could silence and none does (pure)."""
+    return [row for row in record["witnesses"] if row["label"] == "flake" and row["blocks"]]
 
 
 def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None) -> list[str]:

@@ -31,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from witness_gate import freeze as freezes
 from witness_gate import gate as gates
 from witness_gate import build_graph, cache_trust, corpus, dependencies, git, integrity, oracle_imports, pytest_files, sandbox, store, witness
 from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
@@ -54,6 +55,7 @@ class ReviewResult:
     suites: dict[str, dict[str, Any]]  # each suite's gate record, by name (its directory under --out)
     reasons: list[str]  # what blocks or needs review beyond the suites' own lines
     freeze_commands: dict[tuple[str, str], str] = field(default_factory=dict)  # (suite, witness file) of each unfrozen flake
+    freeze_steps: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # the same keys: every step to its freeze's pull request
 
 
 def with_imported_helpers(tree: Path, config: GateConfig) -> GateConfig:
@@ -280,13 +282,18 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
     config = _base_config(repo, base_ref, base, suites_document)
     with store.staged_directory(out_dir, "review.json", "--out") as stage:
         result = _review(repo, base, head, config, stage, now)
-    commands = {(name, file): command for name, record in result.suites.items()
-                for file, command in gates.freeze_commands(record, out_dir / name, config.freezes_dir, config.max_freeze_hours).items()}
-    told = [f"{name}: to freeze it, open a pull request of its own against the base (its owners review it) with the file this writes: {command}"
+    where = freezes.ReviewFreeze(str(out_dir), base, head, freezes.PANTS_RUNNER if git.read_file(repo, base, "pants") is not None else freezes.PLAIN_RUNNER,
+                                 None if suites_document is None else build_graph.GOAL if git.read_file(repo, base, "pants") is not None else build_graph.BAZEL_GOAL)
+    hours = min(freezes.SUGGESTED_HOURS, config.max_freeze_hours)
+    commands = {(name, row["file"]): freezes.review_command(where, name, row, config.freezes_dir, hours)
+                for name, record in result.suites.items() for row in gates.unfrozen_flakes(record)}
+    steps = {key: freezes.review_steps(where, command, config.freezes_dir, key[1]) for key, command in commands.items()}
+    told = [f"{name}: to freeze it, open a pull request of its own against the base (its owners review it), from a checkout of the "
+            f"base with this review's --out at {out_dir} and the head fetched, with the file this writes: {command}"
             for (name, _), command in commands.items()]
     declared = f"the base's build graph ({suites_document})" if suites_document is not None else "the base's pyproject.toml"
     suites = f"suites: {', '.join(suite.name for suite in config.suites)} (declared in {declared})"
-    return replace(result, lines=[suites, *result.lines[:-1], *told, result.lines[-1]], freeze_commands=commands)
+    return replace(result, lines=[suites, *result.lines[:-1], *told, result.lines[-1]], freeze_commands=commands, freeze_steps=steps)
 
 
 def _base_config(repo: Path, base_ref: str, base: str, suites_document: Path | None) -> GateConfig:

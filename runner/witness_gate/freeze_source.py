@@ -1,0 +1,129 @@
+"""Where a freeze written from a review's artifacts replays its witness: the tree that
+review judged, rebuilt from git objects, never the checkout the command runs in.
+
+A review's flake is a flake of the head's implementation under the base's oracle. A
+checkout of the base holds the base's implementation, where that witness may never fail;
+the head's checkout holds the head's oracle too. So `freeze --review` rebuilds the suite's
+tree exactly as `review` assembled it (the base commit, with the head's implementation
+paths as the head would land), from git objects of this repository, and nothing the
+artifacts say is taken on their word: review.json's merged tree is recomputed from its base
+and head, the report must have been made from the changed-path list of that merge, the
+implementation paths are re-derived from the base's declarations, and the lock must pin the
+base's own fixture blob. A review whose change edits an oracle path has no flake to freeze.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from witness_gate import git
+from witness_gate import review as reviews
+from witness_gate.canonical import sha256_hex
+from witness_gate.config import GateConfig, Suite
+from witness_gate.errors import WitnessGateError
+from witness_gate.paths import repo_path_problem
+
+
+@dataclass(frozen=True)
+class ReviewedTree:
+    """The suite's tree as the review ran it, and the configuration it ran with."""
+
+    tree: Path
+    suite: Suite
+    config: GateConfig  # the base's, with the import paths the suite's gate replayed with
+    provided: dict[str, Path]  # what the workers are shown besides the tree (the code's dependencies)
+
+
+def changed_list(paths: list[str]) -> bytes:
+    """The changed-file list `review` hands each suite's gate (pure): every path it can carry,
+    one per line. Its sha256 is the report's `diff.paths_sha256`."""
+    listable = [p for p in paths if repo_path_problem(p) is None and p.isprintable() and _utf8(p)]
+    return "".join(f"{p}\n" for p in listable).encode("utf-8")
+
+
+def _utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _commit(repo: Path, sha: str, role: str) -> str:
+    try:
+        return git.commit(repo, sha, role)
+    except WitnessGateError:
+        raise WitnessGateError(f"the review's {role} {sha} is not in this repository: fetch it first (git fetch origin {sha})") from None
+
+
+def rebuild(repo: Path, review: dict[str, Any], suite_name: str, report: dict[str, Any], lock: dict[str, Any],
+            suites_document: Path | None, scratch: Path) -> ReviewedTree:
+    """The suite's tree under `scratch`, checked against the artifacts (`review`: review.json,
+    `report` and `lock`: the suite's classification.json and fixture.lock); refuses, naming
+    what disagrees, when any of them is not what this base and head give."""
+    if review["merged_tree"] is None:
+        raise WitnessGateError("review.json: the head did not merge into the base: that review ran no suite, so it found no flake")
+    base, head = _commit(repo, review["base"], "base"), _commit(repo, review["head"], "head")
+    landed = git.merge(repo, base, head)
+    if landed.tree != review["merged_tree"]:
+        raise WitnessGateError(f"review.json: /merged_tree {review['merged_tree']} is not what its base and head merge to "
+                               f"({landed.tree or 'a conflict'}): these artifacts are not that review's")
+    changes = git.changes(repo, base, landed.tree)
+    paths = [change.path for change in changes]
+    if sha256_hex(changed_list(paths)) != report["diff"]["paths_sha256"]:
+        raise WitnessGateError("classification.json: /diff/paths_sha256: the report was not made from this review's changed paths")
+    config = reviews._base_config(repo, base, base, suites_document)
+    base_tree = scratch / "base"
+    git.export(repo, base, base_tree)
+    config = reviews.with_imported_helpers(base_tree, config)
+    ownership = reviews.own(paths, config, reviews._symlinked_oracle(base_tree, config), reviews._gated_build_files(repo, (base, landed.tree), paths))
+    if ownership.oracle:
+        shown = ", ".join(sorted(ownership.oracle)[:3])
+        raise WitnessGateError(f"the reviewed change edits oracle paths ({shown}): its witnesses are an oracle review's or a mixed edit's, never a flake to freeze")
+    if list(ownership.impl) != review["implementation_paths"]:
+        raise WitnessGateError("review.json: /implementation_paths is not what the base declares of this change: these artifacts are not that review's")
+    suite = next((s for s in config.suites if s.name == suite_name), None)
+    if suite is None:
+        raise WitnessGateError(f"--suite {suite_name!r}: the base declares no such suite ({', '.join(s.name for s in config.suites)})")
+    fixture = git.read_file(repo, base, suite.fixture)
+    if lock["fixture"]["path"] != suite.fixture or fixture is None or sha256_hex(fixture) != lock["fixture"]["sha256"]:
+        raise WitnessGateError(f"fixture.lock: /fixture: does not pin the base's {suite.fixture} (sha256 of the base's blob)")
+    by_path = {change.path: change for change in changes}
+    linked = reviews._symlinked_closure(base_tree, config)
+    tree = scratch / "suite"
+    git.export(repo, base, tree, reviews._closure_only(suite, config, linked))
+    problems = reviews._apply_head(repo, landed.tree, tree, ownership, by_path, reviews._reaching(suite, linked))
+    if problems:
+        raise WitnessGateError(f"the head's implementation could not be put in the suite's tree: {problems[0]}")
+    config, provided = reviews._with_dependencies(repo, base, config, scratch / "dependencies")
+    if suite.impl:  # as `review` runs a suite of the build graph: its own source roots only
+        config, provided = replace(config, import_paths=suite.import_paths or (".",)), {}
+    if list(config.import_paths) != report["import_paths"]:
+        raise WitnessGateError("classification.json: /import_paths is not what the review replayed with: these artifacts are not that review's")
+    return ReviewedTree(tree, suite, config, provided)
+
+
+@dataclass(frozen=True)
+class Artifacts:
+    """The files a freeze is bound from: a suite's gate directory under a review's --out."""
+
+    lock: Path
+    report: Path
+    review: dict[str, Any]
+
+
+def suite_artifacts(review_dir: Path, suite_name: str, witness_path: Path) -> Artifacts:
+    """The suite's lock and report under `review_dir`, after checking that the suite ran
+    there and that the witness is one of its own."""
+    from witness_gate import store
+
+    review = store.load_artifact(review_dir / "review.json", "review")
+    if review["suites"].get(suite_name, "unaffected") == "unaffected" or "/" in suite_name or suite_name in (".", ".."):
+        ran = ", ".join(name for name, verdict in review["suites"].items() if verdict != "unaffected") or "none"
+        raise WitnessGateError(f"--suite {suite_name!r}: no suite of that name ran in {review_dir / 'review.json'} (ran: {ran})")
+    gate_dir = review_dir / suite_name
+    if witness_path.parent.resolve() != (gate_dir / "witnesses").resolve():
+        raise WitnessGateError(f"{witness_path}: --witness must be a file of {gate_dir / 'witnesses'}, the suite's own witnesses")
+    return Artifacts(gate_dir / "fixture.lock", gate_dir / "classification.json", review)
