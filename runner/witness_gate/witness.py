@@ -7,18 +7,21 @@ replay can load exactly the oracle that rejected the payload, or notice it moved
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from witness_gate import conditions, store
+from witness_gate import conditions, schemas, store
 from witness_gate.canonical import canonical_bytes, payload_hash
 from witness_gate.errors import WitnessGateError
 from witness_gate.properties import ASSERTION_ID
 
 SCHEMA_VERSION = 3
-FILE_NAME = re.compile(r"^(?P<assertion>[A-Za-z_][A-Za-z0-9_]*)\.(?P<prefix>[0-9a-f]{12})\.json$")
+# A property's name, or a pytest node id's escaped stem (`file_stem`), then the witness
+# hash's first 12 digits: the pattern the report schema gives a witness file, read from it.
+FILE_NAME = re.compile(json.loads(schemas.schema_text("report"))["properties"]["witnesses"]["items"]["properties"]["file"]["pattern"])
 
 
 @dataclass(frozen=True)
@@ -120,13 +123,33 @@ def file_name(record: dict[str, Any]) -> str:
     return f"{file_stem(record['assertion_id'])}.{record['witness_hash'][:12]}.json"
 
 
+# A pytest node id's stem: its module path and its names, each part escaped so that the
+# stem says which test it is and no two node ids share one. `~` + two hex digits is a byte
+# of the id's UTF-8 outside the part's own characters, `.` joins path components and
+# names, `--` parts the module from the names, the parameters keep their brackets, and a
+# stem too long for a file name ends in `~~` and a digest of the whole id.
+_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_PLAIN_PARAMETERS = _PLAIN | frozenset(".,=+@[]-")
+_LONGEST_STEM = 160
+
+
 def file_stem(assertion_id: str) -> str:
-    """A witness file name's first part: a property's name as it is; a pytest node id as an
-    identifier made of it and a digest of it (node ids hold '/', ':' and brackets)."""
+    """A witness file name's first part (pure): a property's name as it is; a pytest node id
+    (`tests/test_cart.py::TestCart::test_total[eur]`) as `tests.test_cart--TestCart.test_total[eur]`:
+    readable, deterministic and one-to-one (see above)."""
     if ASSERTION_ID.match(assertion_id):
         return assertion_id
-    readable = re.sub(r"[^A-Za-z0-9_]+", "_", assertion_id.split("::", 1)[-1]).strip("_")[:80]
-    return f"t_{readable}_{hashlib.sha256(assertion_id.encode()).hexdigest()[:12]}"
+    path, _, rest = assertion_id.partition("::")
+    names, bracket, parameters = rest.partition("[")
+    stem = (".".join(_escaped(part, _PLAIN) for part in path.removesuffix(".py").split("/")) + "--"
+            + ".".join(_escaped(name, _PLAIN) for name in names.split("::")) + _escaped(bracket + parameters, _PLAIN_PARAMETERS))
+    if len(stem) > _LONGEST_STEM or not path.endswith(".py"):  # (every node id's module ends so; anything else is kept apart)
+        stem = f"{stem[:_LONGEST_STEM - 34].rstrip('~')}~~{hashlib.sha256(assertion_id.encode()).hexdigest()[:32]}"
+    return stem
+
+
+def _escaped(text: str, plain: frozenset[str]) -> str:
+    return "".join(c if c in plain else "".join(f"~{byte:02X}" for byte in c.encode("utf-8", "surrogatepass")) for c in text)
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -152,7 +175,7 @@ def load_directory(directory: Path, lock: dict[str, Any]) -> list[tuple[Path, di
         if path.name.startswith("."):
             continue  # an interrupted atomic write's temp file, never a witness
         if not FILE_NAME.match(path.name):
-            raise WitnessGateError(f"{path}: not a witness file name (<assertion_id>.<12 hex>.json)")
+            raise WitnessGateError(f"{path}: not a witness file name (<property name or escaped test id>.<12 hex>.json)")
         record = load(path)
         if record["fixture_digest"] != lock["fixture"]["sha256"]:
             raise WitnessGateError(f"{path}: /fixture_digest: witness of another fixture than the lock's; re-run check under this pin")

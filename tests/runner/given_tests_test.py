@@ -564,3 +564,19 @@ def test_the_profile_the_bases_ini_names_is_loaded_by_hypothesis_own_plugin(tmp_
     result = gate(repo)
     assert result.code == 0, result.stdout + result.stderr
     assert repo.gate_json()["pytest"]["cases_run"][f"{MODULE}::test_total_is_the_sum_of_its_lines"] > 30, result.stdout
+
+
+def test_a_witness_file_names_its_test_readably_and_one_to_one():
+    # The module, then the test's names and parameters: what a reader looks for, in order.
+    assert file_stem("tests/test_cart.py::test_merge_keeps_the_total") == "tests.test_cart--test_merge_keeps_the_total"
+    assert file_stem("tests/test_cart.py::TestCart::test_total[eur]") == "tests.test_cart--TestCart.test_total[eur]"
+    # Ids a plainer spelling would merge stay apart: where the module ends, a dot in a
+    # directory or a module, and characters a file name or an artifact upload cannot carry.
+    tricky = ["a/b.py::c", "a.py::b::c", "a.b/c.py::t", "a/b.c.py::t", "t.py::test[a/b]", "t.py::test[a~2Fb]",
+              "t.py::test[a:b]", "t.py::test[a~3Ab]", "t.py::test[é]", "x-y/t.py::t", "x~2Dy/t.py::t", "t.py::test[" + "x" * 300 + "]",
+              "t.py::test[" + "x" * 300 + "y]", "t.py::test[a--b]", "t--a.py::b"]
+    stems = [file_stem(node_id) for node_id in tricky]
+    assert len(set(stems)) == len(tricky), stems
+    for stem in stems:
+        assert witness.FILE_NAME.match(f"{stem}.{'0' * 12}.json") and len(stem) <= 160, stem
+        assert not set(stem) & set('/:*?"<>|\\ '), stem  # nothing a file system or actions/upload-artifact refuses
