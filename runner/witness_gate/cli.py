@@ -273,19 +273,19 @@ def classify(
 
     def action() -> int:
         _say_how_confined()
-        from witness_gate import report, store
+        from witness_gate import classification, store
 
         store.check_output_file(out, "--out")
         _check_output_files(junit_xml=junit_xml)
         try:
             _check_format(output_format)
-            record = report.build(lock, witnesses, diff_paths, root, _config(root, impl_prefix, oracle_prefix, generated_oracle), _progress())
+            record = classification.build(lock, witnesses, diff_paths, root, _config(root, impl_prefix, oracle_prefix, generated_oracle), _progress())
         except WitnessGateError as error:
             # A stale report must not vouch for this run: it is replaced, never deleted.
             store.mark_stale(out, f"classify refused the run that would have replaced this report: {error}")
             raise
         store.save_artifact(out, "report", record)
-        _emit(record, witnesses, report.summary_lines(record), output_format, junit_xml, "witness-gate classify")
+        _emit(record, witnesses, classification.summary_lines(record), output_format, junit_xml, "witness-gate classify")
         return record["exit_code"]
 
     _run(action)
@@ -322,7 +322,7 @@ def freeze(
         from witness_gate import freeze as freezes
         from witness_gate import freeze_source, sandbox, store
         from witness_gate import lock as locks
-        from witness_gate import report as reports
+        from witness_gate import classification
         from witness_gate import verify as verifier
         from witness_gate import witness as witnesses
 
@@ -337,7 +337,7 @@ def freeze(
         else:
             lock_path, report_path = lock or Path(".artifacts/fixture.lock"), report or Path(".artifacts/classification.json")
         lock_record = locks.load(lock_path)
-        witness_record, report_record = witnesses.load(witness), reports.load_report(report_path, lock_record)
+        witness_record, report_record = witnesses.load(witness), classification.load_report(report_path, lock_record)
         with tempfile.TemporaryDirectory(prefix="witness-gate-freeze-") as scratch:
             if review is not None:
                 rebuilt = freeze_source.rebuild(root, found.review, suite, report_record, lock_record, suites, Path(scratch))
@@ -563,13 +563,13 @@ def codeowners(
     """Print CODEOWNERS lines for every oracle path `review` judges (build files that declare gated targets included), or check a CODEOWNERS file."""
 
     def action() -> int:
-        from witness_gate import build_graph, git, store
+        from witness_gate import git, store, suites_document
         from witness_gate import codeowners as owners
 
         config = _config(root)
         if suites is not None:
             commit = git.commit(root, "HEAD", "checkout")
-            config = build_graph.graph_config(store.read_regular_file(suites, "--suites document"), str(suites), commit, config, "this checkout's HEAD")
+            config = suites_document.graph_config(store.read_regular_file(suites, "--suites document"), str(suites), commit, config, "this checkout's HEAD")
         build_files = owners.gated_build_files(root)
         if check is not None:
             missing = owners.uncovered(config, store.read_regular_file(check, "CODEOWNERS").decode("utf-8", "replace"), build_files)

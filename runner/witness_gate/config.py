@@ -26,7 +26,7 @@ class Suite:
     # Modules (or directories) the properties import that are oracle too, e.g. strategies:
     # reviewed with the oracle, taken from the base, never from the patch.
     oracle_dependencies: tuple[str, ...] = ()
-    # From a build graph only (build_graph.py): the target's own ownership and source
+    # From a build graph only (suites_document.py): the target's own ownership and source
     # roots, as `pants test` derives them; empty for a pyproject suite, which uses the
     # repository-wide prefixes and import paths.
     impl: tuple[str, ...] = ()

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from witness_gate import __version__
-from witness_gate.classify import NEXT_STEPS
-from witness_gate.report import diff_reasons as report_reasons
+from witness_gate.labels import NEXT_STEPS
+from witness_gate.classification import diff_reasons as report_reasons
 
 FORMATS = ("text", "github", "sarif", "junit")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import store
-from witness_gate.classify import classify, freeze_allowed
+from witness_gate.labels import classify, freeze_allowed
 from witness_gate.errors import WitnessGateError
 
 SCHEMA_VERSION = 1

@@ -25,10 +25,9 @@ from witness_gate import check as checks
 from witness_gate import corpus as corpora
 from witness_gate import freeze as freezes
 from witness_gate import lock as locks
-from witness_gate import report as reports
-from witness_gate import ownership, store, witness
+from witness_gate import classification, ownership, store, witness
 from witness_gate.canonical import sha256_hex
-from witness_gate.classify import EXIT_INCOMPLETE, VERDICTS, freeze_caveat, gate_exit_code, most_severe
+from witness_gate.labels import EXIT_INCOMPLETE, VERDICTS, freeze_caveat, gate_exit_code, most_severe
 from witness_gate.config import GateConfig
 from witness_gate.errors import FixtureChanged, WitnessGateError
 from witness_gate.paths import parse_changed_paths
@@ -56,7 +55,7 @@ class GateRequest:
     # (implementation list, oracle list): exact paths, e.g. derived from a build graph;
     # when given they replace the configured prefixes.
     ownership_lists: tuple[Path, Path] | None = None
-    progress: reports.Progress = reports.no_progress
+    progress: classification.Progress = classification.no_progress
     replay_interpreters: int = locks.DEFAULT_REPLAY_INTERPRETERS
     conditions: tuple[dict[str, str], ...] = ()  # declared production conditions (`conditions`)
     # Where the caller keeps `out_dir` once the run is over (`pants test` copies it to
@@ -139,7 +138,7 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
         record = _check_only_record(lock, witness.load_directory(witness_dir, lock), checked.problems, checked.unsearched)
     else:
         try:
-            report = reports.build(
+            report = classification.build(
                 lock_path, witness_dir, request.diff_path, root, config, request.progress,
                 published_lock_path=request.out_dir / LOCK_NAME, fixture_just_verified=True,
                 corpus_files=retained.names,
@@ -232,7 +231,7 @@ def decide(
     for entry in report["witnesses"]:
         cover = valid.get((entry["assertion_id"], entry["witness_hash"])) if entry["label"] == "flake" else None
         rows.append(_row(entry, cover))
-    reasons = [*(f"blocked: {problem}" for problem in problems), *reports.diff_reasons(report)]
+    reasons = [*(f"blocked: {problem}" for problem in problems), *classification.diff_reasons(report)]
     prefix = freeze_dir.rstrip("/") + "/"
     if lock["fixture"]["path"] in changed and any(path.startswith(prefix) for path in changed):
         reasons.append(f"the diff changes the fixture {lock['fixture']['path']} and a freeze under {freeze_dir}: one patch may not refresh the pin and the silence together")
@@ -332,7 +331,7 @@ def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None
         status = f"frozen by {row['frozen_by']}" if row["frozen_by"] else row["next_step"]
         lines.append(f"{row['label']}: {row['assertion_id']} {counts}; witness {row['file']} - {status}")
         lines.append(f"  {row['reason']}")
-        lines.extend(reports.input_lines(row))
+        lines.extend(classification.input_lines(row))
         if row["file"] in (commands or {}):
             lines.append(f"  to freeze it, in a pull request of its own that the oracle's owners review: {commands[row['file']]}")
     for row in record["freezes"]:

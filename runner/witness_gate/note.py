@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from witness_gate.canonical import NotPlainJSON, canonical_bytes
-from witness_gate.classify import LABELS
+from witness_gate.labels import LABELS
 
 _HASH = re.compile(r"\b[0-9a-f]{64}\b")
 _COUNTS = re.compile(r"\b(\d+)\s*(?:/|of)\s*(\d+)\b")

@@ -3,7 +3,7 @@
 The implementation is the code under test; the oracle is what judges it: the property
 modules, the fixtures, the gate's own controls, the freezes, and whatever else decides a
 verdict. A change to the oracle gets a review of its own; a change to both is a mixed
-edit. `review`, `gate`, `codeowners` and the suites document (`build_graph`) all ask here.
+edit. `review`, `gate`, `codeowners` and the suites document (`suites_document`) all ask here.
 
 Entries are local convention: one ending in "/" owns a directory, any other owns that
 exact path (or the directory of that name). When entries nest (impl "src/", oracle
@@ -39,7 +39,7 @@ STARLARK_SUFFIX = ".bzl"
 # the review writes raw blobs, but every other consumer of the tree obeys them.
 _ATTRIBUTE_FILES = (".gitattributes",)
 # What `pants witness-gate-suites` and `@witness_gate//bazel:suites` read: a build file naming one of these
-# target types declares a suite only that document can describe (`build_graph`).
+# target types declares a suite only that document can describe (`suites_document`).
 PANTS_GATED_TARGET = b"witness_properties"
 BAZEL_GATED_TARGET = b"witness_gate_test"
 _GATED_TARGET_TYPES = (PANTS_GATED_TARGET, b"witness_fixture", BAZEL_GATED_TARGET)

@@ -33,13 +33,14 @@ from typing import Any
 
 from witness_gate import freeze as freezes
 from witness_gate import gate as gates
-from witness_gate import build_graph, cache_trust, corpus, dependencies, git, integrity, oracle_imports, pytest_files, sandbox, store, witness
-from witness_gate.classify import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
+from witness_gate import cache_trust, corpus, dependencies, git, integrity, oracle_imports, pytest_files, sandbox, store, witness
+from witness_gate.labels import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
 from witness_gate.ownership import STARLARK_SUFFIX, Ownership, declares_gated_targets, is_build_file, oracle_entries, own, owner, with_every_oracle_entry
 from witness_gate.paths import glob_matches, repo_path_problem
 from witness_gate.properties import property_files
+from witness_gate.suites_document import declared_by, graph_config
 
 # Where each suite's gate writes inside its tree (the lock lives under the root it pins);
 # the workers see it read-only, and the review copies it out when the suite is done.
@@ -303,9 +304,9 @@ def _base_config(repo: Path, base_ref: str, base: str, suites_document: Path | N
     pyproject = parse_config(policy, f"{base_ref}:pyproject.toml") if policy is not None else GateConfig()
     if suites_document is not None:
         data = store.read_regular_file(suites_document, "--suites document")
-        return build_graph.graph_config(data, str(suites_document), base, pyproject)
+        return graph_config(data, str(suites_document), base, pyproject)
     declaring = {path: goal for path, text in sorted(git.files_where(repo, base, _is_build_declaration).items())
-                 if (goal := build_graph.declared_by(path, text)) is not None}
+                 if (goal := declared_by(path, text)) is not None}
     if declaring:
         shown = ", ".join(list(declaring)[:3]) + (f" and {len(declaring) - 3} more" if len(declaring) > 3 else "")
         goals = " or ".join(f"`{goal}`" for goal in sorted(set(declaring.values())))

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from witness_gate import freeze as freezes
 from witness_gate import lock as locks
-from witness_gate import report as reports
-from witness_gate import evidence, witness
-from witness_gate.classify import classify
+from witness_gate import classification, evidence, witness
+from witness_gate.labels import classify
 from witness_gate.config import GateConfig
 from witness_gate.errors import FixtureChanged
 from witness_gate.replay import ReplayPlan, WitnessReplays, replay_module
@@ -41,8 +40,8 @@ def run(
         checks.append(Check("lock matches fixture", True, f"{lock['fixture']['path']} sha256 {lock['fixture']['sha256'][:12]}..."))
     except FixtureChanged as error:
         return [Check("lock matches fixture", False, str(error))]
-    report = reports.load_report(report_path, lock)
-    diff = reports.read_diff(diff_path, lock, locks.relative_to_root(lock_path, root, "lock"), config)
+    report = classification.load_report(report_path, lock)
+    diff = classification.read_diff(diff_path, lock, locks.relative_to_root(lock_path, root, "lock"), config)
     mixed = diff.impl_changed and diff.oracle_changed
     checks.append(Check("diff is not mixed", not mixed, "implementation and oracle paths both change" if mixed else "one side at most"))
     checks.append(Check("lock not in diff", not diff.lock_changed, report["lock_path"]))

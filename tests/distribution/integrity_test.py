@@ -2,7 +2,7 @@
 previous job wrote into (under a reused PEX_ROOT) refuses to review.
 
 The attack: pull request A's code, run as the CI user outside any sandbox (an ordinary
-test step), appends to the runner's installed `classify.py` so that every verdict is a
+test step), appends to the runner's installed `labels.py` so that every verdict is a
 pass; pull request B, reviewed later on the same machine, carries a real bug."""
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ def test_a_runner_whose_installed_copy_was_edited_refuses_to_review(pex: Path, t
     buggy(repo)
     repo.commit("B: the bug")
     assert_red(review_with(pex, repo, pex_root), CAUGHT)  # installs the venv, and works
-    [classify] = pex_root.glob("venvs/*/*/lib/python*/site-packages/witness_gate/classify.py")
+    [classify] = pex_root.glob("venvs/*/*/lib/python*/site-packages/witness_gate/labels.py")
     with open(classify, "a") as handle:  # what A's code did between the two jobs
         handle.write("\n\ndef most_severe(codes):\n    return 0\n")
     result = review_with(pex, repo, pex_root)
     assert result.returncode == 2, result.stdout + result.stderr
-    assert "differs from" in result.stderr and "witness_gate/classify.py" in result.stderr, result.stderr
+    assert "differs from" in result.stderr and "witness_gate/labels.py" in result.stderr, result.stderr
     assert "fresh PEX_ROOT" in result.stderr

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from witness_gate.classify import UNREPEATABLE_FLAKE
+from witness_gate.labels import UNREPEATABLE_FLAKE
 from witness_gate.evidence import CONTROLLED
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "flake_cases"))

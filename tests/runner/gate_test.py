@@ -12,7 +12,7 @@ from conftest import Run, SampleRepo, add_flaky_property, copied, copy_example
 from support.flaky import flaky_property_source
 from witness_gate import gate as gates
 from witness_gate import schemas
-from witness_gate.classify import UNREPEATABLE_FLAKE
+from witness_gate.labels import UNREPEATABLE_FLAKE
 
 IMPL = "src/orders_app/pricing.py"
 FIXTURE = "tests/fixtures/orders.json"

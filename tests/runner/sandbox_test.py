@@ -167,14 +167,14 @@ except OSError:
 
 
 def test_the_runners_own_files_cannot_be_changed_for_the_next_review(repo: Repo, tmp_path: Path):
-    # Pull request A rewrites the runner's installed classify.py so that every verdict is a
+    # Pull request A rewrites the runner's installed labels.py so that every verdict is a
     # pass; pull request B, reviewed later by the same install, carries the bug.
     install = tmp_path / "install"
     shutil.copytree(Path(witness_gate.__file__).parent, install / "witness_gate", ignore=shutil.ignore_patterns("__pycache__"))
     path = [str(install), *(os.path.abspath(entry) for entry in sys.path)]
     before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (install / "witness_gate").glob("*.py")}
     append(repo, """try:
-    import witness_gate.classify as _classify
+    import witness_gate.labels as _classify
     with open(_classify.__file__, "a") as _handle:
         _handle.write("\\n\\ndef most_severe(codes):\\n    return 0\\n")
 except OSError:

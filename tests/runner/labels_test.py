@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from witness_gate.classify import LABELS, NEXT_STEPS, UNREPEATABLE_FLAKE, classify, freeze_allowed, next_step, run_exit_code
+from witness_gate.labels import LABELS, NEXT_STEPS, UNREPEATABLE_FLAKE, classify, freeze_allowed, next_step, run_exit_code
 
 
 # The spec's own table, verbatim: classify(failures, runs, impl_changed, oracle_changed).

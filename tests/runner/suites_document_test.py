@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from support.review_repo import BUG, GRAPH_BUILD, IMPL, Repo, graph_document as document, review_repo
-from witness_gate.build_graph import graph_config
+from witness_gate.suites_document import graph_config
 from witness_gate.config import GateConfig, Suite
 from witness_gate.errors import WitnessGateError
 
@@ -160,7 +160,7 @@ def test_a_base_whose_bazel_build_files_declare_the_suite_is_not_reviewed_from_p
     ("src/BUILD", b"python_sources()", None),
 ])
 def test_which_tool_describes_a_build_files_suites(path: str, text: bytes, goal: str | None):
-    from witness_gate.build_graph import declared_by
+    from witness_gate.suites_document import declared_by
 
     assert declared_by(path, text) == goal
 

@@ -1,4 +1,4 @@
-"""The verdict (spec sections 3 and 4): pure functions of counts and path flags.
+"""The labels and the verdict (spec sections 3 and 4): pure functions of counts and path flags.
 
 These rows are policy. `classify` follows the spec's table exactly, and the exit
 status of a whole run is the most severe of its labels.

@@ -1,6 +1,6 @@
 """`classify` as a run: replay every witness under the pin, label it, write the report.
 
-The labels come from `classify.classify`; this module only gathers its inputs: the
+The labels come from `labels.classify`; this module only gathers its inputs: the
 replay counts (witness payloads, never fresh draws) and the changed-file flags.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 from witness_gate import lock as locks
 from witness_gate import conditions, evidence, store, witness
 from witness_gate.canonical import sha256_hex
-from witness_gate.classify import NEXT_STEPS, VERDICTS, classify, next_step, run_exit_code
+from witness_gate.labels import NEXT_STEPS, VERDICTS, classify, next_step, run_exit_code
 from witness_gate.config import GateConfig
 from witness_gate.errors import WitnessGateError
 from witness_gate.ownership import split_paths
