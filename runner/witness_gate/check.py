@@ -27,7 +27,7 @@ from witness_gate import conditions, given_tests, protocol, seeds, store, witnes
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, payload_hash, sha256_hex
 from witness_gate.errors import WitnessGateError
 from witness_gate.lock import relative_to_root
-from witness_gate.protocol import CALL_ORIGINS, SEARCH_STATUSES, Event, failure_evidence
+from witness_gate.protocol import CALL_ORIGINS, SEARCH_STATUSES, Event, EvidenceKind, failure_evidence
 from witness_gate.sandbox import Ended, Worker
 
 
@@ -257,11 +257,11 @@ class _Session:
         if self.pending is None or self.current is None:
             return
         if ended.kind == "timeout":
-            evidence = failure_evidence("timeout", None, f"the call did not return within {timeout:g} s; the runner killed it")
+            evidence = failure_evidence(EvidenceKind.TIMEOUT, None, f"the call did not return within {timeout:g} s; the runner killed it")
         elif ended.kind == "exited":
-            evidence = failure_evidence("crashed", None, f"the call ended the worker process: it {ended.detail}")
+            evidence = failure_evidence(EvidenceKind.CRASHED, None, f"the call ended the worker process: it {ended.detail}")
         else:
-            evidence = failure_evidence("protocol", None, f"the call broke the runner's message channel: it {ended.detail}")
+            evidence = failure_evidence(EvidenceKind.PROTOCOL, None, f"the call broke the runner's message channel: it {ended.detail}")
         self._failed(self.pending, evidence)
         if self.pending_origin == "search":
             self._retain_search(fully_shrunk=False)

@@ -63,10 +63,28 @@ SEARCH_STATUSES = ("passed", "falsified", "flaky", "skipped")
 _MAX_MESSAGE = 2000
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 
+class EvidenceKind:
+    """What a failing call's evidence says happened (a witness's `evidence.kind`,
+    schemas/witness.schema.json)."""
+
+    RETURNED_FALSE = "returned_false"
+    RETURNED_NON_BOOL = "returned_non_bool"
+    EXCEPTION = "exception"  # any exception, SystemExit and KeyboardInterrupt included
+    ACCEPTED_REJECT = "accepted_reject"  # a payload the property must reject, accepted
+    FIXTURE = "fixture"  # the pinned fixture could not be read for the call
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"
+    PROTOCOL = "protocol"
+    # A replay that never ran because its interpreter could not load the module (or the
+    # payload): no evidence about the witness either way, so neither a pass nor a failure;
+    # never in a witness.
+    UNLOADABLE = "unloadable"
+
+
 # The kinds of a failing call that ended the worker rather than returning (a hang the
 # runner killed, a process that died, a broken message channel): the runner, not the
 # property, wrote the evidence.
-ENDED_CALL_KINDS = ("timeout", "crashed", "protocol")
+ENDED_CALL_KINDS = (EvidenceKind.TIMEOUT, EvidenceKind.CRASHED, EvidenceKind.PROTOCOL)
 
 
 def failure_evidence(kind: str, exception_type: str | None, message: str) -> dict[str, Any]:

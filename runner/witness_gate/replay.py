@@ -34,7 +34,7 @@ from typing import Any
 from witness_gate import conditions, seeds
 from witness_gate.canonical import canonical_bytes
 from witness_gate.evidence import COLLECTOR, Replay, needs_more, replayed_variant
-from witness_gate.protocol import ENDED_CALL_KINDS, Event, failure_evidence
+from witness_gate.protocol import ENDED_CALL_KINDS, Event, EvidenceKind, failure_evidence
 from witness_gate.sandbox import Ended, Worker
 
 # More than the two cores of the machines this was measured on: an interpreter spends
@@ -134,13 +134,13 @@ def _replay_under(
                 if evidence is _MISSING:
                     result.missing = True
                     continue
-                if evidence is not None and evidence["kind"] == _UNLOADABLE:
+                if evidence is not None and evidence["kind"] == EvidenceKind.UNLOADABLE:
                     result.unloadable = result.unloadable or evidence["message"]
                     continue
                 result.by_variant[job.variant].append(replay)
                 if replay.failed and evidence is not None:
                     result.first_evidence.setdefault(job.variant, evidence)
-                    if evidence["kind"] == "timeout":
+                    if evidence["kind"] == EvidenceKind.TIMEOUT:
                         hung.add(job.witness)
             for name in active:
                 results[name].rounds += 1
@@ -191,14 +191,11 @@ def _probe_collector(
     return [
         (jobs[job_index], Replay(index, secret, pid_offset, 0, slot, failed, collector=slots[slot]), evidence)
         for (job_index, slot), (failed, evidence) in sorted(found.items())
-        if evidence is not _MISSING and not (evidence is not None and evidence["kind"] == _UNLOADABLE)
+        if evidence is not _MISSING and not (evidence is not None and evidence["kind"] == EvidenceKind.UNLOADABLE)
     ]
 
 
 _MISSING: dict[str, Any] = {"kind": "missing"}
-# A replay that never ran because its interpreter could not load the module: no evidence
-# about the witness either way, so it is neither a pass nor a failure.
-_UNLOADABLE = "unloadable"
 
 
 def search_came_and_went(record: dict[str, Any]) -> bool:
@@ -332,7 +329,7 @@ def _interpreter(
             elif event == Event.OUTCOME and key in wanted and isinstance(message.get("failed"), bool):
                 evidence = message.get("evidence")
                 if message["failed"] and not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
-                    evidence = failure_evidence("protocol", None, "the replay reported a failure without evidence")
+                    evidence = failure_evidence(EvidenceKind.PROTOCOL, None, "the replay reported a failure without evidence")
                 outcomes[key] = (message["failed"], evidence if message["failed"] else None)
             elif event not in (Event.MODULE, Event.CALL):
                 worker.close()
@@ -347,7 +344,7 @@ def _interpreter(
             results[key] = outcomes[key]
         else:
             evidence = _unreported(ended, plan.timeout)
-            results[key] = (evidence["kind"] != _UNLOADABLE, evidence)
+            results[key] = (evidence["kind"] != EvidenceKind.UNLOADABLE, evidence)
     return results
 
 
@@ -355,9 +352,9 @@ def _unreported(ended: Ended | None, timeout: float) -> dict[str, Any]:
     """The evidence for a replay the interpreter never reported: a failure with why, or why
     it never ran (the module did not load)."""
     if ended is None:
-        return failure_evidence("protocol", None, "the replay interpreter finished without reporting this replay")
+        return failure_evidence(EvidenceKind.PROTOCOL, None, "the replay interpreter finished without reporting this replay")
     if ended.kind == "timeout":
-        return failure_evidence("timeout", None, f"a call in the replay interpreter did not return within {timeout:g} s; the runner killed it")
+        return failure_evidence(EvidenceKind.TIMEOUT, None, f"a call in the replay interpreter did not return within {timeout:g} s; the runner killed it")
     if ended.kind == "problem":
-        return failure_evidence(_UNLOADABLE, None, f"the replay interpreter could not load the module: {ended.detail}")
-    return failure_evidence("crashed" if ended.kind == "exited" else "protocol", None, f"the replay interpreter {ended.detail} before this replay ran")
+        return failure_evidence(EvidenceKind.UNLOADABLE, None, f"the replay interpreter could not load the module: {ended.detail}")
+    return failure_evidence(EvidenceKind.CRASHED if ended.kind == "exited" else EvidenceKind.PROTOCOL, None, f"the replay interpreter {ended.detail} before this replay ran")

@@ -1,8 +1,12 @@
-"""The worker's channel: only lines signed under the runner's key open."""
+"""What the runner and its workers say: only lines signed under the runner's key open, and
+the evidence kinds are the ones a witness may hold."""
 
 from __future__ import annotations
 
-from witness_gate.protocol import opened, sign
+import json
+
+from witness_gate.protocol import EvidenceKind, opened, sign
+from witness_gate.schemas import schema_text
 
 KEY, OTHER = b"k" * 32, b"o" * 32
 BODY = b'{"event":"result","passed":false}'
@@ -18,3 +22,9 @@ def test_a_line_the_worker_did_not_sign_does_not_open():
     assert opened(KEY, sign(OTHER, BODY)) is None  # another key
     assert opened(KEY, sign(KEY, BODY)[:33] + forged) is None  # a genuine MAC over another body
     assert opened(KEY, b"") is None
+
+
+def test_every_evidence_kind_but_a_replay_that_never_ran_is_one_a_witness_may_hold():
+    kinds = {value for name, value in vars(EvidenceKind).items() if name.isupper()}
+    in_witness = json.loads(schema_text("witness"))["properties"]["evidence"]["properties"]["kind"]["enum"]
+    assert kinds - {EvidenceKind.UNLOADABLE} == set(in_witness)

@@ -34,7 +34,7 @@ from typing import Any
 from witness_gate import conditions, given_tests, protocol, seeds
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, parse_json, sha256_hex
 from witness_gate.errors import WitnessGateError
-from witness_gate.protocol import Event, failure_evidence
+from witness_gate.protocol import Event, EvidenceKind, failure_evidence
 from witness_gate.store import read_regular_file
 from witness_gate.worker import heap_layout, pytest_module
 from witness_gate.worker.property_module import LoadedProperty, Outcome, add_import_paths, import_module, properties_of
@@ -323,7 +323,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
     gc.freeze()
 
     def report(index: int, slot: int, evidence: dict[str, Any] | None) -> None:
-        if evidence is not None and evidence["kind"] == "timeout":
+        if evidence is not None and evidence["kind"] == EvidenceKind.TIMEOUT:
             hung.add(jobs[index]["witness"])
         channel.send({"event": Event.OUTCOME, "job": index, "slot": slot, "failed": evidence is not None, "evidence": evidence})
 
@@ -334,7 +334,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
 
     def run(index: int, slot: int, seed: int) -> None:
         if jobs[index]["witness"] in hung:
-            report(index, slot, failure_evidence("timeout", None, "not replayed: an earlier replay of this witness hung"))
+            report(index, slot, failure_evidence(EvidenceKind.TIMEOUT, None, "not replayed: an earlier replay of this witness hung"))
         elif jobs[index]["fork"]:
             report(index, slot, _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key, extra[slot], memory))
         else:
@@ -379,7 +379,7 @@ def _run_job(
         outcome = _network.run(props[job["assertion_id"]], payload, fixture, seed, job["expect"])
         del ballast  # alive through the call: the objects that moved it within the collector's cycle
     except WitnessGateError as error:  # the fixture could not be read: fail closed
-        return failure_evidence("fixture", None, str(error))
+        return failure_evidence(EvidenceKind.FIXTURE, None, str(error))
     return None if outcome.passed else outcome.evidence
 
 
@@ -467,15 +467,15 @@ def _forked(
         os.killpg(pid, signal.SIGKILL)  # the child, if it hung, and anything it left behind
     _, status = os.waitpid(pid, 0)
     if timed_out:
-        return failure_evidence("timeout", None, f"replay did not finish within {timeout:g} s")
+        return failure_evidence(EvidenceKind.TIMEOUT, None, f"replay did not finish within {timeout:g} s")
     written = b"".join(chunks)
     body = protocol.opened(key, written)
     if written and body is None:
-        return failure_evidence("protocol", None, f"replay process wrote a result it did not sign ({_wait_status(status)}): {written[:80]!r}")
+        return failure_evidence(EvidenceKind.PROTOCOL, None, f"replay process wrote a result it did not sign ({_wait_status(status)}): {written[:80]!r}")
     try:
         return json.loads(body or b"")["evidence"]
     except (ValueError, KeyError, TypeError):
-        return failure_evidence("crashed", None, f"replay process ended without a result ({_wait_status(status)})")
+        return failure_evidence(EvidenceKind.CRASHED, None, f"replay process ended without a result ({_wait_status(status)})")
 
 
 # The type attribute cache (CPython 3.13 adds sys._clear_internal_caches, which clears it

@@ -21,7 +21,7 @@ from witness_gate import store
 from witness_gate.canonical import sha256_hex
 from witness_gate.errors import WitnessGateError
 from witness_gate.properties import ASSERTION_ID, PropertySpec, declared_spec
-from witness_gate.protocol import describe, failure_evidence
+from witness_gate.protocol import EvidenceKind, describe, failure_evidence
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def evaluate(prop: LoadedProperty, payload: Any, fixture: Any = None, expect: st
     if expect == "accept":
         return outcome
     if outcome.passed:
-        return Outcome(False, failure_evidence("accepted_reject", None, "property accepted a payload it must reject (weakened oracle?)"))
+        return Outcome(False, failure_evidence(EvidenceKind.ACCEPTED_REJECT, None, "property accepted a payload it must reject (weakened oracle?)"))
     return Outcome(True, None)
 
 
@@ -60,12 +60,12 @@ def _call(prop: LoadedProperty, payload: Any, fixture: Any) -> Outcome:
     try:
         result = prop.function(payload, fixture) if prop.spec.takes_fixture else prop.function(payload)
     except BaseException as error:  # fail closed: SystemExit and KeyboardInterrupt are failures too
-        return Outcome(False, failure_evidence("exception", type(error).__name__, describe(error)))
+        return Outcome(False, failure_evidence(EvidenceKind.EXCEPTION, type(error).__name__, describe(error)))
     if result is True:
         return Outcome(True, None)
     if result is False:
-        return Outcome(False, failure_evidence("returned_false", None, "property returned False"))
-    return Outcome(False, failure_evidence("returned_non_bool", None, f"property returned a {type(result).__name__}, not a bool"))
+        return Outcome(False, failure_evidence(EvidenceKind.RETURNED_FALSE, None, "property returned False"))
+    return Outcome(False, failure_evidence(EvidenceKind.RETURNED_NON_BOOL, None, f"property returned a {type(result).__name__}, not a bool"))
 
 
 def module_name_for(relative_path: str) -> str:

@@ -38,7 +38,7 @@ from typing import Any
 from witness_gate import pytest_files
 from witness_gate.errors import WitnessGateError
 from witness_gate.given_tests import declared_tests, function_key
-from witness_gate.protocol import call_seed, describe, failure_evidence
+from witness_gate.protocol import EvidenceKind, call_seed, describe, failure_evidence
 from witness_gate.worker.property_module import Outcome
 
 _MAX_NOTES = 2000
@@ -384,7 +384,7 @@ class GivenTest:
         return error
 
     def _failure(self, error: BaseException) -> Outcome:
-        return Outcome(False, failure_evidence("exception", type(error).__name__, self._scrubbed(describe(error))))
+        return Outcome(False, failure_evidence(EvidenceKind.EXCEPTION, type(error).__name__, self._scrubbed(describe(error))))
 
     def _scrubbed(self, text: str | None) -> str | None:
         # pytest's temporary directories live under a directory of the worker's own: the
@@ -475,7 +475,7 @@ def _run_item(item: Any) -> BaseException | None:
 
 
 def _unloadable(why: str) -> Outcome:
-    return Outcome(False, failure_evidence("unloadable", None, why))
+    return Outcome(False, failure_evidence(EvidenceKind.UNLOADABLE, None, why))
 
 
 def _first_line(error: BaseException) -> str:
