@@ -485,7 +485,8 @@ def review(
         _say_how_confined()
         result = reviews.review(repo, base, head, out, datetime.now(timezone.utc), os.environ, suites)
         findings = [
-            formats.SuiteFindings(name, record, formats.findings(record, witness.index(out / name / "witnesses", [r["file"].rsplit("/", 1)[-1] for r in record["witnesses"]])))
+            formats.SuiteFindings(name, record, formats.findings(record, witness.index(out / name / "witnesses", [r["file"].rsplit("/", 1)[-1] for r in record["witnesses"]]),
+                                                                  result.reached.get(name, ())))
             for name, record in result.suites.items()
         ]
         if junit_xml is not None:

@@ -56,17 +56,20 @@ class Finding:
     reason: str
     failing_input: str
     unshrunk_input: str | None
+    changed: tuple[str, ...] = ()  # the changed implementation files the failing test reaches (a review's)
 
     @property
     def message(self) -> str:
         counts = f"failed {self.failures}/{self.runs} replays" if self.runs else "failed"
         unshrunk = "" if self.unshrunk_input is None else f" Unshrunk input: {self.unshrunk_input}"
+        changed = f" Changed implementation it reaches: {', '.join(self.changed)}." if self.changed else ""
         return (f"{self.label}: {self.assertion_id} {counts}; witness {self.file} ({self.witness_hash[:12]}) - {self.next_step} "
-                f"Cause: {self.cause}: {self.reason} Failing input: {self.failing_input}{unshrunk}")
+                f"Cause: {self.cause}: {self.reason} Failing input: {self.failing_input}{unshrunk}{changed}")
 
 
-def findings(record: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> list[Finding]:
-    """Findings from a report or gate record; `witnesses` maps a witness file name to its record."""
+def findings(record: dict[str, Any], witnesses: dict[str, dict[str, Any]], changed: tuple[str, ...] = ()) -> list[Finding]:
+    """Findings from a report or gate record; `witnesses` maps a witness file name to its
+    record, `changed` names the changed implementation files the record's tests reach."""
     found = []
     for row in record["witnesses"]:
         name = row["file"].rsplit("/", 1)[-1]
@@ -76,7 +79,7 @@ def findings(record: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> li
             Finding(
                 row["assertion_id"], row["witness_hash"], row["file"], row["label"], row["failures"], row["runs"],
                 row["next_step"], blocks, row.get("frozen_by"), prop.get("path"), prop.get("line"), row["cause"], row["reason"],
-                row["input"], row["unshrunk_input"],
+                row["input"], row["unshrunk_input"], changed,
             )
         )
     return found
@@ -100,6 +103,8 @@ def junit_testsuite(record: dict[str, Any], found: list[Finding], suite: str, re
         if finding.frozen_by:
             ElementTree.SubElement(case, "skipped", message=f"flake frozen by {finding.frozen_by}")
         elif finding.blocks:
+            if finding.changed:  # the changed code, for tools that annotate a file (the text names every one)
+                case.set("file", finding.changed[0])
             failure = ElementTree.SubElement(case, "failure", message=finding.message, type=finding.label)
             failure.text = finding.message
         cases.append(case)
@@ -131,7 +136,8 @@ def sarif(record: dict[str, Any], found: list[Finding]) -> dict[str, Any]:
 
 
 def sarif_results(found: list[Finding]) -> list[dict[str, Any]]:
-    """One SARIF result per blocking witness, at its property's definition."""
+    """One SARIF result per blocking witness, at the changed implementation files its test
+    reaches (a review's) and at its property's definition."""
     results = []
     for finding in found:
         if not finding.blocks:
@@ -142,13 +148,15 @@ def sarif_results(found: list[Finding]) -> list[dict[str, Any]]:
             "message": {"text": finding.message},
             "partialFingerprints": {"witnessHash/v1": finding.witness_hash},
         }
+        # The changed code first (code scanning shows a result at its first location, so in the
+        # pull request's diff), then the property that found it.
+        places = [(path, 1) for path in finding.changed]
         if finding.property_path:
+            places.append((finding.property_path, finding.property_line or 1))
+        if places:
             result["locations"] = [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": finding.property_path, "uriBaseId": "%SRCROOT%"},
-                    "region": {"startLine": finding.property_line or 1},
-                }
-            }]
+                "physicalLocation": {"artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"}, "region": {"startLine": line}}
+            } for path, line in places]
         results.append(result)
     return results
 
@@ -255,7 +263,8 @@ def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons:
     for suite in suites:
         for finding in suite.found:
             counts = f"{finding.failures}/{finding.runs}" if finding.runs else "-"
-            step = _cell(f"frozen by {finding.frozen_by}" if finding.frozen_by else finding.next_step)
+            expiry = next((row["expires_at"] for row in suite.record["freezes"] if row["file"] == finding.frozen_by), None)
+            step = _cell(f"frozen by {finding.frozen_by} until {expiry}" if finding.frozen_by else finding.next_step)
             if (suite.name, finding.file) in freeze_steps:
                 step += " To freeze it: the steps below."
             lines.append(f"| {_cell(suite.name)} | {_cell(finding.assertion_id)} | **{finding.label}** | {counts} | {finding.cause} "

@@ -57,6 +57,7 @@ class ReviewResult:
     reasons: list[str]  # what blocks or needs review beyond the suites' own lines
     freeze_commands: dict[tuple[str, str], str] = field(default_factory=dict)  # (suite, witness file) of each unfrozen flake
     freeze_steps: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # the same keys: every step to its freeze's pull request
+    reached: dict[str, tuple[str, ...]] = field(default_factory=dict)  # each suite that ran: the changed implementation files it reached
 
 
 def with_imported_helpers(tree: Path, config: GateConfig) -> GateConfig:
@@ -401,7 +402,15 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
 
             with sandbox.providing(provided):
                 head_oracle = dict(zip((suite.name for suite in config.suites), _concurrently(run_head_oracle, [(suite,) for suite in config.suites])))
-    return _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir, selected)
+    result = _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir, selected)
+    return replace(result, reached={suite.name: reached_implementation(ownership, by_path, _reaching(suite, linked)) for _, suite in affected})
+
+
+def reached_implementation(ownership: Ownership, changes: dict[str, git.Change], reaching: Callable[[str], bool] | None) -> tuple[str, ...]:
+    """The changed implementation files a suite's tree took from the head and that still
+    exist there: where its failing tests point besides the property (pure)."""
+    return tuple(path for path in ownership.impl if changes[path].head_mode not in (None, "160000") and not compiled_code(path)
+                 and (reaching is None or reaching(path)))
 
 
 def _with_dependencies(repo: Path, base: str, config: GateConfig, target: Path) -> tuple[GateConfig, dict[str, Path]]:

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -45,7 +46,8 @@ def reviewed(tmp_path_factory) -> tuple[Repo, list[str], str]:
     repo = review_repo(tmp_path_factory.mktemp("freeze"))
     repo.edit(IMPL, *FLAKY)
     repo.commit("PR: pricing runs an experiment")
-    red = repo.review(extra=("--summary", str(repo.root.parent / "review.md")))
+    red = repo.review(extra=("--summary", str(repo.root.parent / "review.md"), "--sarif", str(repo.root.parent / "review.sarif"),
+                             "--junit-xml", str(repo.root.parent / "review.xml")))
     assert red.returncode == 1 and "orders: flake: prop_order_total_non_negative" in red.stdout, red.stdout + red.stderr
     repo.git("checkout", "-q", "main")
     return repo, printed_freeze(red.stdout), (repo.root.parent / "review.md").read_text()
@@ -90,9 +92,15 @@ def test_the_freeze_pull_request_then_the_change_passes(tmp_path):
     repo.git("merge", "-q", "--ff-only", "freeze")
     repo.git("checkout", "-q", "patch")
     repo.git("rebase", "-q", "main")
-    green = repo.review()
+    green = repo.review(extra=("--summary", str(tmp_path / "green.md")))
     assert green.returncode == 0, green.stdout + green.stderr
     assert "frozen by .witness-gate/freezes/prop_order_total_non_negative." in green.stdout
+    # The summary gives the freeze's expiry, in its row and in the freezes' own table.
+    [freeze] = (repo.root / ".witness-gate/freezes").iterdir()
+    expires = json.loads(freeze.read_text())["expires_at"]
+    summary = (tmp_path / "green.md").read_text()
+    assert f"frozen by .witness-gate/freezes/{freeze.name} until {expires}" in summary
+    assert f"| orders | `.witness-gate/freezes/{freeze.name}` | `{freeze.name.split('.')[1]}` | {expires} | yes |" in summary
 
 
 def test_the_summary_gives_every_step_in_order(reviewed):
@@ -101,6 +109,18 @@ def test_the_summary_gives_every_step_in_order(reviewed):
     assert steps[0].startswith("git fetch origin ")
     assert shlex.split(steps[1])[1:] == command
     assert steps[2].startswith("git switch -c witness-gate-freeze-") and steps[3].startswith("git add .witness-gate/freezes/")
+
+
+def test_sarif_and_junit_point_at_the_changed_code_the_failing_test_reaches(reviewed):
+    repo, _, _ = reviewed
+    sarif = json.loads((repo.root.parent / "review.sarif").read_text())
+    [result] = sarif["runs"][0]["results"]
+    places = [place["physicalLocation"]["artifactLocation"]["uri"] for place in result["locations"]]
+    assert places == [IMPL, ORACLE]  # the changed code first: code scanning shows it in the diff
+    assert f"Changed implementation it reaches: {IMPL}." in result["message"]["text"]
+    junit = ElementTree.parse(repo.root.parent / "review.xml").getroot()
+    [case] = [case for case in junit.iter("testcase") if case.find("failure") is not None and case.get("name") != "witness-gate verdict"]
+    assert case.get("file") == IMPL and f"Changed implementation it reaches: {IMPL}." in case.find("failure").text
 
 
 def _edit(path: Path, change) -> None:
