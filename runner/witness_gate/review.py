@@ -40,7 +40,7 @@ from witness_gate.errors import WitnessGateError
 from witness_gate.ownership import STARLARK_SUFFIX, Ownership, declares_gated_targets, is_build_file, oracle_entries, own, owner, with_every_oracle_entry
 from witness_gate.paths import glob_matches, repo_path_problem
 from witness_gate.properties import property_files
-from witness_gate.suites_document import declared_by, graph_config
+from witness_gate.suites_document import BAZEL_GOAL, GOAL, declared_by, graph_config
 
 # Where each suite's gate writes inside its tree (the lock lives under the root it pins);
 # the workers see it read-only, and the review copies it out when the suite is done.
@@ -285,7 +285,7 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
     with store.staged_directory(out_dir, "review.json", "--out") as stage:
         result = _review(repo, base, head, config, stage, now)
     where = freezes.ReviewFreeze(str(out_dir), base, head, freezes.PANTS_RUNNER if git.read_file(repo, base, "pants") is not None else freezes.PLAIN_RUNNER,
-                                 None if suites_document is None else build_graph.GOAL if git.read_file(repo, base, "pants") is not None else build_graph.BAZEL_GOAL)
+                                 None if suites_document is None else GOAL if git.read_file(repo, base, "pants") is not None else BAZEL_GOAL)
     hours = min(freezes.SUGGESTED_HOURS, config.max_freeze_hours)
     commands = {(name, row["file"]): freezes.review_command(where, name, row, config.freezes_dir, hours)
                 for name, record in result.suites.items() for row in gates.unfrozen_flakes(record)}
