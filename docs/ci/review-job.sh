@@ -60,7 +60,7 @@ fi
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:c5914180282a390c4c8e04e50dd1504846a4b6ea76bfea7f585f6c7249b9f076
+    --hash=sha256:8100cc134e9e47d951d4c887be3c14ddd94a718e29ee0b0d4acc5156bd1d9397
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \
