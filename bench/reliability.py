@@ -984,7 +984,7 @@ def code_from_data(work: Path) -> Figure:
     banned_calls = {"eval", "exec", "compile", "__import__"}
     banned_modules = {"pickle", "marshal", "shelve", "yaml", "dill", "cloudpickle"}
     sites = []
-    for path in sorted((ROOT / "runner" / "witness_gate").glob("*.py")):
+    for path in sorted((ROOT / "runner" / "witness_gate").rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in banned_calls:

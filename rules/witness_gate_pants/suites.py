@@ -6,7 +6,9 @@ a clean checkout of the base, it prints one JSON document (schemas/suites.schema
 each `witness_properties` target with exactly what `pants test` would pass the runner
 (fixture, generator version, property modules, replays, max examples, import paths) and
 the ownership the test rule derives (implementation and oracle paths), bound to the
-commit it was read from, so `review` can refuse a graph read from anything else.
+commit it was read from, so `review` can refuse a graph read from anything else; and the
+third-party projects the suites' closures require (their `python_requirement` targets)
+with the lockfile of their resolve, which `review` installs them from.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from __future__ import annotations
 import json
 import posixpath
 
+from pants.backend.python.subsystems.setup import PythonSetup
+from pants.backend.python.target_types import PythonRequirementResolveField, PythonRequirementsField
 from pants.backend.python.util_rules.python_sources import PythonSourceFiles, PythonSourceFilesRequest
 from pants.engine.console import Console
 from pants.engine.goal import Goal, GoalSubsystem, Outputting
 from pants.engine.rules import Get, MultiGet, collect_rules, goal_rule
-from pants.engine.target import Targets
+from pants.engine.target import Target, Targets
 
 from witness_gate_pants.rules import (
     GatedClosure,
@@ -58,8 +62,27 @@ def oracle_globs(field_set: WitnessPropertiesFieldSet) -> list[str]:
     return sorted({posixpath.join(field_set.address.spec_path, p) for p in patterns if not p.startswith("!")})
 
 
+def third_party(closures: list[tuple[Target, ...]], python_setup: PythonSetup) -> dict | None:
+    """The projects the closures' `python_requirement` targets name, and their resolve's
+    lockfile (None when they require none): review installs exactly these, pinned there."""
+    required = sorted({target for closure in closures for target in closure if target.has_field(PythonRequirementsField)},
+                      key=lambda target: target.address.spec)
+    if not required:
+        return None
+    if not python_setup.enable_resolves:
+        raise WitnessGateError(f"witness-gate-suites: the suites require third-party projects ({required[0].address.spec}) and "
+                               "[python].enable_resolves is off: review installs them from a resolve's lockfile; turn resolves on")
+    resolves = sorted({target[PythonRequirementResolveField].normalized_value(python_setup) for target in required})
+    if len(resolves) != 1:
+        raise WitnessGateError(f"witness-gate-suites: the suites require projects from {len(resolves)} resolves ({', '.join(resolves)}): "
+                               "review installs one resolve for every suite")
+    projects = {requirement.project_name for target in required for requirement in target[PythonRequirementsField].value}
+    return {"lockfile": python_setup.resolves[resolves[0]], "projects": sorted(projects)}
+
+
 @goal_rule
-async def export_suites(console: Console, subsystem: SuitesSubsystem, targets: Targets, gate: WitnessGate) -> SuitesGoal:
+async def export_suites(console: Console, subsystem: SuitesSubsystem, targets: Targets, gate: WitnessGate,
+                        python_setup: PythonSetup) -> SuitesGoal:
     commit, status = await MultiGet(
         Get(GitResult, GitRequest(("rev-parse", "--verify", "HEAD^{commit}"))),
         Get(GitResult, GitRequest(("status", "--porcelain", "-z", "--untracked-files=no", "--ignore-submodules=none"))),
@@ -98,6 +121,9 @@ async def export_suites(console: Console, subsystem: SuitesSubsystem, targets: T
     options = {"freezes_dir": gate.freezes_dir, "corpus_dir": gate.corpus_dir, "per_change_search": gate.per_change_search,
                "max_freeze_hours": gate.max_freeze_hours,
                "replay_timeout_seconds": gate.replay_timeout}
+    requirements = third_party([closure.closure for closure in closures], python_setup)
+    if requirements is not None:
+        options["requirements"] = requirements
     with subsystem.output(console) as write_stdout:
         write_stdout(suites_document(commit.stdout.decode().strip(), options, suites))
     return SuitesGoal(exit_code=0)

@@ -37,6 +37,15 @@ class Suite:
 
 
 @dataclass(frozen=True)
+class ResolveRequirements:
+    """What a build graph's suites need from its resolve (`suites_document`): the resolve's
+    lockfile, and the third-party projects their closures require."""
+
+    lockfile: str
+    projects: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class GateConfig:
     impl_prefixes: tuple[str, ...] = ("src/",)
     oracle_prefixes: tuple[str, ...] = ("tests/properties/",)
@@ -51,6 +60,8 @@ class GateConfig:
     # A pip requirements file of the base, every line pinned by hash: the code's third-party
     # packages, which `review` installs outside the sandbox and shows its workers read-only.
     requirements: str | None = None
+    # The same for a build graph's suites: the projects they require, pinned by its lockfile.
+    resolve: ResolveRequirements | None = None
     suites: tuple[Suite, ...] = ()
 
 

@@ -2,8 +2,10 @@
 
 The workers have the runner's own packages and nothing else: a project's dependencies come
 from a requirements file of the base (`requirements` in `[tool.witness-gate]`), every line
-pinned by hash (`pip install --require-hashes`), and only as wheels (`--only-binary :all:`:
-installing runs no code of theirs). The trusted side installs them, outside the sandbox,
+pinned by hash (`pip install --require-hashes`), or, where a build graph declares the
+suites, from its resolve's lockfile: the projects the suites' closures require and what
+they require in turn, each with every artifact hash the lockfile records
+(`pinned_from_lock`). Only wheels (`--only-binary :all:`: installing runs no code of theirs). The trusted side installs them, outside the sandbox,
 with the interpreter the runner's own comes from, into a directory of the review's; each
 worker sees it read-only at `INSIDE`, the first entry of its import path (a module the head
 adds under the tree's import paths cannot shadow a package the base declares). A head that edits
@@ -12,7 +14,9 @@ the file edits a gate control (an oracle edit), so what it declares is always th
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +25,48 @@ from witness_gate.errors import WitnessGateError
 
 INSIDE = "/run/witness-gate/dependencies"
 _PIP_SECONDS = 900
+_PROJECT = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
+
+
+def pinned_from_lock(lock: bytes, projects: tuple[str, ...], where: str) -> bytes:
+    """A requirements file pinning `projects` and everything they require, as the Pants
+    lockfile `lock` (pex's lock format, after its `//` header) records them: one
+    `name==version` line per project with every artifact hash it lists (pip picks this
+    interpreter's wheel), and a `--find-links` for each local artifact's directory. Pure."""
+    try:
+        body = json.loads("\n".join(line for line in lock.decode().splitlines() if not line.startswith("//")))
+        locked = [entry for resolve in body["locked_resolves"] for entry in resolve["locked_requirements"]]
+        by_name: dict[str, list[dict]] = {}
+        for entry in locked:
+            by_name.setdefault(_normalized(entry["project_name"]), []).append(entry)
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise WitnessGateError(f"{where}: not a Pants lockfile ({type(error).__name__}: {error})") from None
+    wanted, pending = set(), [_normalized(project) for project in projects]
+    while pending:
+        name = pending.pop()
+        if name in wanted:
+            continue
+        if name not in by_name:
+            raise WitnessGateError(f"{where}: the suites require {name}, which the lockfile does not pin: regenerate it")
+        wanted.add(name)
+        for requirement in (dist for entry in by_name[name] for dist in entry.get("requires_dists", [])):
+            found = _PROJECT.match(requirement)
+            if found and _normalized(found.group()) in by_name:  # one this resolve needed (an unused extra is absent)
+                pending.append(_normalized(found.group()))
+    lines, links = [], set()
+    for name in sorted(wanted):
+        versions = {entry["version"] for entry in by_name[name]}
+        if len(versions) != 1:
+            raise WitnessGateError(f"{where}: {name} is locked at {', '.join(sorted(versions))}: one version per project is installable")
+        artifacts = [artifact for entry in by_name[name] for artifact in entry["artifacts"]]
+        hashes = sorted({f"--hash={artifact['algorithm']}:{artifact['hash']}" for artifact in artifacts})
+        links |= {artifact["url"].rsplit("/", 1)[0] for artifact in artifacts if artifact["url"].startswith("file:")}
+        lines.append(f"{name}=={versions.pop()} {' '.join(hashes)}")
+    return "".join(f"{line}\n" for line in [*(f"--find-links {link}" for link in sorted(links)), *lines]).encode()
 
 
 def install(requirements: bytes, where: str, target: Path) -> None:

@@ -120,9 +120,14 @@ def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
     entries.append((config.freezes_dir.rstrip("/") + "/", "freezes"))
     entries.append((config.corpus_dir.rstrip("/") + "/", "corpus"))
     entries += [(path, "gate controls") for path in CONTROL_PATHS]
-    if config.requirements is not None:
-        entries.append((config.requirements, "gate controls (the code's dependencies)"))
+    entries += [(path, "gate controls (the code's dependencies)") for path in dependency_files(config)]
     return entries
+
+
+def dependency_files(config: GateConfig) -> tuple[str, ...]:
+    """The file the base pins its code's third-party packages in, if any: a requirements
+    file (`requirements`) or the build graph's lockfile."""
+    return tuple(path for path in (config.requirements, config.resolve and config.resolve.lockfile) if path is not None)
 
 
 def pytest_entries(config: GateConfig) -> list[tuple[str, str]]:

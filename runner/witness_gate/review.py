@@ -37,7 +37,7 @@ from witness_gate import cache_trust, corpus, dependencies, git, integrity, orac
 from witness_gate.labels import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
-from witness_gate.ownership import STARLARK_SUFFIX, Ownership, declares_gated_targets, is_build_file, oracle_entries, own, owner, with_every_oracle_entry
+from witness_gate.ownership import STARLARK_SUFFIX, Ownership, declares_gated_targets, dependency_files, is_build_file, oracle_entries, own, owner, with_every_oracle_entry
 from witness_gate.paths import glob_matches, repo_path_problem
 from witness_gate.properties import property_files
 from witness_gate.suites_document import BAZEL_GOAL, GOAL, declared_by, graph_config
@@ -113,8 +113,9 @@ def _gated_build_files(repo: Path, revisions: tuple[str, ...], paths: list[str])
 
 def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out: Path, now: datetime, salt: str | None = None) -> dict[str, Any]:
     if suite.impl:  # a target of the build graph: its own implementation and source roots, as under `pants test`
+        provided = tuple(path for path in config.import_paths if path == dependencies.INSIDE)  # the resolve's, first
         config = replace(config, impl_prefixes=tuple(p for p in suite.impl if p in config.impl_prefixes) or config.impl_prefixes,
-                         import_paths=suite.import_paths or (".",))
+                         import_paths=(*provided, *(suite.import_paths or (".",))))
     files = property_files([tree / entry for entry in suite.properties])
     request = gates.GateRequest(
         tree, tree / suite.fixture, suite.generator_version, suite.replays, suite.max_examples, files, out, False, changed,
@@ -414,15 +415,20 @@ def reached_implementation(ownership: Ownership, changes: dict[str, git.Change],
 
 
 def _with_dependencies(repo: Path, base: str, config: GateConfig, target: Path) -> tuple[GateConfig, dict[str, Path]]:
-    """The base's configuration with its code's third-party packages (`requirements`) first
-    on the import path, and the directory each worker is shown them from; unchanged where the
-    base declares none. The base's file, installed by this side: the head cannot choose them."""
-    if config.requirements is None:
+    """The base's configuration with its code's third-party packages (a requirements file, or
+    the projects a build graph's suites require from its lockfile) first on the import path,
+    and the directory each worker is shown them from; unchanged where the base declares
+    none. The base's files, installed by this side: the head cannot choose them."""
+    files = dependency_files(config)
+    if not files:
         return config, {}
-    requirements = git.read_file(repo, base, config.requirements)
-    if requirements is None:
-        raise WitnessGateError(f"the base declares requirements = {config.requirements!r}, which it does not have")
-    dependencies.install(requirements, config.requirements, target / "site")
+    [where] = files  # a build graph's document is the whole configuration: never both
+    pinned = git.read_file(repo, base, where)
+    if pinned is None:
+        raise WitnessGateError(f"the base pins its code's dependencies in {where!r}, which it does not have")
+    if config.resolve is not None:
+        pinned = dependencies.pinned_from_lock(pinned, config.resolve.projects, where)
+    dependencies.install(pinned, where, target / "site")
     return replace(config, import_paths=(dependencies.INSIDE, *config.import_paths)), {dependencies.INSIDE: target / "site"}
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from witness_gate import conditions, ownership, schemas
 from witness_gate.canonical import parse_json
-from witness_gate.config import GateConfig, Suite
+from witness_gate.config import GateConfig, ResolveRequirements, Suite
 from witness_gate.errors import WitnessGateError
 from witness_gate.ownership import BAZEL_GATED_TARGET, PANTS_GATED_TARGET
 from witness_gate.paths import check_repo_path
@@ -54,7 +54,14 @@ def graph_config(data: bytes, source: str, base: str, pyproject: GateConfig, rol
         per_change_search=document.get("per_change_search", False),
         max_freeze_hours=document["max_freeze_hours"],
         replay_timeout_seconds=float(document["replay_timeout_seconds"]),
+        resolve=_resolve(document.get("requirements"), source),
     )
+
+
+def _resolve(requirements: dict | None, source: str) -> ResolveRequirements | None:
+    if requirements is None:
+        return None
+    return ResolveRequirements(check_repo_path(requirements["lockfile"], source), tuple(requirements["projects"]))
 
 
 def _suite(entry: dict, where: str) -> Suite:

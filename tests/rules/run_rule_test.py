@@ -60,7 +60,7 @@ def project_files() -> dict[str, str]:
         ),
     }
     files["3rdparty/python/default.lock"] = (PROJECT / "3rdparty/python/default.lock").read_text()
-    for path in (PROJECT / "runner/witness_gate").glob("*.py"):
+    for path in (PROJECT / "runner/witness_gate").rglob("*.py"):
         files[str(path.relative_to(PROJECT))] = path.read_text()
     for path in (PROJECT / "schemas").glob("*.schema.json"):  # the package's `_schemas` link, resolved
         files[f"runner/witness_gate/_schemas/{path.name}"] = path.read_text()

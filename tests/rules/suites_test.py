@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 from pants.backend.python import target_types_rules
-from pants.backend.python.target_types import PythonSourcesGeneratorTarget
+from pants.backend.python.target_types import PythonRequirementTarget, PythonSourcesGeneratorTarget
 from pants.backend.python.util_rules import python_sources
 from pants.core.target_types import FilesGeneratorTarget
 from pants.core.util_rules import source_files, system_binaries
@@ -51,7 +51,7 @@ def rule_runner() -> RuleRunner:
             *system_binaries.rules(),
             *target_types_rules.rules(),
         ],
-        target_types=[PythonSourcesGeneratorTarget, FilesGeneratorTarget, WitnessFixtureTarget, WitnessPropertiesTarget],
+        target_types=[PythonSourcesGeneratorTarget, PythonRequirementTarget, FilesGeneratorTarget, WitnessFixtureTarget, WitnessPropertiesTarget],
     )
     runner.write_files(LAYOUT)
     git(runner, "init", "-q", "-b", "main")
@@ -93,6 +93,7 @@ def test_every_gated_target_with_what_pants_test_would_run_it_with(rule_runner):
     assert (money["address"], money["impl"], money["replays"], money["max_examples"]) == ("tests/props:money", ["src/util/money.py"], 5, 100)
     assert money["oracle_globs"] == ["tests/props/money_*.py"]  # a property module the head adds there is oracle
     assert money["conditions"] == []
+    assert "requirements" not in document  # no python_requirement in any closure
 
 
 def test_the_same_graph_prints_the_same_bytes(rule_runner):
@@ -104,3 +105,29 @@ def test_a_checkout_with_uncommitted_changes_is_refused(rule_runner):
     rule_runner.write_files({"tests/props/BUILD": LAYOUT["tests/props/BUILD"].replace("replays=7", "replays=1")})
     with pytest.raises(ExecutionError, match="uncommitted changes"):
         export(rule_runner)
+
+
+RESOLVES = ("--python-enable-resolves", "--python-resolves={'python-default': '3rdparty/default.lock', 'tools': '3rdparty/tools.lock'}")
+
+
+def require(rule_runner: RuleRunner, **resolves: str) -> None:
+    """src/util requires `Money_Lib` (and, where `resolves` names them, more from other resolves)."""
+    rule_runner.write_files({
+        "3rdparty/BUILD": 'python_requirement(name="money", requirements=["Money_Lib==1.2"])\n' + "".join(
+            f'python_requirement(name="{name}", requirements=["{name}==1.0"], resolve="{resolve}")\n' for name, resolve in resolves.items()),
+        "src/util/BUILD": f"python_sources(dependencies={['3rdparty:money', *(f'3rdparty:{name}' for name in resolves)]!r})",
+    })
+    git(rule_runner, "add", "-A")
+    git(rule_runner, "commit", "-q", "-m", "src/util requires a third-party project")
+
+
+def test_the_projects_the_suites_require_come_with_their_resolves_lockfile(rule_runner):
+    require(rule_runner)
+    document = json.loads(export(rule_runner, *RESOLVES))
+    assert document["requirements"] == {"lockfile": "3rdparty/default.lock", "projects": ["Money-Lib"]}
+
+
+def test_projects_from_two_resolves_are_refused(rule_runner):
+    require(rule_runner, tool="tools")
+    with pytest.raises(ExecutionError, match="the suites require projects from 2 resolves"):
+        export(rule_runner, *RESOLVES)

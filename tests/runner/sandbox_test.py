@@ -172,7 +172,7 @@ def test_the_runners_own_files_cannot_be_changed_for_the_next_review(repo: Repo,
     install = tmp_path / "install"
     shutil.copytree(Path(witness_gate.__file__).parent, install / "witness_gate", ignore=shutil.ignore_patterns("__pycache__"))
     path = [str(install), *(os.path.abspath(entry) for entry in sys.path)]
-    before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (install / "witness_gate").glob("*.py")}
+    before = {str(p.relative_to(install)): hashlib.sha256(p.read_bytes()).hexdigest() for p in (install / "witness_gate").rglob("*.py")}
     append(repo, """try:
     import witness_gate.labels as _classify
     with open(_classify.__file__, "a") as _handle:
@@ -186,7 +186,7 @@ except OSError:
     buggy(repo)
     repo.commit("B: the bug")
     assert_red(repo.review(python_path=path), CAUGHT)
-    assert {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in (install / "witness_gate").glob("*.py")} == before
+    assert {str(p.relative_to(install)): hashlib.sha256(p.read_bytes()).hexdigest() for p in (install / "witness_gate").rglob("*.py")} == before
 
 
 def test_a_module_at_the_root_does_not_load_before_the_worker(repo: Repo):
