@@ -589,6 +589,37 @@ def codeowners(
 
 
 @app.command()
+def approvals(
+    review: Annotated[Path, typer.Option("--review", help="The review's --out directory (review.json).")],
+    reviews: Annotated[Path, typer.Option("--reviews", help="The pull request's reviews as GitHub's API lists them (gh api repos/OWNER/REPO/pulls/N/reviews --paginate --slurp): user.login, state, commit_id.")],
+    author: Annotated[str, typer.Option("--author", help="The pull request's author (their own approval never counts).")],
+    team_members: Annotated[Optional[Path], typer.Option("--team-members", help="JSON object: each owning team (@org/team) with its members' logins.")] = None,
+    codeowners_path: Annotated[Optional[str], typer.Option("--codeowners", help="Where the base keeps CODEOWNERS (default: GitHub's order, .github/CODEOWNERS, CODEOWNERS, docs/CODEOWNERS); read from the base commit, never the head.")] = None,
+    repo: Annotated[Path, typer.Option("--repo", help="The git repository holding the review's base commit.")] = Path("."),
+) -> None:
+    """Whether a reviewed pull request may merge: exit 0 when the review passed, or when it is
+    an oracle review (exit 3) and the owners of every edited oracle path, by the base's
+    CODEOWNERS, approved its head; 1 otherwise, naming each path that waits."""
+
+    def action() -> int:
+        from witness_gate import approvals as approval
+        from witness_gate import git, store
+
+        record = store.load_artifact(review / "review.json", "review")
+        base = git.commit(repo, record["base"], "base")
+        places = [codeowners_path] if codeowners_path is not None else [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"]
+        text = next((data for place in places if (data := git.read_file(repo, base, place)) is not None), b"").decode("utf-8", "replace")
+        listed = approval.parse_reviews(store.read_regular_file(reviews, "--reviews"), str(reviews))
+        members = approval.parse_members(store.read_regular_file(team_members, "--team-members"), str(team_members)) if team_members else {}
+        decision = approval.decide(record["verdict"], list(record["oracle_paths"]), text, listed, members, record["head"], author)
+        for line in decision.lines:
+            typer.echo(line)
+        return 0 if decision.mergeable else 1
+
+    _run(action)
+
+
+@app.command()
 def schema(name: Annotated[str, typer.Argument(help="lock, witness, freeze, report, gate or review.")]) -> None:
     """Print one of the JSON Schemas the artifacts follow."""
 

@@ -95,17 +95,21 @@ def _matches(pattern: str, path: str) -> bool:
     return False
 
 
+def owners_of(codeowners: str, path: str) -> list[str]:
+    """Who a CODEOWNERS text says owns `path`: the owners of the last line that matches it
+    (none when no line does, or that line names none)."""
+    owners: list[str] = []
+    for rule, rule_owners in _rules(codeowners):
+        if _matches(rule, path):
+            owners = rule_owners
+    return owners
+
+
 def uncovered(config: GateConfig, codeowners: str, gated_build_files: Sequence[str] = ()) -> list[str]:
     """The oracle patterns a CODEOWNERS text leaves without an owner; a directory counts as
     owned only when files of every kind the gate reads there are."""
-    rules = _rules(codeowners)
-
     def owned(path: str) -> bool:
-        owners: list[str] = []
-        for rule, rule_owners in rules:
-            if _matches(rule, path):
-                owners = rule_owners
-        return bool(owners)
+        return bool(owners_of(codeowners, path))
 
     missing = []
     for pattern, _ in required(config, gated_build_files):
