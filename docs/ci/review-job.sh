@@ -15,7 +15,7 @@
 # pinned below are installed: each by its sha256, binaries only.
 #
 # It exits with review's status (0 pass, 1 blocked, 3 oracle review, 4 incomplete, 2 bad
-# input); a step before the review that fails (no index named, no CPython 3.11 or
+# input), but for an oracle review its owners approved (WITNESS_GATE_REVIEWS, below): 0; a step before the review that fails (no index named, no CPython 3.11 or
 # bubblewrap, pip, the base's Pants) exits 2 with a line "setup failed: ...", never 1,
 # which is a verdict. It leaves in .artifacts/: review/ (review.json and each suite's
 # witnesses), review.xml (JUnit), review.sarif (SARIF 2.1.0) and review.md (the Markdown
@@ -42,6 +42,9 @@ if [ "$(git rev-parse HEAD)" != "$base_commit" ]; then
 fi
 if [ -z "${WITNESS_GATE_INDEX_URL:-}" ] && [ -z "${PIP_INDEX_URL:-}" ] && [ -z "${PIP_FIND_LINKS:-}" ]; then
   setup_failed "WITNESS_GATE_INDEX_URL is not set: name the package index that serves witness-gate $version's wheel and its dependencies (the runner is never taken by name from a public index)"
+fi
+if [ -n "${WITNESS_GATE_REVIEWS:-}" ] && [ -z "${WITNESS_GATE_AUTHOR:-}" ]; then
+  setup_failed "WITNESS_GATE_REVIEWS is set but WITNESS_GATE_AUTHOR is not: name the pull request's author (their own approval never counts)"
 fi
 command -v python3.11 >/dev/null || setup_failed "CPython 3.11 (python3.11) is not on PATH; it runs the runner (GitHub: actions/setup-python)"
 command -v bwrap >/dev/null || setup_failed "bubblewrap (bwrap) is not on PATH; it sandboxes the code under test: apt-get install -y --no-install-recommends bubblewrap"
@@ -158,6 +161,31 @@ python3.11 -m venv "$work/runner" || setup_failed "python3.11 -m venv could not 
 # The review, with an emptied environment: no token or variable of the job reaches it,
 # and so none reaches the code under test.
 mkdir -p .artifacts || setup_failed "mkdir .artifacts"
+status=0
 env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$work" \
   "$work/runner/bin/witness-gate" review --base "$base" --head "$head" "${suites[@]}" \
-  --out .artifacts/review --junit-xml .artifacts/review.xml --sarif .artifacts/review.sarif --summary .artifacts/review.md
+  --out .artifacts/review --junit-xml .artifacts/review.xml --sarif .artifacts/review.sarif --summary .artifacts/review.md \
+  || status=$?
+
+# An oracle review (exit 3) is mergeable once the owners of every edited oracle path, by
+# the base's CODEOWNERS, approved the reviewed head: with the pull request's reviews in
+# WITNESS_GATE_REVIEWS (GitHub's API list), its author in WITNESS_GATE_AUTHOR and, where
+# teams own paths, their members in WITNESS_GATE_TEAM_MEMBERS, the job then exits 0. Nothing
+# else turns a verdict green.
+if [ "$status" -eq 3 ] && [ -n "${WITNESS_GATE_REVIEWS:-}" ]; then
+  teams=()
+  [ -z "${WITNESS_GATE_TEAM_MEMBERS:-}" ] || teams=(--team-members "$WITNESS_GATE_TEAM_MEMBERS")
+  approved=0
+  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$work" \
+    "$work/runner/bin/witness-gate" approvals --review .artifacts/review --reviews "$WITNESS_GATE_REVIEWS" \
+    --author "$WITNESS_GATE_AUTHOR" "${teams[@]}" >.artifacts/approvals.txt \
+    || approved=$?
+  cat .artifacts/approvals.txt
+  { printf '\n### Oracle approvals\n\n'; sed 's/^/- /' .artifacts/approvals.txt; } >>.artifacts/review.md
+  case "$approved" in
+    0) status=0 ;;
+    1) ;;                   # still waiting for owners: the oracle review's exit 3
+    *) exit "$approved" ;;  # the approvals' input was unreadable: 2, as any bad input
+  esac
+fi
+exit "$status"

@@ -90,9 +90,9 @@ def based(tmp_path: Path, pants: str | None = None) -> Repo:
     return repo
 
 
-def run_job(repo: Repo, index: str | None, path: str | None = None, base: str = "main") -> subprocess.CompletedProcess:
+def run_job(repo: Repo, index: str | None, path: str | None = None, base: str = "main", extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     # No pip configuration of this machine: the index named is the only source.
-    environment = {"PATH": path or os.environ["PATH"], "HOME": os.environ["HOME"], "PIP_CONFIG_FILE": os.devnull}
+    environment = {"PATH": path or os.environ["PATH"], "HOME": os.environ["HOME"], "PIP_CONFIG_FILE": os.devnull, **(extra_env or {})}
     if index:
         environment["WITNESS_GATE_INDEX_URL"] = index
     return subprocess.run(["bash", ".ci/witness-gate-review.sh", base, "patch"], cwd=repo.root, env=environment,
@@ -173,3 +173,30 @@ def test_the_workflow_sets_up_every_interpreter_the_launcher_and_the_job_need_an
     assert needed == {"3.9", "3.11"} and needed <= set(versions.split()), (needed, versions)
     assert "WITNESS_GATE_INDEX_URL: ${{ vars.WITNESS_GATE_INDEX_URL }}" in workflow
     assert "apt-get install -y --no-install-recommends bubblewrap" in workflow
+
+
+def test_an_oracle_review_passes_the_job_once_its_owners_approved_the_head(tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]):
+    root = simple_index(tmp_path / "index", [runner_wheel, *dependency_wheels])
+    repo = based(tmp_path / "job")
+    (repo.root / ".github").mkdir()
+    (repo.root / ".github/CODEOWNERS").write_text("/tests/properties/ @org/spec-owners\n")
+    repo.commit("base: the oracle's owners")
+    repo.branch("patch")
+    repo.edit("tests/properties/orders_props.py", '"""The oracle:', '"""The oracle (reworded):')
+    repo.commit("reword the oracle")
+    repo.git("checkout", "-q", "main")
+    head = repo.git("rev-parse", "patch")
+    (tmp_path / "teams.json").write_text('{"@org/spec-owners": ["alice"]}')
+    environment = {"WITNESS_GATE_AUTHOR": "dave", "WITNESS_GATE_TEAM_MEMBERS": str(tmp_path / "teams.json"),
+                   "WITNESS_GATE_REVIEWS": str(tmp_path / "reviews.json")}
+    outcomes = []
+    with served(root, tmp_path / "requests.log") as index:
+        for reviewer in ("dave", "alice"):  # the author's own approval, then an owner's
+            (tmp_path / "reviews.json").write_text(f'[{{"user": {{"login": "{reviewer}"}}, "state": "APPROVED", "commit_id": "{head}"}}]')
+            outcomes.append(run_job(repo, index, extra_env=environment))
+    waiting, approved = outcomes
+    assert waiting.returncode == 3, waiting.stdout + waiting.stderr
+    assert "unapproved: tests/properties/orders_props.py: no owner approved head" in waiting.stdout
+    assert approved.returncode == 0, approved.stdout + approved.stderr
+    assert "approved: tests/properties/orders_props.py by @alice" in approved.stdout
+    assert "### Oracle approvals" in (repo.root / ".artifacts/review.md").read_text()
