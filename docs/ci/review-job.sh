@@ -20,8 +20,9 @@
 # which is a verdict. It leaves in .artifacts/: review/ (review.json and each suite's
 # witnesses), review.xml (JUnit), review.sarif (SARIF 2.1.0) and review.md (the Markdown
 # summary for the pull request). Where the base has a `pants` launcher, its suites are the
-# ones its BUILD files declare, printed by that Pants; without one, review reads them from
-# the base's pyproject.toml.
+# ones its BUILD files declare, printed by that Pants; where its BUILD files declare
+# witness_gate_test targets, the ones its Bazel prints (`bazel` on PATH); otherwise,
+# as for a pytest-only repository, review reads them from the base's pyproject.toml.
 set -euo pipefail
 
 setup_failed() { echo "setup failed: $*" >&2; exit 2; }
@@ -52,10 +53,17 @@ work="$(mktemp -d)" || setup_failed "mktemp -d"
 trap 'rm -rf "$work"' EXIT
 
 # The suites the base declares, printed by the base's own Pants, bound to the base commit.
+# Where Bazel declares them (a build file of the base names witness_gate_test), the base's
+# Bazel prints them, through the rules' own command. Neither: the base's pyproject.toml.
 suites=()
 if [ -f pants ]; then
   ./pants witness-gate-suites --output-file="$work/suites.json" :: \
     || setup_failed "the base's ./pants could not print its suites (pants witness-gate-suites, above)"
+  suites=(--suites "$work/suites.json")
+elif git grep -q -w -e witness_gate_test "$base_commit" -- BUILD BUILD.bazel '*/BUILD' '*/BUILD.bazel'; then
+  command -v bazel >/dev/null || setup_failed "bazel is not on PATH; the base's BUILD files declare witness_gate_test targets, which only its Bazel can print (bazel/bootstrap installs Debian's bazel-bootstrap)"
+  bazel run @witness_gate//bazel:suites -- --output-file="$work/suites.json" \
+    || setup_failed "the base's bazel could not print its suites (bazel run @witness_gate//bazel:suites, above)"
   suites=(--suites "$work/suites.json")
 fi
 

@@ -21,7 +21,7 @@ import pytest
 
 from support.commands import path_without
 from support.loopback_index import PLANTED, planted_wheel, served, simple_index
-from support.review_repo import IMPL, Repo, review_repo
+from support.review_repo import BUG, CAUGHT, IMPL, Repo, graph_document, review_repo
 
 ROOT = Path(__file__).resolve().parents[2]
 JOB = ROOT / "docs/ci/review-job.sh"
@@ -69,6 +69,35 @@ def dependency_wheels(tmp_path_factory, runner_wheel: Path) -> list[Path]:
     subprocess.run(["python3.11", "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--require-hashes", "--only-binary",
                     ":all:", "--no-deps", "-r", str(directory / "requirements.txt"), "-d", str(directory / "dist")], check=True, timeout=600)
     return sorted((directory / "dist").glob("*.whl"))
+
+
+# The example's suite as a Bazel team declares it, in tests/BUILD.bazel (and nowhere else).
+BAZEL_BUILD = ('load("@witness_gate//bazel:defs.bzl", "witness_gate_test")\n'
+               'witness_gate_test(name = "properties", properties = glob(["properties/*.py"]), fixture = "fixtures/orders.json",\n'
+               '                  generator_version = 3, deps = ["//src/orders_app"], replays = 2)\n')
+
+
+def bazel_based(tmp_path: Path, bazel: str, change: tuple[str, str]) -> tuple[Repo, Path]:
+    """The orders example declared for Bazel only, with the job on main and `change` on
+    `patch`; `bazel` is the body of the `bazel` command the job finds first on PATH."""
+    repo = review_repo(tmp_path)
+    repo.git("checkout", "-q", "main")
+    (repo.root / "pyproject.toml").unlink()  # the build graph declares the suite, once
+    (repo.root / "tests/BUILD.bazel").write_text(BAZEL_BUILD)
+    (repo.root / "WORKSPACE").write_text("")
+    job = repo.root / ".ci/witness-gate-review.sh"
+    job.parent.mkdir()
+    shutil.copy2(JOB, job)
+    repo.commit("base: declared for Bazel, and the pull-request job")
+    repo.branch("patch")
+    repo.edit(IMPL, *change)
+    repo.commit("the change")
+    repo.git("checkout", "-q", "main")
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "bazel").write_text(bazel)
+    (tools / "bazel").chmod(0o755)
+    return repo, tools
 
 
 def based(tmp_path: Path, pants: str | None = None) -> Repo:
@@ -200,3 +229,30 @@ def test_an_oracle_review_passes_the_job_once_its_owners_approved_the_head(tmp_p
     assert approved.returncode == 0, approved.stdout + approved.stderr
     assert "approved: tests/properties/orders_props.py by @alice" in approved.stdout
     assert "### Oracle approvals" in (repo.root / ".artifacts/review.md").read_text()
+
+
+def test_a_bazel_base_whose_bazel_fails_stops_the_job_as_setup(tmp_path: Path):
+    repo, tools = bazel_based(tmp_path, "#!/bin/sh\necho 'bazel: no @witness_gate repository' >&2\nexit 1\n", HONEST)
+    done = run_job(repo, UNUSED_INDEX, path=f"{tools}:{os.environ['PATH']}")
+    setup_failure(done, "the base's bazel could not print its suites")
+    assert "bazel: no @witness_gate repository" in done.stderr
+
+
+def test_a_bazel_base_is_reviewed_with_the_suites_its_bazel_prints(tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]):
+    # What `bazel run @witness_gate//bazel:suites` prints for this commit (tests/rules checks
+    # the real command field by field), written where the job asks.
+    printer = (
+        "#!/usr/bin/env python3\nimport json, subprocess, sys\n"
+        "assert sys.argv[1:3] == ['run', '@witness_gate//bazel:suites'], sys.argv\n"
+        "commit = subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True, text=True, check=True).stdout.strip()\n"
+        f"document = {graph_document('COMMIT', oracle=['tests/BUILD.bazel', 'tests/fixtures/orders.json', 'tests/properties/orders_props.py'])!r}\n"
+        "document['commit'] = commit\n"
+        "open(sys.argv[-1].split('=', 1)[1], 'w').write(json.dumps(document))\n"
+    )
+    root = simple_index(tmp_path / "index", [runner_wheel, *dependency_wheels])
+    repo, tools = bazel_based(tmp_path / "job", printer, BUG)
+    with served(root, tmp_path / "requests.log") as index:
+        done = run_job(repo, index, path=f"{tools}:{os.environ['PATH']}")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "suites: tests.properties (declared in the base's build graph" in output and CAUGHT in output, output
