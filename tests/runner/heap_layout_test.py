@@ -63,6 +63,10 @@ def orders(seed: int, mode: str = "arranged", python: str = sys.executable) -> l
     return json.loads(done.stdout)
 
 
+def moves_without_the_layout(python: str) -> bool:
+    return any(len({json.dumps(order) for order in orders(seed, "inherited", python)}) > 1 for seed in range(1, 21))
+
+
 def test_every_fork_of_one_layout_sees_one_identity_order_whatever_the_worker_did_between():
     for seed in (1, 2, 3):
         seen = orders(seed)
@@ -75,8 +79,9 @@ def test_the_seed_chooses_the_order():
 
 
 def test_without_the_layout_the_workers_bookkeeping_moves_the_order():
-    # What the layout is for: the same forks without it see the order change.
-    assert any(len({json.dumps(order) for order in orders(seed, mode="inherited")}) > 1 for seed in (1, 2, 3))
+    # What the layout is for: the same forks without it see the order change. Not in every
+    # interpreter run (an empty environment moves it in about one run of four): in one of 20.
+    assert moves_without_the_layout(sys.executable)
 
 
 def pyenv_python(version: str) -> str:
@@ -92,7 +97,7 @@ def test_the_layout_holds_on_every_supported_cpython(version):
     python = pyenv_python(version)
     seen = orders(4, python=python)
     assert all(order == seen[0] for order in seen), seen
-    assert any(len({json.dumps(order) for order in orders(seed, "inherited", python)}) > 1 for seed in (1, 2, 3))
+    assert moves_without_the_layout(python)
     # Every size class of the small-object allocator, 16 to 512 bytes, has its pool (one kept block each).
     counted = subprocess.run([python, "-c", "from witness_gate.worker import heap_layout as layout; print(len(layout.Layout(1)._anchors))"],
                              env={**os.environ, "PYTHONPATH": str(RUNNER)}, capture_output=True, text=True, timeout=60, check=True)
