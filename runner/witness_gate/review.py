@@ -33,7 +33,7 @@ from typing import Any
 
 from witness_gate import freeze as freezes
 from witness_gate import gate as gates
-from witness_gate import cache_trust, corpus, dependencies, git, integrity, oracle_imports, pytest_files, sandbox, store, witness
+from witness_gate import cache_trust, corpus, dependencies, git, integrity, oracle_imports, pytest_files, sandbox, shared_failures, store, witness
 from witness_gate.labels import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
@@ -374,7 +374,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         # commits be ground offline until one search misses the bug. Recorded in each lock.
         per_change_salt = secrets.token_hex(16)
 
-        def run_affected(index: int, suite: Suite) -> tuple[dict[str, Any], list[str]]:
+        def run_affected(index: int, suite: Suite) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
             # A tree of its own per suite, written from git objects: suites running at the
             # same time never share one.
             tree = work / f"suite-{index}"
@@ -384,12 +384,21 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             salt = per_change_salt if config.per_change_search else None
             record = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now, salt)))
             _copy_out(tree / _WORK / suite.name, out_dir / suite.name)
-            return record, applied
+            if not any(row["blocks"] for row in record["witnesses"]):
+                return record, applied, []
+            # The same witnesses on the base's implementation: what it fails the same way is not the patch's.
+            on_base = work / f"base-suite-{index}"
+            git.export(repo, base, on_base, _closure_only(suite, config, linked))
+            _remove(on_base / _WORK)
+            shutil.copytree(out_dir / suite.name / gates.WITNESS_DIR, on_base / _WORK / suite.name / gates.WITNESS_DIR)
+            base_record = _attempt(lambda: _run_suite(suite, on_base, config, changed_list, on_base / _WORK / suite.name, now, salt))
+            return record, applied, shared_failures.shared(record, base_record) if isinstance(base_record, dict) else []
 
         with sandbox.providing(provided):
             outcomes = _concurrently(run_affected, affected)
-        suites = {suite.name: record for (_, suite), (record, _) in zip(affected, outcomes)}
-        problems += sorted({problem for _, applied in outcomes for problem in applied})  # each said once
+        suites = {suite.name: record for (_, suite), (record, _, _) in zip(affected, outcomes)}
+        pre_existing = {suite.name: rows for (_, suite), (_, _, rows) in zip(affected, outcomes) if rows}
+        problems += sorted({problem for _, applied, _ in outcomes for problem in applied})  # each said once
         head_oracle = {}
         if runs_head_oracle:
             head_tree = work / "head"
@@ -403,7 +412,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
 
             with sandbox.providing(provided):
                 head_oracle = dict(zip((suite.name for suite in config.suites), _concurrently(run_head_oracle, [(suite,) for suite in config.suites])))
-    result = _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir, selected)
+    result = _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir, selected, pre_existing)
     return replace(result, reached={suite.name: reached_implementation(ownership, by_path, _reaching(suite, linked)) for _, suite in affected})
 
 
@@ -505,17 +514,26 @@ def _utf8(path: str) -> bool:
 
 
 def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | None, paths: list[str], ownership: Ownership, suites: dict, head_oracle: dict,
-             problems: list[str], out_dir: Path, selected: dict[str, tuple[bool, str]] | None = None) -> ReviewResult:
-    """`selected`: each suite's `selection` (whether it ran, and why)."""
+             problems: list[str], out_dir: Path, selected: dict[str, tuple[bool, str]] | None = None,
+             pre_existing: dict[str, list[dict[str, Any]]] | None = None) -> ReviewResult:
+    """`selected`: each suite's `selection` (whether it ran, and why); `pre_existing`: each
+    suite's blocking rows the base fails the same way (`shared_failures`)."""
     unaffected = {name: why for name, (runs, why) in (selected or {}).items() if not runs}
     codes = [EXIT_BLOCKED] * len(problems)
     reasons = [f"blocked: {problem}" for problem in problems]  # each is the patch's doing: a verdict, never a refusal it could choose
     suite_lines = []
+    verdicts = {}
     for name, record in suites.items():
-        codes.append(record["exit_code"])
+        shared = (pre_existing or {}).get(name, [])
+        code = shared_failures.exit_code_without(record, shared)
+        codes.append(code)
+        verdicts[name] = VERDICTS[code]
+        suites[name] = record = shared_failures.set_aside(record, shared)
         suite_lines += [f"{name}: {(selected or {})[name][1]}"] if name in (selected or {}) else []
         suite_lines += [f"{name}: {line}" for line in gates.summary_lines(record)[:-1]]
-        suite_lines.append(f"{name}: gate {record['verdict']} under the base's oracle and freezes, with the head's implementation")
+        suite_lines += [f"{name}: {line}" for line in shared_failures.lines(shared)]
+        suite_lines.append(f"{name}: gate {record['verdict']} under the base's oracle and freezes, with the head's implementation"
+                           + (f"; {verdicts[name]} with the failures the base shares set aside" if code != record["exit_code"] else ""))
     suite_lines += [f"{name}: {reason}" for name, reason in unaffected.items()]
     for name, record in head_oracle.items():
         if "error" in record:
@@ -536,9 +554,12 @@ def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | No
         "schema_version": SCHEMA_VERSION,
         "base": base, "head": head, "merge_base": fork_point, "merged_tree": merged_tree, "changed_paths": len(paths),
         "implementation_paths": list(ownership.impl), "oracle_paths": dict(sorted(ownership.oracle.items())),
-        "suites": {**{name: record["verdict"] for name, record in suites.items()}, **{name: "unaffected" for name in unaffected}},
+        "suites": {**verdicts, **{name: "unaffected" for name in unaffected}},
         "verdict": VERDICTS[exit_code], "exit_code": exit_code,
     }
+    if any(pre_existing.values() if pre_existing else ()):
+        record["pre_existing"] = {name: [{key: row[key] for key in ("file", "assertion_id", "witness_hash", "label")} for row in rows]
+                                  for name, rows in sorted(pre_existing.items()) if rows}
     lines.append(f"review: {record['verdict']} (exit {exit_code}; base {base[:12]}, head {head[:12]}, {len(paths)} changed paths)")
     out_dir.mkdir(parents=True, exist_ok=True)
     store.save_artifact(out_dir / "review.json", "review", record)

@@ -792,3 +792,46 @@ def test_a_base_that_sets_per_change_search_gives_each_change_its_own_search_and
     assert {path.name: path.read_bytes() for path in sorted((repo.root.parent / "again").glob("*.json"))} == witnesses
 
     assert again["seed_schedule"][:len(fixed)] == fixed and again["seed_schedule"] != lock["seed_schedule"]
+
+
+# --- failures the base shares ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def buggy_base(tmp_path: Path) -> Repo:
+    """A base that already carries the bug (its own suite fails on it)."""
+    repo = review_repo(tmp_path)
+    repo.git("checkout", "-q", "main")
+    buggy(repo)
+    repo.commit("base: the bug lands unnoticed")
+    repo.branch("patch")
+    return repo
+
+
+def test_a_patch_that_leaves_a_failure_the_base_shares_unchanged_is_not_blocked_for_it(buggy_base: Repo):
+    buggy_base.edit(IMPL, "def order_total(order: dict) -> int:", "def order_total(order: dict) -> int:\n    \"\"\"The sum of the lines.\"\"\"")
+    buggy_base.commit("a docstring")
+    result = buggy_base.review()
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "orders: pre-existing: prop_order_total_non_negative (regression, 24/24 replays" in output
+    assert "the base fails this witness the same way, so it is not this patch's regression" in output
+    assert "searched no further than this failure" in output
+    record = buggy_base.review_json()
+    assert record["suites"] == {"orders": "pass"} and record["verdict"] == "pass"
+    [row] = record["pre_existing"]["orders"]
+    assert (row["assertion_id"], row["label"]) == ("prop_order_total_non_negative", "regression")
+    gate = json.loads((buggy_base.root.parent / "out/orders/gate.json").read_text())
+    assert gate["verdict"] == "blocked"  # the suite's own record keeps the gate's word
+
+
+def test_a_patch_that_changes_how_a_shared_witness_fails_is_judged(buggy_base: Repo):
+    # The same input fails on both; the head makes it raise instead of returning a wrong total.
+    buggy_base.edit(IMPL, 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)',
+                    'if line["qty"] > 3:\n        raise ValueError("too many")\n    return line["qty"] * line["price"]')
+    buggy_base.commit("large quantities refused")
+    result = buggy_base.review()
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "orders: regression: prop_order_total_non_negative" in output and "pre-existing" not in output
+    assert "pre_existing" not in buggy_base.review_json()
