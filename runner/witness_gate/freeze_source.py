@@ -23,7 +23,7 @@ from witness_gate import review as reviews
 from witness_gate.canonical import sha256_hex
 from witness_gate.config import GateConfig, Suite
 from witness_gate.errors import WitnessGateError
-from witness_gate.paths import repo_path_problem
+from witness_gate.paths import gate_list
 
 
 @dataclass(frozen=True)
@@ -34,21 +34,6 @@ class ReviewedTree:
     suite: Suite
     config: GateConfig  # the base's, with the import paths the suite's gate replayed with
     provided: dict[str, Path]  # what the workers are shown besides the tree (the code's dependencies)
-
-
-def changed_list(paths: list[str]) -> bytes:
-    """The changed-file list `review` hands each suite's gate (pure): every path it can carry,
-    one per line. Its sha256 is the report's `diff.paths_sha256`."""
-    listable = [p for p in paths if repo_path_problem(p) is None and p.isprintable() and _utf8(p)]
-    return "".join(f"{p}\n" for p in listable).encode("utf-8")
-
-
-def _utf8(path: str) -> bool:
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _commit(repo: Path, sha: str, role: str) -> str:
@@ -72,7 +57,7 @@ def rebuild(repo: Path, review: dict[str, Any], suite_name: str, report: dict[st
                                f"({landed.tree or 'a conflict'}): these artifacts are not that review's")
     changes = git.changes(repo, base, landed.tree)
     paths = [change.path for change in changes]
-    if sha256_hex(changed_list(paths)) != report["diff"]["paths_sha256"]:
+    if sha256_hex(gate_list(paths)) != report["diff"]["paths_sha256"]:
         raise WitnessGateError("classification.json: /diff/paths_sha256: the report was not made from this review's changed paths")
     config = reviews._base_config(repo, base, base, suites_document)
     base_tree = scratch / "base"

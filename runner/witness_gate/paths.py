@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 
 from witness_gate.errors import WitnessGateError
+
 
 def repo_path_problem(path: str) -> str | None:
     """Why `path` is not a normalized repository-relative POSIX path, or None."""
@@ -27,6 +29,26 @@ def repo_path_problem(path: str) -> str | None:
     if any(part in ("", ".", "..") for part in path.split("/")):  # a trailing "/" too: a path names a file
         return "not normalized (empty, '.' or '..' segment)"
     return None
+
+
+def listable(path: str) -> bool:
+    """Whether the gate's changed-file list can carry `path` (one per line, UTF-8): a name
+    with a line break, a backslash or unencodable bytes is judged by its owner only."""
+    return repo_path_problem(path) is None and path.isprintable() and _utf8(path)
+
+
+def gate_list(paths: Iterable[str]) -> bytes:
+    """The changed-file list `review` hands each suite's gate: every path it can carry, one
+    per line. Its sha256 is the report's `diff.paths_sha256`."""
+    return "".join(f"{path}\n" for path in paths if listable(path)).encode("utf-8")
+
+
+def _utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def check_repo_path(path: str, source: str) -> str:

@@ -38,7 +38,7 @@ from witness_gate.labels import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import WitnessGateError
 from witness_gate.ownership import STARLARK_SUFFIX, Ownership, declares_gated_targets, dependency_files, is_build_file, oracle_entries, own, owner, with_every_oracle_entry
-from witness_gate.paths import glob_matches, repo_path_problem
+from witness_gate.paths import gate_list, glob_matches, listable
 from witness_gate.properties import property_files
 from witness_gate.suites_document import BAZEL_GOAL, GOAL, declared_by, graph_config
 
@@ -355,10 +355,9 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         # What decides lives outside every tree a worker sees: the changed-file list, the
         # ownership (in memory) and each suite's artifacts. A name the list cannot carry (a
         # line break, a backslash, not UTF-8) still counts above.
-        listable = [p for p in paths if repo_path_problem(p) is None and p.isprintable() and _utf8(p)]
-        problems += [f"{p[:200]!r}: a changed path the gate's list cannot carry; judged by its owner only" for p in paths if p not in listable]
+        problems += [f"{p[:200]!r}: a changed path the gate's list cannot carry; judged by its owner only" for p in paths if not listable(p)]
         changed_list = work / "changed.txt"
-        changed_list.write_text("".join(f"{p}\n" for p in listable), "utf-8")
+        changed_list.write_bytes(gate_list(paths))
         if (base_tree / _WORK).exists() or (base_tree / _WORK).is_symlink() or any(p.split("/", 1)[0] == _WORK for p in paths):
             problems.append(f"{_WORK}/ is committed: it is the review's own work directory; remove it")
         # What the head may not carry blocks whether or not a suite runs.
@@ -503,14 +502,6 @@ def _remove(path: Path) -> None:
 def _copy_out(gate_dir: Path, destination: Path) -> None:
     if gate_dir.is_dir() and not gate_dir.is_symlink():
         shutil.copytree(gate_dir, destination, symlinks=True)
-
-
-def _utf8(path: str) -> bool:
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | None, paths: list[str], ownership: Ownership, suites: dict, head_oracle: dict,
