@@ -10,8 +10,9 @@ What counts, and what never does:
 - Only the verdicts `pass` (nothing to approve) and `oracle_review` can end mergeable; a
   blocked or incomplete review stays so whoever approves it.
 - A reviewer's latest approving or blocking review counts (GitHub's own rule: a comment
-  changes nothing, a dismissal takes the reviewer's word back), and only when it approved
-  the reviewed head commit: a push after the approval needs a new one.
+  changes nothing, a dismissal takes the reviewer's word back); an approval only when it
+  approved the reviewed head commit (a push after it needs a new one), a request for
+  changes on whatever commit it was made (a push does not withdraw it).
 - The pull request's author never approves their own change, and a path no CODEOWNERS line
   owns (or that a line un-owns) cannot be approved at all.
 - An owner's request for changes on a path holds it back whoever else approved it.
@@ -51,7 +52,8 @@ def standing(reviews: Sequence[Review], head: str, author: str) -> dict[str, str
     latest: dict[str, str] = {}
     for review in reviews:  # in the order GitHub lists them: oldest first
         if review.state in _COUNTED and review.login.lower() != author.lower():
-            latest[review.login.lower()] = review.state if review.commit == head else "STALE"
+            # A request for changes stands, whatever commit it was on, until the reviewer's later word.
+            latest[review.login.lower()] = review.state if review.commit == head or review.state == "CHANGES_REQUESTED" else "STALE"
     return latest
 
 

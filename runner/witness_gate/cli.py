@@ -315,6 +315,10 @@ def freeze(
     artifact it reads."""
 
     def action() -> int:
+        if review is not None:  # a pull request's code, rebuilt from git: never run outside the sandbox
+            from witness_gate.sandbox import require_confinement
+
+            require_confinement("freeze --review")
         _say_how_confined()
         import tempfile
         from dataclasses import replace

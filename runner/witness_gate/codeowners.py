@@ -6,21 +6,27 @@ the globs that add oracle files) gets a CODEOWNERS line, and
 `uncovered` tells which of them an existing CODEOWNERS file leaves without an owner.
 Pure functions of the configuration and the file's text.
 
-Matching follows the CODEOWNERS rules for the patterns that name paths (the last
+Matching follows GitHub's CODEOWNERS rules, gitignore's for the patterns (the last
 matching line wins; a line with no owner un-owns): a leading "/" anchors at the root, a
-pattern with a "/" elsewhere is anchored too, a trailing "/" or "/**" owns a directory's
-contents, "*" and "?" match within a name, and a pattern without "/" matches a name at
-any depth.
+pattern with a "/" elsewhere is anchored too, one without matches a name at any depth; "*"
+and "?" never cross a "/"; a leading "**/" matches in every directory, a middle "/**/"
+zero or more directories, a trailing "/**" everything inside, a trailing "/*" a
+directory's direct children only; a pattern that matches a directory owns what is in it,
+and a trailing "/" matches directories only. The syntax
+GitHub does not support ("!", "[ ]", a "\\" escape) is refused, never guessed at: GitHub
+would skip that line, and a guess could hand a path to another line's owners.
 """
 
 from __future__ import annotations
 
-import fnmatch
+import functools
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from witness_gate.config import GateConfig
+from witness_gate.errors import WitnessGateError
 from witness_gate.ownership import declares_gated_targets, is_build_file, oracle_entries
 
 
@@ -79,20 +85,31 @@ def _rules(text: str) -> list[tuple[str, list[str]]]:
 
 def _matches(pattern: str, path: str) -> bool:
     """Whether a CODEOWNERS `pattern` owns the repository `path`."""
-    anchored = pattern.startswith("/") or "/" in pattern.rstrip("/").removesuffix("/**")
-    body = pattern.lstrip("/")
-    directory = body.endswith("/") or body.endswith("/**")
-    body = body.removesuffix("/**").rstrip("/")
-    if body in ("", "*", "**"):
-        return True
-    candidates = [path] if anchored else [path.split("/", i)[-1] for i in range(path.count("/") + 1)]
-    for candidate in candidates:
-        parts = candidate.split("/")
-        for end in range(1, len(parts) + 1):
-            # A directory pattern owns what is inside; any other owns the path or a directory above it.
-            if fnmatch.fnmatchcase("/".join(parts[:end]), body) and (end < len(parts) or not directory):
-                return True
-    return False
+    return _regex(pattern).fullmatch(path) is not None
+
+
+_UNSUPPORTED = re.compile(r"[!\[\]\\]")
+
+
+@functools.lru_cache(maxsize=1024)
+def _regex(pattern: str) -> re.Pattern[str]:
+    if _UNSUPPORTED.search(pattern):
+        raise WitnessGateError(f"CODEOWNERS pattern {pattern!r}: GitHub does not support '!', '[ ]' or '\\' escapes there "
+                               "(it skips such a line): write the path without them")
+    anchored = "/" in pattern.rstrip("/")  # at the beginning or in the middle
+    directories_only = pattern.endswith("/")
+    segments = pattern.strip("/").split("/")
+    body = ""
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == "**":
+            body += ".*" if last else "(?:.*/)?"  # everything inside; zero or more directories
+            continue
+        body += "".join("[^/]*" if char == "*" else "[^/]" if char == "?" else re.escape(char) for char in segment)
+        body += "" if last else "/"
+    # A matched directory owns what is in it; but "dir/*" owns dir's direct children only (GitHub's rule).
+    inside = "" if len(segments) > 1 and segments[-1] == "*" else "/.+" if directories_only else "(?:/.+)?"
+    return re.compile(("" if anchored else "(?:.+/)?") + body + inside)
 
 
 def owners_of(codeowners: str, path: str) -> list[str]:

@@ -11,6 +11,13 @@ class WitnessGateError(Exception):
     exit_code = 2
 
 
+class SetupFailed(WitnessGateError):
+    """The machine, not the patch: what a run needs from the host failed (exit 2, never a verdict)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"setup failed: {detail}")
+
+
 class FixtureChanged(WitnessGateError):
     """The fixture's bytes no longer match the lock: evidence must be re-pinned."""
 

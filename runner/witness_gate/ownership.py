@@ -28,8 +28,9 @@ Owner = Literal["impl", "oracle"]
 # The gate's own controls, owned like oracle paths: whoever edits them edits the check.
 # Bazel's: `.bazelignore` can hide a gated package from `bazel test //...`, and `bazel/` holds
 # the rules that run the gate (defs.bzl, the test script, the runner and changed-list flags).
+# CODEOWNERS, in each place GitHub reads it: who may approve an oracle review (`approvals`).
 CONTROL_PATHS = ("pyproject.toml", "pants.toml", ".pants.rc", "pants", "BUILD", "WORKSPACE", ".bazelrc", ".bazelignore", "bazel/",
-                 ".ci/", ".github/")
+                 ".ci/", ".github/", "CODEOWNERS", "docs/CODEOWNERS")
 # A build file anywhere that declares (or declared) a gated target is a control too: it says
 # what `pants test` / `bazel test` gate, and so is a Starlark file that defines or wraps the
 # gated rules. Other build files are the implementation's business.

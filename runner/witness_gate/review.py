@@ -36,7 +36,7 @@ from witness_gate import gate as gates
 from witness_gate import cache_trust, corpus, dependencies, git, integrity, oracle_imports, pytest_files, sandbox, shared_failures, store, witness
 from witness_gate.labels import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
-from witness_gate.errors import WitnessGateError
+from witness_gate.errors import SetupFailed, WitnessGateError
 from witness_gate.ownership import STARLARK_SUFFIX, Ownership, declares_gated_targets, dependency_files, is_build_file, oracle_entries, own, owner, with_every_oracle_entry
 from witness_gate.paths import gate_list, glob_matches, listable
 from witness_gate.properties import property_files
@@ -261,6 +261,8 @@ def _attempt(run: Callable[[], dict[str, Any]]) -> dict[str, Any] | str:
     the tree it landed: a reason for a verdict, never a refusal or a traceback it chose."""
     try:
         return run()
+    except SetupFailed:
+        raise
     except WitnessGateError as error:
         return str(error)
     except (OSError, RuntimeError, ValueError) as error:  # e.g. a symlink loop in the landed tree

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import cgroups, conditions, launcher, protocol, seccomp
-from witness_gate.errors import Stopped, WitnessGateError
+from witness_gate.errors import SetupFailed, Stopped, WitnessGateError
 
 # The worker's first act sends its standard error to /dev/null: whatever reaches the
 # runner's pipe on fd 2 was written before any user code could run (bubblewrap's own
@@ -155,8 +155,12 @@ def _account() -> _Account | None:
         user = _WORKER_IDS_FROM + secrets.randbelow(_WORKER_IDS)
         if _cgroups_missing():
             return _Account(user, ())
-        with contextlib.suppress(FileExistsError):  # another worker's: draw again
+        try:
             return _Account(user, cgroups.create(f"witness-gate-{user}", WORKER_MEMORY_BYTES, WORKER_PROCESSES))
+        except FileExistsError:  # another worker's: draw again
+            continue
+        except OSError as error:  # the host's doing, never the patch's: a setup failure, not a verdict
+            raise SetupFailed(f"cannot make a worker's control group: {error}") from None
 
 
 @functools.cache

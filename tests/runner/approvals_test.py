@@ -43,6 +43,7 @@ def test_an_owner_on_the_team_approving_the_head_makes_it_mergeable():
     ([PROPS], [("dave", "APPROVED", HEAD)], "the author's own approval (dave is no owner anyway)"),
     ([PROPS, FREEZE], [("alice", "APPROVED", HEAD)], "one path approved, the other not"),
     ([PROPS], [("alice", "APPROVED", HEAD), ("bob", "CHANGES_REQUESTED", HEAD)], "another owner asked for changes"),
+    ([PROPS], [("bob", "CHANGES_REQUESTED", OLD), ("alice", "APPROVED", HEAD)], "an owner's request for changes, then a push"),
     ([PROPS], [("alice", "APPROVED", HEAD), ("alice", "DISMISSED", HEAD)], "the approval was dismissed"),
     (["tests/properties/generated/strategies.py"], [("alice", "APPROVED", HEAD)], "a path a later line un-owns"),
 ])

@@ -10,7 +10,8 @@ from conftest import SampleRepo
 
 from support.review_repo import GRAPH_BUILD, graph_document
 
-from witness_gate.codeowners import _matches, lines, required, uncovered
+from witness_gate.codeowners import _matches, lines, owners_of, required, uncovered
+from witness_gate.errors import WitnessGateError
 from witness_gate.config import parse_config
 
 CONFIG = parse_config(
@@ -54,10 +55,40 @@ def test_check_names_what_an_existing_file_leaves_unowned(codeowners, missing):
         ("pants", "pants", True),
         ("pants", "src/pants/x.py", True),
         ("/pants", "src/pants", False),
+        # GitHub's documented examples, and what gitignore's rules add to them.
+        ("docs/*", "docs/getting-started.md", True),
+        ("docs/*", "docs/build-app/troubleshooting.md", False),  # "/*": direct children only
+        ("apps/", "src/apps/x.js", True),
+        ("apps/", "apps", False),  # a trailing "/": directories only
+        ("**/logs", "logs/a.txt", True),
+        ("**/logs", "build/logs/a.txt", True),
+        ("/build/logs/", "build/logs/x.txt", True),
+        ("/apps/github", "apps/github/x", True),
+        ("/apps/github", "apps/githubx", False),
+        ("/src/*.py", "src/x.py", True),
+        ("/src/*.py", "src/oracle/props.py", False),  # "*" never crosses a "/"
+        ("/src/**/oracle.py", "src/oracle.py", True),  # "/**/": zero directories too
+        ("/src/**/oracle.py", "src/a/b/oracle.py", True),
+        ("/src/?.py", "src/a/b.py", False),
+        ("docs/**", "x/docs/a", False),  # a "/" in the middle anchors
+        ("*", "a/b/c", True),
     ],
 )
 def test_codeowners_patterns(pattern, path, owns):
     assert _matches(pattern, path) is owns
+
+
+def test_the_last_line_whose_pattern_really_matches_owns_the_path():
+    # With fnmatch's "*" (which crosses "/") the later /src/*.py line took src/oracle/ from its owners.
+    text = "/src/oracle/ @acme/oracle-owners\n/src/*.py @acme/devs\n"
+    assert owners_of(text, "src/oracle/props.py") == ["@acme/oracle-owners"]
+    assert owners_of(text, "src/main.py") == ["@acme/devs"]
+
+
+@pytest.mark.parametrize("pattern", ["!/tests/", "/tests/[ab]/", "/my\\ dir/"])
+def test_syntax_github_skips_is_refused_not_guessed(pattern):
+    with pytest.raises(WitnessGateError, match="GitHub does not support"):
+        owners_of(f"{pattern} @owner\n", "tests/a/x.py")
 
 
 def test_the_command_prints_and_checks(repo: SampleRepo):

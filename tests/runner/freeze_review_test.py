@@ -21,6 +21,7 @@ from xml.etree import ElementTree
 import pytest
 
 from support.review_repo import IMPL, ORACLE, Repo, review_repo
+from support.tools import without_namespaces
 
 # The head's change: bucket B of an experiment takes one off a bulk line, for 40% of calls.
 FLAKY = ('return line["qty"] * line["price"]',
@@ -162,3 +163,16 @@ def test_a_witness_from_outside_the_suite_is_refused(artifacts, tmp_path):
     command[command.index("--witness") + 1] = str(stray)
     frozen = runner(repo, *command)
     assert frozen.returncode == 2 and "the suite's own witnesses" in frozen.stderr, frozen.stderr
+
+
+def test_without_the_sandbox_nothing_of_the_pull_request_runs(artifacts, tmp_path):
+    # A maintainer's machine without namespaces (a laptop): the head's implementation,
+    # rebuilt from the pull request, must not run there at all, as it would under `review`.
+    repo, command, _ = artifacts
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
+    done = subprocess.run([*without_namespaces(tmp_path), sys.executable, "-m", "witness_gate", *command], cwd=repo.root, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "freeze --review runs the code under test only inside kernel namespaces" in done.stderr
+    assert "sandbox: off" not in done.stderr  # refused before anything ran, not run and reported
+    assert not (repo.root / command[command.index("--out") + 1]).exists()

@@ -82,7 +82,7 @@ def test_editing_the_configuration_with_the_bug_is_judged_not_obeyed(repo: Repo,
 
 
 @pytest.mark.parametrize("control", ["pants", "pants.toml", ".pants.rc", "BUILD", "WORKSPACE", ".bazelrc", ".ci/run", ".github/workflows/ci.yml",
-                                     ".bazelignore", "bazel/BUILD.bazel"])
+                                     ".bazelignore", "bazel/BUILD.bazel", "CODEOWNERS", "docs/CODEOWNERS"])
 def test_a_launcher_or_build_setting_in_the_same_patch_is_an_oracle_edit(repo: Repo, control):
     buggy(repo)
     (repo.root / control).parent.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from support.review_repo import CAUGHT, IMPL, Repo, assert_red, buggy, review_repo
-from support.tools import missing
+from support.tools import missing, without_namespaces
 
 import witness_gate
 from witness_gate import cgroups, sandbox
@@ -433,6 +433,22 @@ def line_total(line: dict) -> int:
     assert_red(result, CAUGHT)
 
 
+
+def test_a_control_group_the_host_refuses_is_a_setup_failure_not_a_verdict(repo: Repo):
+    # The host's doing (a read-only cgroupfs, memory cgroup ids run out): never a red verdict
+    # on the patch, which did nothing wrong.
+    if os.geteuid() != 0 or cgroups.available():
+        missing(f"a root runner's control groups: {cgroups.available() or 'the review must run as root'}")
+    repo.edit(IMPL, "def line_total(line: dict) -> int:", "def line_total(line: dict) -> int:  # qty times price")
+    repo.commit("a comment")
+    refused = ("import runpy, sys; from witness_gate import cgroups; "
+               "cgroups.create = lambda *_: (_ for _ in ()).throw(OSError(28, 'No space left on device')); "
+               "sys.argv = ['witness-gate', *sys.argv[sys.argv.index('witness_gate') + 1:]]; "
+               "runpy.run_module('witness_gate', run_name='__main__')")
+    result = repo.review(launcher=(sys.executable, "-c", refused))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "setup failed: cannot make a worker's control group: [Errno 28] No space left on device" in result.stderr
+
 # A user no process of the machine runs as: the caller of the unprivileged review below.
 UNPRIVILEGED = 65533
 
@@ -561,18 +577,7 @@ def test_a_symlink_loop_in_the_implementation_is_a_verdict(repo: Repo):
 
 @pytest.fixture
 def no_namespaces(tmp_path: Path) -> tuple[str, ...]:
-    """A launcher under which this machine's bubblewrap cannot create namespaces: a private
-    mount namespace where /usr/bin/bwrap is a stand-in that says what a kernel without
-    unprivileged user namespaces says. Needs root (CI runs as root)."""
-    if os.geteuid() != 0:
-        missing("hiding bwrap needs a mount namespace of its own: run as root")
-    refusal = tmp_path / "bwrap"
-    refusal.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
-    refusal.chmod(0o755)
-    bwrap = shutil.which("bwrap", path=f"{os.environ.get('PATH', '')}:/usr/local/bin:/usr/bin:/bin")
-    if bwrap is None:
-        missing("bubblewrap is not installed (Debian: apt-get install bubblewrap)")
-    return ("unshare", "--mount", "--propagation", "private", "sh", "-c", f'mount --bind "$0" {bwrap} && exec "$@"', str(refusal))
+    return without_namespaces(tmp_path)
 
 
 def test_review_refuses_to_run_without_the_sandbox(repo: Repo, no_namespaces: tuple[str, ...]):
