@@ -14,7 +14,7 @@ base's own fixture blob. A review whose change edits an oracle path has no flake
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -83,8 +83,7 @@ def rebuild(repo: Path, review: dict[str, Any], suite_name: str, report: dict[st
     if problems:
         raise WitnessGateError(f"the head's implementation could not be put in the suite's tree: {problems[0]}")
     config, provided = reviews._with_dependencies(repo, base, config, scratch / "dependencies")
-    if suite.impl:  # as `review` runs a suite of the build graph: its own source roots only
-        config, provided = replace(config, import_paths=suite.import_paths or (".",)), {}
+    config = reviews.suite_config(suite, config)
     if list(config.import_paths) != report["import_paths"]:
         raise WitnessGateError("classification.json: /import_paths is not what the review replayed with: these artifacts are not that review's")
     return ReviewedTree(tree, suite, config, provided)

@@ -111,11 +111,18 @@ def _gated_build_files(repo: Path, revisions: tuple[str, ...], paths: list[str])
     return frozenset(path for path in paths if any(declares_gated_targets(path, git.read_file(repo, revision, path) or b"") for revision in revisions))
 
 
+def suite_config(suite: Suite, config: GateConfig) -> GateConfig:
+    """The configuration a suite's gate runs with (pure): a target of the build graph gets its
+    own implementation and source roots, as under `pants test`, after the code's dependencies."""
+    if not suite.impl:
+        return config
+    provided = tuple(path for path in config.import_paths if path == dependencies.INSIDE)
+    return replace(config, impl_prefixes=tuple(p for p in suite.impl if p in config.impl_prefixes) or config.impl_prefixes,
+                   import_paths=(*provided, *(suite.import_paths or (".",))))
+
+
 def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out: Path, now: datetime, salt: str | None = None) -> dict[str, Any]:
-    if suite.impl:  # a target of the build graph: its own implementation and source roots, as under `pants test`
-        provided = tuple(path for path in config.import_paths if path == dependencies.INSIDE)  # the resolve's, first
-        config = replace(config, impl_prefixes=tuple(p for p in suite.impl if p in config.impl_prefixes) or config.impl_prefixes,
-                         import_paths=(*provided, *(suite.import_paths or (".",))))
+    config = suite_config(suite, config)
     files = property_files([tree / entry for entry in suite.properties])
     request = gates.GateRequest(
         tree, tree / suite.fixture, suite.generator_version, suite.replays, suite.max_examples, files, out, False, changed,

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shlex
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -186,3 +190,21 @@ def test_a_head_that_changes_the_graphs_lockfile_edits_a_gate_control(graph_repo
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
     assert "oracle edit: default.lock" in output and "gate controls (the code's dependencies)" in output, output
+
+
+def test_a_flake_of_a_graph_suite_with_dependencies_is_frozen_from_the_review_as_it_ran(graph_repo: Repo):
+    # The freeze replays in the tree the review judged, with what its workers were shown:
+    # the resolve's packages first on the import path, as the review replayed.
+    graph_repo.edit(IMPL, 'return line["qty"] * line["price"]',
+                    'import random\n    from tinymath import times\n\n'
+                    '    return times(line["qty"], line["price"]) - (1 if line["qty"] > 3 and random.random() < 0.4 else 0)')
+    graph_repo.commit("line totals through tinymath, and an experiment")
+    red = review_with_resolve(graph_repo)
+    assert red.returncode == 1 and "tests.properties: flake: prop_order_total_non_negative" in red.stdout, red.stdout + red.stderr
+    [told] = [line for line in red.stdout.splitlines() if "to freeze it, open a pull request of its own" in line]
+    command = shlex.split(told.split(": witness-gate ", 1)[1])
+    command[command.index("--suites") + 1] = str(graph_repo.root.parent / "suites.json")  # the base's graph, as the review read it
+    graph_repo.git("checkout", "-q", "main")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
+    frozen = subprocess.run([sys.executable, "-m", "witness_gate", *command], cwd=graph_repo.root, env=env, capture_output=True, text=True, timeout=900)
+    assert frozen.returncode == 0, frozen.stdout + frozen.stderr
