@@ -98,10 +98,25 @@ def remove(directories: tuple[str, ...]) -> None:
             except FileNotFoundError:
                 break
             for pid in left:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(int(pid), signal.SIGKILL)
+                _kill_member(directory, pid)
             try:
                 os.rmdir(directory)
                 break
             except OSError:  # busy until the kernel has taken the killed processes out
                 time.sleep(0.01)
+
+
+def _kill_member(directory: str, pid: str) -> None:
+    """SIGKILLs process `pid` if it is still in the group: through a descriptor of the process,
+    checked to be a member after it was opened, so an id reused meanwhile is never signalled."""
+    try:
+        process = os.pidfd_open(int(pid))
+    except ProcessLookupError:
+        return
+    try:
+        if pid in Path(directory, "cgroup.procs").read_text().split():
+            signal.pidfd_send_signal(process, signal.SIGKILL)
+    except (ProcessLookupError, FileNotFoundError):
+        pass
+    finally:
+        os.close(process)

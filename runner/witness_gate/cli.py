@@ -67,7 +67,8 @@ def _run(action: Callable[[], int]) -> None:
         typer.echo(f"witness-gate: error: {error}", err=True)
         raise typer.Exit(error.exit_code) from None
     except Stopped as stop:
-        typer.echo(f"witness-gate: stopped by {stop.name}: its workers were killed, what it staged removed, nothing published", err=True)
+        typer.echo(f"witness-gate: stopped by {stop.name}: its workers were killed and what it staged removed; its outputs are "
+                   "as they were before the run, or this run's whole output if it had already published it", err=True)
         raise typer.Exit(128 + stop.signal_number) from None
     finally:
         for number, handler in earlier.items():
