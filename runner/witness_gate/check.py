@@ -301,7 +301,7 @@ def search_module(
     while True:
         request = {
             "mode": "check", "root": str(root.absolute()), "import_paths": list(import_paths), "module": module,
-            "fixture_path": str(locks.fixture_path(lock, root).absolute()), "fixture_sha256": lock["fixture"]["sha256"],
+            "fixture_path": locks.absolute_or_none(locks.fixture_path(lock, root)), "fixture_sha256": lock["fixture"]["sha256"],
             "seeds": lock["seed_schedule"], "max_examples": lock["max_examples"], "skip": sorted(finished), "condition": condition,
             "pid_offset": seeds.check_pid_offset(lock, module),
         }

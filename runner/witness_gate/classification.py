@@ -40,7 +40,7 @@ def read_diff(diff_path: Path, lock: dict[str, Any], lock_relative: str, config:
     data = store.read_regular_file(diff_path, "changed-file list")
     paths = parse_changed_paths(data, str(diff_path))
     # The fixture is oracle by construction: it is what the properties are checked against.
-    oracle = (*config.generated_oracle_paths, lock["fixture"]["path"])
+    oracle = (*config.generated_oracle_paths, *([lock["fixture"]["path"]] if lock["fixture"]["path"] is not None else []))
     impl_changed, oracle_changed = split_paths(paths, config.impl_prefixes, config.oracle_prefixes, oracle)
     return DiffFacts(paths, sha256_hex(data), impl_changed, oracle_changed, lock_relative in paths)
 

@@ -51,11 +51,20 @@ FormatOption = Annotated[str, typer.Option("--format", help="Standard output: te
 JunitOption = Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write the verdict as JUnit XML to this file.")]
 SaltOption = Annotated[Optional[str], typer.Option("--search-salt", help="A value that draws more search seeds, after the pin's fixed schedule, recorded in the lock. review draws a fresh random one when the base sets per-change-search.")]
 ConditionOption = Annotated[Optional[list[str]], typer.Option("--condition", help="A production condition to search and replay under, as NAME=VALUE words, e.g. 'TZ=America/New_York' or 'SHOP_REGION=US TZ=UTC' ('' for the defaults); repeatable, searched in order.")]
+FixtureOption = Annotated[Optional[Path], typer.Option("--fixture", help="The fixture file to pin by its bytes (or --no-fixture).")]
+NoFixtureOption = Annotated[bool, typer.Option("--no-fixture", help="The suite has no fixture data (a pytest module that reads its own files, or none): the lock pins nothing and says so.")]
 GeneratedOracle = Annotated[Optional[list[str]], typer.Option("--generated-oracle", help="Generated path that counts as oracle (repeatable).")]
 
 
 # A CI job cancelled sends SIGTERM, a person at a terminal SIGINT: either stops the run cleanly.
 _STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _fixture(fixture: Path | None, no_fixture: bool) -> Path | None:
+    """The fixture to pin, or None for a suite declared without fixture data; exactly one is said."""
+    if (fixture is None) == (not no_fixture):
+        raise WitnessGateError("give the fixture to pin (--fixture FILE), or declare that the suite has none (--no-fixture): exactly one")
+    return fixture
 
 
 def _run(action: Callable[[], int]) -> None:
@@ -187,9 +196,10 @@ def _conditions(words: list[str] | None) -> tuple[dict[str, str], ...]:
 
 @app.command()
 def pin(
-    fixture: Annotated[Path, typer.Option("--fixture", help="The fixture file to pin by its bytes.")],
     generator_version: Annotated[int, typer.Option("--generator-version", help="Reviewed version of the payload generators.")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the lock.")],
+    fixture: FixtureOption = None,
+    no_fixture: NoFixtureOption = False,
     replays: Annotated[int, typer.Option("--replays", help="Replays of each witness payload per replay interpreter: a review constant stored in the lock.")] = 5,
     max_examples: Annotated[int, typer.Option("--max-examples", help="Hypothesis examples per search round.")] = 100,
     search_rounds: Annotated[int, typer.Option("--search-rounds", help="Seeds in the schedule, searched in order.")] = 1,
@@ -206,11 +216,12 @@ def pin(
 
         store.check_output_file(out, "--out")
         validator = schemas.prepare_in_background("lock")
-        record = lock.pin(fixture, root, generator_version, replays, max_examples, search_rounds, replay_interpreters, replay_cap,
+        record = lock.pin(_fixture(fixture, no_fixture), root, generator_version, replays, max_examples, search_rounds, replay_interpreters, replay_cap,
                           _conditions(condition), search_salt)
         validator.join()
         store.save_artifact(out, "lock", record)
-        typer.echo(f"pinned {record['fixture']['path']} sha256 {record['fixture']['sha256']} -> {out}")
+        pinned = record["fixture"]["path"] or "no fixture data (declared so)"
+        typer.echo(f"pinned {pinned} sha256 {record['fixture']['sha256']} -> {out}")
         return 0
 
     _run(action)
@@ -401,7 +412,6 @@ def verify(
 
 @app.command()
 def gate(
-    fixture: Annotated[Path, typer.Option("--fixture", help="The fixture file to pin by its bytes.")],
     generator_version: Annotated[int, typer.Option("--generator-version", help="Reviewed version of the payload generators.")],
     properties: Annotated[list[Path], typer.Option("--properties", help="A property module, or a directory of them (repeatable).")],
     out: Annotated[Path, typer.Option("--out", help="Output directory: fixture.lock, witnesses/, classification.json, gate.json.")],
@@ -422,6 +432,8 @@ def gate(
     condition: ConditionOption = None,
     search_salt: SaltOption = None,
     corpus: Annotated[Optional[Path], typer.Option("--corpus", help="Directory of retained witnesses to replay with this run's (default: corpus-dir of pyproject.toml, else .witness-gate/corpus; absent: none).")] = None,
+    fixture: FixtureOption = None,
+    no_fixture: NoFixtureOption = False,
     artifacts_at: Annotated[Optional[Path], typer.Option("--artifacts-at", help="Where --out's files will be once the run is over, when the caller moves them (`pants test` copies them to dist/test/<target>/): the freeze command a flake's line prints names them there.")] = None,
     root: Root = Path("."),
 ) -> None:
@@ -447,7 +459,7 @@ def gate(
         files = property_files(properties)
         _say_how_confined()
         request = gates.GateRequest(
-            root, fixture, generator_version, replays, max_examples, files, out, check_only, diff_paths, freezes, config,
+            root, _fixture(fixture, no_fixture), generator_version, replays, max_examples, files, out, check_only, diff_paths, freezes, config,
             ownership_lists, _progress(), replay_interpreters, _conditions(condition), artifacts_at,
             corpus if corpus is not None else root / config.corpus_dir, search_salt,
         )

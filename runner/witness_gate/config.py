@@ -18,7 +18,7 @@ class Suite:
     """One gated suite for `review`: a fixture and the property modules checked against it."""
 
     name: str
-    fixture: str
+    fixture: str | None  # None: declared without fixture data (`fixture = false`), which pins nothing
     generator_version: int
     properties: tuple[str, ...]  # property modules or directories of them
     replays: int = 5
@@ -149,8 +149,11 @@ def _suites(value: Any, source: str) -> tuple[Suite, ...]:
         if unknown or missing:
             raise WitnessGateError(f"{where}: {'unknown key ' + repr(unknown[0]) if unknown else 'missing key ' + repr(missing[0])}")
         for key, kind in _SUITE_KEYS.items():
+            if key == "fixture" and entry.get(key) is False:
+                continue  # declared without fixture data (a pytest module reads its own files, or none)
             if key in entry and (not isinstance(entry[key], kind) or isinstance(entry[key], bool)):
-                raise WitnessGateError(f"{where}: {key} must be a {kind.__name__}")
+                kind_name = "path, or false for a suite without fixture data" if key == "fixture" else kind.__name__
+                raise WitnessGateError(f"{where}: {key} must be a {kind_name}")
         if not _SUITE_NAME.match(entry["name"]) or entry["name"] in (".", ".."):
             raise WitnessGateError(f"{where}: name {entry['name']!r} must be letters, digits and . _ - + = @ (review makes it a folder under --out)")
         if not all(isinstance(item, str) for item in entry["properties"]) or not entry["properties"]:
@@ -158,7 +161,7 @@ def _suites(value: Any, source: str) -> tuple[Suite, ...]:
         if not all(isinstance(item, str) for item in entry.get("oracle-dependencies", [])):
             raise WitnessGateError(f"{where}: oracle-dependencies must be a list of paths")
         suite = Suite(
-            entry["name"], check_repo_path(entry["fixture"], where), entry["generator-version"],
+            entry["name"], None if entry["fixture"] is False else check_repo_path(entry["fixture"], where), entry["generator-version"],
             tuple(check_repo_path(item.rstrip("/"), where) for item in entry["properties"]),
             entry.get("replays", 5), entry.get("max-examples", 100),
             tuple(check_repo_path(item.rstrip("/"), where) for item in entry.get("oracle-dependencies", [])),
@@ -177,7 +180,7 @@ def _check(config: GateConfig, source: str) -> None:
     for entry in config.import_paths:
         if entry != ".":
             check_repo_path(entry, source)
-    suite_oracle = {path for suite in config.suites for path in (suite.fixture, *suite.properties, *suite.oracle_dependencies)}
+    suite_oracle = {path for suite in config.suites for path in (suite.fixture, *suite.properties, *suite.oracle_dependencies) if path is not None}
     clash = {prefix.rstrip("/") for prefix in config.impl_prefixes} & (
         {entry.rstrip("/") for entry in (*config.oracle_prefixes, *config.generated_oracle_paths)} | suite_oracle
     )

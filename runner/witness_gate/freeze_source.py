@@ -72,9 +72,9 @@ def rebuild(repo: Path, review: dict[str, Any], suite_name: str, report: dict[st
     suite = next((s for s in config.suites if s.name == suite_name), None)
     if suite is None:
         raise WitnessGateError(f"--suite {suite_name!r}: the base declares no such suite ({', '.join(s.name for s in config.suites)})")
-    fixture = git.read_file(repo, base, suite.fixture)
+    fixture = b"" if suite.fixture is None else git.read_file(repo, base, suite.fixture)  # none declared: the digest of no bytes
     if lock["fixture"]["path"] != suite.fixture or fixture is None or sha256_hex(fixture) != lock["fixture"]["sha256"]:
-        raise WitnessGateError(f"fixture.lock: /fixture: does not pin the base's {suite.fixture} (sha256 of the base's blob)")
+        raise WitnessGateError(f"fixture.lock: /fixture: does not pin the base's {suite.fixture or 'declaration without fixture data'} (sha256 of the base's blob)")
     by_path = {change.path: change for change in changes}
     linked = reviews._symlinked_closure(base_tree, config)
     tree = scratch / "suite"

@@ -42,7 +42,7 @@ _STALE = "left by an earlier gate run into this directory: a later run did not r
 @dataclass(frozen=True)
 class GateRequest:
     root: Path
-    fixture: Path
+    fixture: Path | None  # None: a suite declared without fixture data
     generator_version: int
     replays: int
     max_examples: int
@@ -233,7 +233,7 @@ def decide(
         rows.append(_row(entry, cover))
     reasons = [*(f"blocked: {problem}" for problem in problems), *classification.diff_reasons(report)]
     prefix = freeze_dir.rstrip("/") + "/"
-    if lock["fixture"]["path"] in changed and any(path.startswith(prefix) for path in changed):
+    if lock["fixture"]["path"] is not None and lock["fixture"]["path"] in changed and any(path.startswith(prefix) for path in changed):
         reasons.append(f"the diff changes the fixture {lock['fixture']['path']} and a freeze under {freeze_dir}: one patch may not refresh the pin and the silence together")
     exit_code = gate_exit_code(((row["label"], row["frozen_by"] is not None) for row in rows), bool(reasons))
     exit_code, reasons = _with_unsearched(exit_code, reasons, unsearched)

@@ -62,8 +62,13 @@ def seed_schedule(fixture_digest: str, generator_version: int, rounds: int, sear
     return seeds
 
 
+# A suite declared without fixture data (`fixture = false`, `--no-fixture`) pins nothing:
+# its lock names no path, and the digest of no bytes stands where a fixture's would.
+NO_FIXTURE = {"path": None, "sha256": hashlib.sha256(b"").hexdigest(), "size": 0}
+
+
 def pin(
-    fixture: Path,
+    fixture: Path | None,
     root: Path,
     generator_version: int,
     replays: int = DEFAULT_REPLAYS,
@@ -95,13 +100,18 @@ def pin(
         raise WitnessGateError(
             f"--replay-cap must be between one round ({replays} x {replay_interpreters} = {replays * replay_interpreters}) and 100000, got {replay_cap}"
         )
-    relative = relative_to_root(fixture, root, "fixture")
-    digest, size = hash_fixture(fixture)
-    if size == 0:
-        raise WitnessGateError(f"{fixture}: fixture is empty: there are no bytes to pin")
+    if fixture is None:
+        pinned = dict(NO_FIXTURE)
+    else:
+        relative = relative_to_root(fixture, root, "fixture")
+        digest, size = hash_fixture(fixture)
+        if size == 0:
+            raise WitnessGateError(f"{fixture}: fixture is empty: there are no bytes to pin (a suite without fixture data declares fixture = false)")
+        pinned = {"path": relative, "sha256": digest, "size": size}
+    digest = pinned["sha256"]
     record = {
         "schema_version": SCHEMA_VERSION,
-        "fixture": {"path": relative, "sha256": digest, "size": size},
+        "fixture": pinned,
         "generator_version": generator_version,
         "replays": replays,
         "replay_interpreters": replay_interpreters,
@@ -141,13 +151,22 @@ def load(lock_path: Path) -> dict[str, Any]:
     return lock
 
 
-def fixture_path(lock: dict[str, Any], root: Path) -> Path:
-    return root / lock["fixture"]["path"]
+def fixture_path(lock: dict[str, Any], root: Path) -> Path | None:
+    """Where the pinned fixture is; None for a suite declared without fixture data."""
+    return None if lock["fixture"]["path"] is None else root / lock["fixture"]["path"]
+
+
+def absolute_or_none(path: Path | None) -> str | None:
+    """A fixture path as a worker's request carries it."""
+    return None if path is None else str(path.absolute())
 
 
 def verify_fixture(lock: dict[str, Any], root: Path, when: str = "") -> None:
-    """Refuses (re-pin) unless the fixture's bytes still hash to the lock's digest."""
+    """Refuses (re-pin) unless the fixture's bytes still hash to the lock's digest (a
+    suite without fixture data has none to change)."""
     path = fixture_path(lock, root)
+    if path is None:
+        return
     digest, size = hash_fixture(path)
     if digest != lock["fixture"]["sha256"] or size != lock["fixture"]["size"]:
         prefix = f"fixture changed {when}" if when else "fixture no longer matches the lock"

@@ -113,7 +113,7 @@ def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
     owner is named, and a suite before a prefix of the same path."""
     entries = []
     for suite in config.suites:
-        entries.append((suite.fixture, f"suite {suite.name} (fixture)"))
+        entries += [(suite.fixture, f"suite {suite.name} (fixture)")] if suite.fixture is not None else []
         entries += [(path, f"suite {suite.name} (properties)") for path in suite.properties]
         entries += [(path, f"suite {suite.name} (oracle dependencies)") for path in suite.oracle_dependencies]
         entries += [(path, f"suite {suite.name} (oracle paths)") for path in suite.oracle_paths]

@@ -93,7 +93,7 @@ class WitnessReplays:
 class ReplayPlan:
     root: Path
     import_paths: tuple[str, ...]
-    fixture_path: Path
+    fixture_path: Path | None  # None: a suite without fixture data
     lock: dict[str, Any]
     timeout: float
 
@@ -292,7 +292,7 @@ def _interpreter(
     lock = plan.lock
     request = {
         "mode": "replay", "root": str(plan.root.absolute()), "import_paths": list(plan.import_paths), "module": module,
-        "fixture_path": str(plan.fixture_path.absolute()), "fixture_sha256": lock["fixture"]["sha256"],
+        "fixture_path": None if plan.fixture_path is None else str(plan.fixture_path.absolute()), "fixture_sha256": lock["fixture"]["sha256"],
         "timeout": plan.timeout, "spacing_seconds": 0 if collector else lock["replay_spacing_ms"] / 1000, "max_examples": lock["max_examples"],
         "jobs": [
             {"witness": job.witness, "assertion_id": job.assertion_id, "expect": job.expect, "payload": job.payload,

@@ -125,7 +125,7 @@ def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out:
     config = suite_config(suite, config)
     files = property_files([tree / entry for entry in suite.properties])
     request = gates.GateRequest(
-        tree, tree / suite.fixture, suite.generator_version, suite.replays, suite.max_examples, files, out, False, changed,
+        tree, None if suite.fixture is None else tree / suite.fixture, suite.generator_version, suite.replays, suite.max_examples, files, out, False, changed,
         tree / config.freezes_dir, with_every_oracle_entry(config), conditions=suite.conditions, corpus_dir=tree / config.corpus_dir,
         search_salt=salt,
     )
@@ -189,7 +189,7 @@ def _reaching(suite: Suite, linked: Mapping[str, str]) -> Callable[[str], bool] 
 
 def _closure(suite: Suite, linked: Mapping[str, str] | None) -> set[str]:
     """A graph suite's declared files, and the real files behind those that are symlinks."""
-    declared = {*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths}
+    declared = {*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths} - {None}
     return declared | {real for real, link in (linked or {}).items() if link in declared}
 
 

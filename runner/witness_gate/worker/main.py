@@ -96,7 +96,7 @@ def main(request_path: str) -> None:
                 sys.modules[name.split(".")[0]] = None  # type: ignore[assignment]
 
         add_import_paths(root, request["import_paths"])
-        fixture = _Fixture(Path(request["fixture_path"]), request["fixture_sha256"])
+        fixture = _Fixture(None if request["fixture_path"] is None else Path(request["fixture_path"]), request["fixture_sha256"])
         source = read_regular_file(root / request["module"], "property module")
         if given_tests.is_pytest_module(source):
             pytest_module.run_session(root, request["module"], source, request["max_examples"], _hide_runner_from_constant_scan,
@@ -151,10 +151,12 @@ _network = _NetworkWatch()
 class _Fixture:
     """The pinned fixture's parsed JSON, read on first use and checked against the pin."""
 
-    def __init__(self, path: Path, sha256: str) -> None:
+    def __init__(self, path: Path | None, sha256: str) -> None:
         self._path, self._sha256, self._value, self._loaded = path, sha256, None, False
 
     def value(self) -> Any:
+        if self._path is None:
+            raise WitnessGateError("the suite is declared without fixture data (fixture = false): there is no fixture to read")
         if not self._loaded:
             data = read_regular_file(self._path, "fixture", limit=_MAX_PARSED_FIXTURE)
             if sha256_hex(data) != self._sha256:
