@@ -57,7 +57,8 @@ trap 'rm -rf "$work"' EXIT
 # Bazel prints them, through the rules' own command. Neither: the base's pyproject.toml.
 suites=()
 if [ -f pants ]; then
-  ./pants witness-gate-suites --output-file="$work/suites.json" :: \
+  # One goal, then the job is done with Pants: no daemon is left running after it.
+  ./pants --no-pantsd witness-gate-suites --output-file="$work/suites.json" :: \
     || setup_failed "the base's ./pants could not print its suites (pants witness-gate-suites, above)"
   suites=(--suites "$work/suites.json")
 elif git grep -q -w -e witness_gate_test "$base_commit" -- BUILD BUILD.bazel '*/BUILD' '*/BUILD.bazel'; then

@@ -181,10 +181,12 @@ def test_without_cpython_311_the_job_stops_as_setup(tmp_path: Path):
 
 
 def test_a_base_whose_pants_fails_stops_the_job_as_setup(tmp_path: Path):
-    repo = based(tmp_path, pants="#!/bin/sh\necho 'pants: no interpreter for the plugin' >&2\nexit 1\n")
+    repo = based(tmp_path, pants="#!/bin/sh\necho \"$@\" >\"$0.argv\"\necho 'pants: no interpreter for the plugin' >&2\nexit 1\n")
     done = run_job(repo, UNUSED_INDEX)
     setup_failure(done, "the base's ./pants could not print its suites")
     assert "pants: no interpreter for the plugin" in done.stderr
+    # The job runs one goal and leaves no Pants daemon behind it.
+    assert (repo.root / "pants.argv").read_text().split()[:2] == ["--no-pantsd", "witness-gate-suites"]
 
 
 def test_a_job_run_from_the_head_or_on_an_unknown_base_stops_as_setup(tmp_path: Path):
