@@ -295,7 +295,7 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
     with store.staged_directory(out_dir, "review.json", "--out") as stage:
         result = _review(repo, base, head, config, stage, now)
     where = freezes.ReviewFreeze(str(out_dir), base, head, freezes.PANTS_RUNNER if git.read_file(repo, base, "pants") is not None else freezes.PLAIN_RUNNER,
-                                 None if suites_document is None else GOAL if git.read_file(repo, base, "pants") is not None else BAZEL_GOAL)
+                                 None if suites_document is None else f"./{GOAL}" if git.read_file(repo, base, "pants") is not None else BAZEL_GOAL)
     hours = min(freezes.SUGGESTED_HOURS, config.max_freeze_hours)
     commands = {(name, row["file"]): freezes.review_command(where, name, row, config.freezes_dir, hours)
                 for name, record in result.suites.items() for row in gates.unfrozen_flakes(record)}

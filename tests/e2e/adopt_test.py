@@ -345,3 +345,61 @@ def test_a_runner_pex_built_without_pants_gates_the_repository(adopter):
     red = adopter.sh("python3.11 dist/runner/witness-gate.pex gate --fixture tests/fixtures/accounts.json --generator-version 1 "
                      "--properties tests/properties --diff-paths changed.txt --import-path src --out .artifacts/pex-gate")
     assert red.code == 1 and "regression: prop_balance_is_credits_minus_debits" in red.output, red.output
+
+
+# The head's change draws from `random`: a flake of the head's code, which the base's never has.
+FLAKY_CHANGE = ('return sum(entry["amount"]',
+                'import random\n    return sum(entry["amount"] - (1 if entry["amount"] > 5000 and random.random() < 0.4 else 0)')
+
+
+def test_the_jobs_flake_is_frozen_from_the_base_and_merges_once_its_owners_approved(adopter, tmp_path):
+    """The whole freeze flow through the copied job, under Pants: the flaky pull request is
+    red; the steps its summary prints, run in the checkout of the base, write the freeze and
+    its branch; the freeze's own pull request is exit 3 until an owner approves its head,
+    then 0; merged, the flaky pull request passes under the freeze."""
+    adopter.reset()
+    job = adopter.root / ".ci/witness-gate-review.sh"
+    job.parent.mkdir(exist_ok=True)
+    shutil.copy2(SOURCE / "docs/ci/review-job.sh", job)
+    (adopter.root / ".github").mkdir(exist_ok=True)
+    (adopter.root / ".github/CODEOWNERS").write_text("/.witness-gate/freezes/ @org/spec-owners\n/tests/ @org/spec-owners\n")
+    adopter.commit("the pull-request job, and the oracle's owners")
+    base = adopter.git("rev-parse", "HEAD").strip()
+    adopter.git("checkout", "-q", "-B", "ci-flaky")
+    adopter.edit(IMPL, *FLAKY_CHANGE)
+    adopter.commit("an experiment in the balance")
+    adopter.git("checkout", "-q", "main")
+    wheels = f"PIP_FIND_LINKS={shlex.quote(str(adopter.root / 'wheels'))}"
+
+    red = adopter.sh(f"{wheels} .ci/witness-gate-review.sh main ci-flaky")
+    assert red.code == 1 and "tests.properties: flake: prop_balance_is_credits_minus_debits" in red.output, red.output
+    summary = (adopter.root / ".artifacts/review.md").read_text()
+    steps = summary.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    assert steps[0].startswith("git fetch origin ")  # this repository is its own origin: the head is here already
+    assert steps[1] == "./pants witness-gate-suites --output-file=.artifacts/suites.json ::  # the base's suites, printed by the base"
+    assert steps[2].startswith("./pants run :witness-gate -- freeze --review ")
+    identity = "GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@ledger GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@ledger"
+    for step in steps[1:]:
+        done = adopter.sh(f"export {identity}; {step}")
+        assert done.code == 0, (step, done.output)
+    branch = adopter.git("rev-parse", "--abbrev-ref", "HEAD").strip()
+    assert branch.startswith("witness-gate-freeze-") and adopter.git("rev-parse", "HEAD~1").strip() == base
+
+    adopter.git("checkout", "-q", "main")
+    reviews, teams = tmp_path / "reviews.json", tmp_path / "teams.json"
+    teams.write_text('{"@org/spec-owners": ["carol"]}')
+    approvals = f"WITNESS_GATE_REVIEWS={reviews} WITNESS_GATE_TEAM_MEMBERS={teams} WITNESS_GATE_AUTHOR=dave"
+    head = adopter.git("rev-parse", branch).strip()
+    reviews.write_text("[]")
+    waiting = adopter.sh(f"{wheels} {approvals} .ci/witness-gate-review.sh main {branch}")
+    assert waiting.code == 3 and "unapproved: .witness-gate/freezes/" in waiting.output, waiting.output
+    reviews.write_text(json.dumps([{"user": {"login": "carol"}, "state": "APPROVED", "commit_id": head}]))
+    approved = adopter.sh(f"{wheels} {approvals} .ci/witness-gate-review.sh main {branch}")
+    assert approved.code == 0 and "approvals: 1 of 1 oracle paths approved by their owners: mergeable" in approved.output, approved.output
+
+    adopter.git("merge", "-q", "--ff-only", branch)
+    adopter.git("rebase", "-q", "main", "ci-flaky")
+    adopter.git("checkout", "-q", "main")
+    green = adopter.sh(f"{wheels} .ci/witness-gate-review.sh main ci-flaky")
+    assert green.code == 0 and "frozen by .witness-gate/freezes/" in green.output, green.output
+    assert " until " in (adopter.root / ".artifacts/review.md").read_text()
