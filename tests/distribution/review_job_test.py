@@ -258,3 +258,29 @@ def test_a_bazel_base_is_reviewed_with_the_suites_its_bazel_prints(tmp_path: Pat
     output = done.stdout + done.stderr
     assert done.returncode == 1, output
     assert "suites: tests.properties (declared in the base's build graph" in output and CAUGHT in output, output
+
+
+def test_a_pytest_only_base_is_reviewed_from_its_pyproject_without_a_fixture(tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]):
+    # A team with an existing @given module and no JSON fixture of the gate's: its suite is
+    # declared `fixture = false`, and the job as shipped reviews it.
+    from support.existing_tests import EXISTING_TESTS, MODULE
+
+    root = simple_index(tmp_path / "index", [runner_wheel, *dependency_wheels])
+    repo = review_repo(tmp_path / "job")
+    repo.git("checkout", "-q", "main")
+    (repo.root / "tests/properties/orders_props.py").unlink()
+    (repo.root / MODULE).write_text(EXISTING_TESTS)
+    repo.edit("pyproject.toml", 'fixture = "tests/fixtures/orders.json"\n', "fixture = false\n")
+    (repo.root / ".ci").mkdir()
+    shutil.copy2(JOB, repo.root / ".ci/witness-gate-review.sh")
+    repo.commit("base: a pytest-only suite, and the pull-request job")
+    repo.branch("patch")
+    repo.edit(IMPL, *BUG)
+    repo.commit("a bug")
+    repo.git("checkout", "-q", "main")
+    with served(root, tmp_path / "requests.log") as index:
+        done = run_job(repo, index)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "orders: regression: tests/properties/test_pricing.py::" in output and "failing input: Failing test case:" in output, output
+    assert "**regression**" in (repo.root / ".artifacts/review.md").read_text()
