@@ -4,7 +4,8 @@ the same way is the base's debt, not the patch's regression.
 `review` replays each suite's blocking witnesses on the base's implementation (the base's
 tree from git, the same lock: pin, conditions, schedule and salt) and compares row by row.
 "The same way" is everything the gate says of a witness: its assertion, its bytes (hash),
-label, replay counts, cause and evidence text. A patch that changes any of it on such a
+label (a regression: a flake's way out is a freeze, which expires), replay counts, cause
+and evidence text. A patch that changes any of it on such a
 witness (another failure, another label, a different count) is judged as always; a row the
 base does not block, or does not have, stays the patch's. Pure: gate records in, rows out.
 
@@ -20,9 +21,10 @@ from typing import Any
 from witness_gate.labels import gate_exit_code
 
 _SAME_WAY = ("assertion_id", "witness_hash", "label", "failures", "runs", "cause", "reason")
-# The labels that block for what the code does; an incomplete one (not reproduced,
-# unclassified) stays incomplete whoever shares it.
-_SHAREABLE = ("regression", "flake")
+# A deterministic failure only. A flake the base shares stays the patch's to answer for: its
+# way out is a freeze, which expires, and a flake set aside would outlive every expiry. An
+# incomplete label (not reproduced, unclassified) stays incomplete whoever shares it.
+_SHAREABLE = ("regression",)
 
 
 def _key(row: dict[str, Any]) -> tuple[Any, ...]:
