@@ -353,13 +353,14 @@ def freeze(
         else:
             lock_path, report_path = lock or Path(".artifacts/fixture.lock"), report or Path(".artifacts/classification.json")
         lock_record = locks.load(lock_path)
+        if review is None:  # the working tree's fixture first: a moved one says re-pin, before any report is read
+            locks.verify_fixture(lock_record, root)
         witness_record, report_record = witnesses.load(witness), classification.load_report(report_path, lock_record)
         with tempfile.TemporaryDirectory(prefix="witness-gate-freeze-") as scratch:
             if review is not None:
                 rebuilt = freeze_source.rebuild(root, found.review, suite, report_record, lock_record, suites, Path(scratch))
                 tree, config, provided = rebuilt.tree, rebuilt.config, rebuilt.provided
             else:
-                locks.verify_fixture(lock_record, root)
                 # Replay with what the report was replayed with (a gate under Pants passes its
                 # source roots; no pyproject.toml says them), never with a guess.
                 tree, config, provided = root, replace(_config(root), import_paths=tuple(report_record["import_paths"])), {}
