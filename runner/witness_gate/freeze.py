@@ -35,9 +35,21 @@ def command(gate_dir: Path, row: dict[str, Any], freezes_dir: str, hours: int) -
 
 
 # The runner as a repository with a `pants` launcher runs it (docs/adopt.md: a `pex_binary`
-# named witness-gate at the root), and as anything else does (the pinned install).
+# named witness-gate at the root), and as anything else does (the pinned install). A base
+# with the pull-request job (docs/ci/review-job.sh at JOB_PATH) freezes with the job's own
+# runner, installed by the job's pins: a lock pins its Hypothesis version, and a runner with
+# another one refuses to replay it (the repository's own resolve may well hold another).
 PANTS_RUNNER = ("./pants", "run", ":witness-gate", "--")
 PLAIN_RUNNER = ("witness-gate",)
+JOB_PATH = ".ci/witness-gate-review.sh"
+_JOB_VENV = '"$HOME/.cache/witness-gate/job-runner"'
+JOB_RUNNER = (f'{_JOB_VENV[:-1]}/bin/witness-gate"',)
+_JOB_RUNNER_STEPS = [
+    f"sed -n \"/<<'PINS'\\$/,/^PINS\\$/{{/<<'PINS'\\$/d;/^PINS\\$/d;p}}\" {JOB_PATH} >.artifacts/runner-requirements.txt  # the job's pins",
+    f"python3.11 -m venv --clear {_JOB_VENV}",
+    f'{_JOB_VENV[:-1]}/bin/pip" install --quiet --require-hashes --only-binary :all: --no-deps '
+    '${WITNESS_GATE_INDEX_URL:+--index-url "$WITNESS_GATE_INDEX_URL"} -r .artifacts/runner-requirements.txt  # the job\'s runner, by sha256',
+]
 
 
 @dataclass(frozen=True)
@@ -61,8 +73,9 @@ def review_command(where: ReviewFreeze, suite: str, row: dict[str, Any], freezes
     artifacts, in any checkout holding the base and head commits (pure)."""
     name = row["file"].rsplit("/", 1)[-1]
     suites = ["--suites", SUITES_FILE] if where.suites_goal is not None else []
-    return shlex.join([
-        *where.runner, "freeze", "--review", where.review_dir, "--suite", suite, *suites, "--assertion", row["assertion_id"],
+    runner = " ".join(where.runner) if where.runner == JOB_RUNNER else shlex.join(where.runner)  # the job's is shell words
+    return runner + " " + shlex.join([
+        "freeze", "--review", where.review_dir, "--suite", suite, *suites, "--assertion", row["assertion_id"],
         "--witness", f"{where.review_dir.rstrip('/')}/{suite}/{row['file']}",
         "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", str(hours),
         "--out", f"{freezes_dir.rstrip('/')}/{name}",
@@ -77,6 +90,8 @@ def review_steps(where: ReviewFreeze, command: str, freezes_dir: str, file: str)
     ]
     if where.suites_goal is not None:
         steps.append(where.suites_goal.replace("<file>", SUITES_FILE) + "  # the base's suites, printed by the base")
+    if where.runner == JOB_RUNNER:
+        steps += _JOB_RUNNER_STEPS
     steps += [
         command,
         f"git switch -c witness-gate-freeze-{name.rsplit('.', 2)[-2]} {where.base}",

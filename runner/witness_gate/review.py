@@ -294,7 +294,9 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
     config = _base_config(repo, base_ref, base, suites_document)
     with store.staged_directory(out_dir, "review.json", "--out") as stage:
         result = _review(repo, base, head, config, stage, now)
-    where = freezes.ReviewFreeze(str(out_dir), base, head, freezes.PANTS_RUNNER if git.read_file(repo, base, "pants") is not None else freezes.PLAIN_RUNNER,
+    runner = (freezes.JOB_RUNNER if git.read_file(repo, base, freezes.JOB_PATH) is not None
+              else freezes.PANTS_RUNNER if git.read_file(repo, base, "pants") is not None else freezes.PLAIN_RUNNER)
+    where = freezes.ReviewFreeze(str(out_dir), base, head, runner,
                                  None if suites_document is None else f"./{GOAL}" if git.read_file(repo, base, "pants") is not None else BAZEL_GOAL)
     hours = min(freezes.SUGGESTED_HOURS, config.max_freeze_hours)
     commands = {(name, row["file"]): freezes.review_command(where, name, row, config.freezes_dir, hours)
