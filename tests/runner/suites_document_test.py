@@ -272,13 +272,16 @@ def test_a_suite_runs_in_a_tree_of_its_closure_and_cannot_read_what_it_does_not_
     # The VAT module reads data/vat.json, which its target does not declare: under `pants
     # test` the file is not in the sandbox, and in review it is not in the suite's tree. So a
     # change to that file (unowned, "read by nobody") can never be what a passing suite read.
+    # The base's own tree lacks it too: the failure is the base's (its declaration's) debt,
+    # set aside and said, not this comment's regression.
     two_suites.edit("src/vat/vat.py", "def with_vat", "# reviewed\ndef with_vat")
     two_suites.commit("touch the VAT module")
     result = review_two_suites(two_suites)
     output = result.stdout + result.stderr
-    assert result.returncode == 1, output
+    assert result.returncode == 0, output
     assert "tests.properties: runs: src/vat/vat.py is under its source root src" in output
     assert "tests.vat: regression: prop_vat_never_lowers_a_price" in output and "the VAT table is missing" in output, output
+    assert "tests.vat: pre-existing: prop_vat_never_lowers_a_price (regression, 24/24 replays" in output, output
 
 
 def test_a_gate_control_change_runs_every_suite(two_suites: Repo):
