@@ -394,7 +394,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             salt = per_change_salt if config.per_change_search else None
             record = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now, salt)))
             _copy_out(tree / _WORK / suite.name, out_dir / suite.name)
-            if not any(row["blocks"] for row in record["witnesses"]):
+            if not shared_failures.worth_asking(record):  # a flake's way out is a freeze: the base is not asked
                 return record, applied, []
             # The same witnesses on the base's implementation: what it fails the same way is not the patch's.
             on_base = work / f"base-suite-{index}"

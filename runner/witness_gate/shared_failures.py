@@ -31,6 +31,11 @@ def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(row[field] for field in _SAME_WAY)
 
 
+def worth_asking(head: dict[str, Any]) -> bool:
+    """Whether the base could share anything that blocks the head: a blocking regression."""
+    return any(row["blocks"] and row["label"] in _SHAREABLE for row in head["witnesses"])
+
+
 def shared(head: dict[str, Any], base: dict[str, Any]) -> list[dict[str, Any]]:
     """The head's blocking rows that the base's run of the same witnesses blocks the same way."""
     blocking_on_base = {_key(row) for row in base.get("witnesses", []) if row["blocks"]}

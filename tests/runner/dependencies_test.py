@@ -154,6 +154,12 @@ def test_a_lockfile_that_cannot_pin_the_suites_projects_is_refused(requirements:
         dependencies.pinned_from_lock(pants_lock(requirements), ("typer",), "default.lock")
 
 
+@pytest.mark.parametrize("text", [b"// only a header\n", b'{"locked_resolves": [{"platform_tag": null}]}', b"requirements.txt==1\n"])
+def test_a_file_that_is_no_pants_lockfile_is_refused(text: bytes):
+    with pytest.raises(WitnessGateError, match="default.lock: not a Pants lockfile"):
+        dependencies.pinned_from_lock(text, ("typer",), "default.lock")
+
+
 @pytest.fixture
 def graph_repo(tmp_path: Path) -> Repo:
     """The orders example declared in tests/BUILD, its resolve's lockfile pinning tinymath."""

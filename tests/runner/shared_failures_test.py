@@ -39,3 +39,9 @@ def test_set_aside_rows_no_longer_block_in_what_the_review_shows():
     shown = shared_failures.set_aside(record(row("a.json"), row("b.json")), [row("a.json")])
     assert [(r["file"], r["blocks"]) for r in shown["witnesses"]] == [("witnesses/a.json", False), ("witnesses/b.json", True)]
     assert "the base's debt" in shown["witnesses"][0]["next_step"]
+
+
+def test_the_base_is_asked_only_when_a_regression_blocks():
+    assert shared_failures.worth_asking(record(row("a.json")))
+    assert not shared_failures.worth_asking(record(row("a.json", label="flake", failures=12)))
+    assert not shared_failures.worth_asking(record(row("a.json", blocks=False)))
