@@ -101,6 +101,17 @@ def follows_collector(replays: Sequence[Replay]) -> bool:
     return passes > 1 and len(outcomes) == len(by_setting) and len(set(outcomes)) == 2
 
 
+def replayed_again(by_variant: Mapping[str, Sequence[Replay]], variant: str) -> bool:
+    """Whether a further round replays `variant`: not the unshrunk payload's variants once
+    the shrunk payload alone failed on every replay so far and they agreed with themselves
+    (`replayed_variant` reads them only where no shrunk variant fails, and a variant that is
+    not mixed cannot keep `needs_more` escalating)."""
+    if variant not in _FAMILIES["unshrunk"] or _mixed(by_variant.get(variant, ())):
+        return True
+    failures, runs = counts(by_variant.get("shrunk", ()))
+    return not (runs and failures == runs)
+
+
 def needs_more(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: bool, rounds: int) -> bool:
     """Escalate when the deciding counts say "always" or "never" and more replays could
     show otherwise: a would-be regression always gets a second round of fresh hash

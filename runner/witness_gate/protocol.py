@@ -29,6 +29,7 @@ import base64
 import hashlib
 import hmac
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from witness_gate import seeds
@@ -120,6 +121,36 @@ def call_seed(search_seed: int, assertion_id: str, case: int) -> int:
     """The `random` seed of case `case` of a search: the worker seeds the case with it, the
     runner derives the same one for the history a replay gives it."""
     return seeds.call_random_seed(search_seed, assertion_id, canonical_bytes(case_payload(case)))
+
+
+def left_out(jobs: list[dict[str, Any]], index: int, slot: int, failed: Mapping[int, Sequence[bool]], slots: int,
+             probe_pass: int | None) -> bool:
+    """Whether a replay interpreter leaves out job `index` at `slot`, `failed` holding each
+    job's outcomes so far in slot order (of `slots`). The worker skips such a replay and the
+    runner expects no outcome for it: both read this, so neither side can leave out more.
+
+    A payload after its history, where the same witness's same payload alone (the forked job
+    without history) failed in every slot there: earlier calls cannot make it fail more than
+    always (`evidence.replayed_variant` reads a variant after history only where the payload
+    alone fails sometimes or never), and history is what makes a red module's replays cost a
+    search per earlier test.
+
+    In the collector probe (`probe_pass`, the slots of one pass), the second pass of a job
+    the runner marked `settled` (its replays so far all failed, or all passed) whose first
+    pass gave one outcome under every setting: a split the first pass did not show, the
+    second cannot make (`evidence.follows_collector`), and only a mixed witness's cause reads
+    the passes' bursts (`evidence.cause`)."""
+    job = jobs[index]
+    if probe_pass is not None:
+        first = list(failed.get(index, ()))[:probe_pass]
+        return bool(job.get("settled")) and slot >= probe_pass and len(first) == probe_pass and len(set(first)) == 1
+    if not job["history"] or not job["fork"]:
+        return False
+    return any(
+        alone["fork"] and not alone["history"] and alone["witness"] == job["witness"] and alone["payload"] == job["payload"]
+        and len(failed.get(other, ())) == slots and all(failed[other])
+        for other, alone in enumerate(jobs)
+    )
 
 
 # --- signing -------------------------------------------------------------------------

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from witness_gate import conditions, seeds
+from witness_gate import conditions, protocol, seeds
 from witness_gate.canonical import canonical_bytes
-from witness_gate.evidence import COLLECTOR, Replay, needs_more, replayed_variant
+from witness_gate.evidence import COLLECTOR, Replay, counts, needs_more, replayed_again, replayed_variant
 from witness_gate.protocol import ENDED_CALL_KINDS, Event, EvidenceKind, failure_evidence
 from witness_gate.sandbox import Ended, Worker
 
@@ -57,6 +57,7 @@ class Job:
     recorded_seed: int
     history: list[dict[str, Any]]
     fork: bool
+    settled: bool = False  # the collector probe's: its replays so far agreed (`protocol.left_out`)
 
 
 def jobs_for(name: str, record: dict[str, Any]) -> list[Job]:
@@ -126,7 +127,7 @@ def _replay_under(
     round_number = 0
     with tempfile.TemporaryDirectory(prefix="witness-gate-replay-") as scratch:
         while active:
-            jobs = [job for name in active for job in jobs_for(name, records[name])]
+            jobs = [job for name in active for job in jobs_for(name, records[name]) if replayed_again(results[name].by_variant, job.variant)]
             secret = records[active[0]]["hash_secret"]
             outcomes = _round(module, jobs, round_number, secret, condition, plan, Path(scratch), hung, progress)
             for job, replay, evidence in outcomes:
@@ -163,6 +164,26 @@ def _replay_under(
     return results
 
 
+def passing(witnesses: list[tuple[str, dict[str, Any]]], plan: ReplayPlan) -> set[str]:
+    """The witnesses whose shrunk payload passes one forked replay, in one interpreter per
+    module and declared condition under the search's hash secret, process id and `random`
+    seed (the first replay of round one). A witness seen to pass even once cannot fail on
+    every replay there; one that failed, or could not be replayed, is not in the set."""
+    lock = plan.lock
+    by_group: dict[tuple[str, bytes], list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    for name, record in witnesses:
+        by_group[record["property"]["path"], canonical_bytes(record.get("condition", {}))].append((name, record))
+    passed = set()
+    with tempfile.TemporaryDirectory(prefix="witness-gate-replay-") as scratch:
+        for (module, _), group in sorted(by_group.items()):
+            jobs = [jobs_for(name, record)[0] for name, record in group]  # the shrunk payload, forked, alone
+            condition = group[0][1].get("condition", {})
+            found = _interpreter(module, jobs, [[job.recorded_seed for job in jobs]], group[0][1]["hash_secret"], seeds.check_pid_offset(lock, module),
+                                 condition, plan, Path(scratch), set())
+            passed |= {jobs[index].witness for (index, _), (failed, evidence) in found.items() if not failed and evidence is None}
+    return passed
+
+
 # Each collector setting is replayed in this many passes, one after another: an outcome
 # that follows the setting repeats in every pass; a clock or a race breaks the pattern.
 # Two: the fewest that can show an outcome repeat (a race that fails half the time agrees
@@ -182,7 +203,9 @@ def _probe_collector(
     for name, record, result in witnesses:
         variant = replayed_variant(result.by_variant)
         [job] = [job for job in jobs_for(name, record) if job.variant == ("shrunk" if variant == "in_process" else variant)]
-        jobs.append(Job(job.witness, COLLECTOR, job.assertion_id, job.expect, job.payload, job.recorded_seed, job.history, fork=True))
+        failures, runs = counts(result.by_variant[variant])
+        jobs.append(Job(job.witness, COLLECTOR, job.assertion_id, job.expect, job.payload, job.recorded_seed, job.history, fork=True,
+                        settled=failures in (0, runs)))
     settings = seeds.collector_settings(plan.lock)
     slots = [setting for _ in range(_COLLECTOR_PASSES) for setting in range(len(settings))]
     pid_offset = seeds.check_pid_offset(plan.lock, module)
@@ -296,12 +319,13 @@ def _interpreter(
         "timeout": plan.timeout, "spacing_seconds": 0 if collector else lock["replay_spacing_ms"] / 1000, "max_examples": lock["max_examples"],
         "jobs": [
             {"witness": job.witness, "assertion_id": job.assertion_id, "expect": job.expect, "payload": job.payload,
-             "history": job.history, "fork": job.fork}
+             "history": job.history, "fork": job.fork, "settled": job.settled}
             for job in jobs
         ],
         "hung": sorted(hung),
         "seeds": seed_rows,
         "collector": collector,
+        "collector_pass": None if collector is None else len(seeds.collector_settings(lock)),
         "condition": condition,
         "pid_offset": pid_offset,
         "layout_seed": seeds.process_layout(lock, pid_offset),
@@ -337,7 +361,13 @@ def _interpreter(
                 break
             wait = plan.timeout + request["spacing_seconds"] + _SLACK_SECONDS
     results: dict[tuple[int, int], tuple[bool, dict[str, Any] | None]] = {}
+    failed: dict[int, list[bool]] = {}  # each job's outcomes in slot order, up to its first unreported slot
+    for job_index, slot in sorted(wanted):
+        if (job_index, slot) in outcomes and len(failed.setdefault(job_index, [])) == slot:
+            failed[job_index].append(outcomes[job_index, slot][0])
     for key in sorted(wanted):
+        if key not in outcomes and protocol.left_out(request["jobs"], *key, failed, len(seed_rows), request["collector_pass"]):
+            continue  # a replay that decides nothing, which the worker leaves out too
         if key[0] in missing:
             results[key] = (False, _MISSING)
         elif key in outcomes:

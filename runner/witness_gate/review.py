@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import freeze as freezes
+from witness_gate import lock as locks
+from witness_gate import replay as replays
 from witness_gate import gate as gates
 from witness_gate import cache_trust, corpus, dependencies, git, integrity, oracle_imports, pytest_files, sandbox, shared_failures, store, witness
 from witness_gate.labels import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
@@ -119,6 +121,17 @@ def suite_config(suite: Suite, config: GateConfig) -> GateConfig:
     provided = tuple(path for path in config.import_paths if path == dependencies.INSIDE)
     return replace(config, impl_prefixes=tuple(p for p in suite.impl if p in config.impl_prefixes) or config.impl_prefixes,
                    import_paths=(*provided, *(suite.import_paths or (".",))))
+
+
+def _each_passes_on(suite: Suite, tree: Path, config: GateConfig, gate_out: Path, rows: list[dict[str, Any]]) -> bool:
+    """Whether each of a gate's regression rows passes one replay in `tree` (the base's) under
+    the gate's own lock: then the base shares none of them, and a base gate run, a search and
+    every replay again, would only say so at length."""
+    lock = locks.load(gate_out / gates.LOCK_NAME)
+    records = {f"{gates.WITNESS_DIR}/{path.name}": record for path, record in witness.load_directory(gate_out / gates.WITNESS_DIR, lock)}
+    config = suite_config(suite, config)
+    plan = replays.ReplayPlan(tree, config.import_paths, locks.fixture_path(lock, tree), lock, config.replay_timeout_seconds)
+    return replays.passing([(row["file"], records[row["file"]]) for row in rows], plan) == {row["file"] for row in rows}
 
 
 def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out: Path, now: datetime, salt: str | None = None) -> dict[str, Any]:
@@ -394,12 +407,15 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             salt = per_change_salt if config.per_change_search else None
             record = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now, salt)))
             _copy_out(tree / _WORK / suite.name, out_dir / suite.name)
-            if not shared_failures.worth_asking(record):  # a flake's way out is a freeze: the base is not asked
+            shareable = shared_failures.shareable(record)
+            if not shareable:  # a flake's way out is a freeze: the base is not asked
                 return record, applied, []
             # The same witnesses on the base's implementation: what it fails the same way is not the patch's.
             on_base = work / f"base-suite-{index}"
             git.export(repo, base, on_base, _closure_only(suite, config, linked))
             _remove(on_base / _WORK)
+            if _each_passes_on(suite, on_base, config, out_dir / suite.name, shareable):
+                return record, applied, []  # each passed there once, so none fails there on every replay: all the patch's
             shutil.copytree(out_dir / suite.name / gates.WITNESS_DIR, on_base / _WORK / suite.name / gates.WITNESS_DIR)
             base_record = _attempt(lambda: _run_suite(suite, on_base, config, changed_list, on_base / _WORK / suite.name, now, salt))
             return record, applied, shared_failures.shared(record, base_record) if isinstance(base_record, dict) else []

@@ -31,9 +31,9 @@ def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(row[field] for field in _SAME_WAY)
 
 
-def worth_asking(head: dict[str, Any]) -> bool:
-    """Whether the base could share anything that blocks the head: a blocking regression."""
-    return any(row["blocks"] and row["label"] in _SHAREABLE for row in head["witnesses"])
+def shareable(head: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows the base could share, of all that block the head: its blocking regressions."""
+    return [row for row in head["witnesses"] if row["blocks"] and row["label"] in _SHAREABLE]
 
 
 def shared(head: dict[str, Any], base: dict[str, Any]) -> list[dict[str, Any]]:

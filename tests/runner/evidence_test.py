@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from witness_gate.evidence import Replay, cause, counts, deciding_variant, needs_more
+from witness_gate.evidence import Replay, cause, counts, deciding_variant, needs_more, replayed_again
 from witness_gate.replay import plan_round
 
 LOCK = {"seed_schedule": [12345], "replays": 5, "replay_interpreters": 6}
@@ -228,3 +228,15 @@ def test_a_clock_needs_a_burst_of_replays_that_changes_at_most_once():
     assert cause({"shrunk": spaced, "collector": probe(lambda setting, slot: slot >= 10)}, 0)[0] == "time"
     # A slow burst may span two of a clock's changes, one in each of two passes: still a clock.
     assert cause({"shrunk": spaced, "collector": probe(lambda setting, slot: 4 <= slot < 15)}, 0)[0] == "time"
+
+
+def test_the_unshrunk_payload_is_not_replayed_again_once_the_shrunk_one_always_failed_and_it_agreed():
+    always, never = grid(lambda i, c, s: True), grid(lambda i, c, s: False)
+    sometimes = grid(lambda i, c, s: s % 2)
+    assert not replayed_again({"shrunk": always, "unshrunk": always}, "unshrunk")
+    assert not replayed_again({"shrunk": always, "unshrunk": never}, "unshrunk_history")
+    assert replayed_again({"shrunk": always, "unshrunk": sometimes}, "unshrunk")  # mixed: it keeps escalation going, as before
+    assert replayed_again({"shrunk": sometimes, "unshrunk": always}, "unshrunk")  # it may decide
+    assert replayed_again({"shrunk": never, "unshrunk": always}, "unshrunk")
+    assert replayed_again({}, "unshrunk")  # round one replays every variant
+    assert all(replayed_again({"shrunk": always}, variant) for variant in ("shrunk", "shrunk_history", "in_process"))

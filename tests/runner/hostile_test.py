@@ -124,3 +124,19 @@ def test_code_that_fails_differently_in_forked_replays_is_still_a_regression(rep
     assert [row["label"] for row in repo.gate_json()["witnesses"]] == ["regression"], result.stdout
     report = (repo.root / ".artifacts/gate/classification.json").read_text()
     assert evidence in report, report
+
+
+def test_replays_a_worker_leaves_out_beyond_the_shared_rule_count_as_failures(repo: SampleRepo):
+    # The module runs in the replay interpreter, so it can rewrite the rule the worker reads
+    # (`protocol.left_out`) to leave out every replay: the runner reads its own copy of the
+    # rule, and a replay it expected and never heard of is a failure with that reason, so the
+    # bug stays a regression instead of a witness with no replays at all.
+    repo.edit(IMPL, '"""The implementation under test: order totals."""', '''"""The implementation under test: order totals."""
+from witness_gate import protocol
+protocol.left_out = lambda *args: True''')
+    repo.edit(IMPL, *BUG)
+    result = repo.gate(IMPL, extra=("--replays", "2", "--replay-interpreters", "3"))
+    assert result.code == 1, result.stdout + result.stderr
+    [row] = repo.gate_json()["witnesses"]
+    assert (row["label"], row["cause"]) == ("regression", "deterministic"), result.stdout
+    assert "the replay interpreter finished without reporting this replay" in result.stdout, result.stdout

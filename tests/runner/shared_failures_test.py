@@ -42,6 +42,6 @@ def test_set_aside_rows_no_longer_block_in_what_the_review_shows():
 
 
 def test_the_base_is_asked_only_when_a_regression_blocks():
-    assert shared_failures.worth_asking(record(row("a.json")))
-    assert not shared_failures.worth_asking(record(row("a.json", label="flake", failures=12)))
-    assert not shared_failures.worth_asking(record(row("a.json", blocks=False)))
+    assert shared_failures.shareable(record(row("a.json")))
+    assert not shared_failures.shareable(record(row("a.json", label="flake", failures=12)))
+    assert not shared_failures.shareable(record(row("a.json", blocks=False)))

@@ -28,6 +28,7 @@ import select
 import signal
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -324,9 +325,12 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
     # then costs little, and a collection in a replay looks only at what the replay made.
     gc.freeze()
 
+    outcomes: dict[int, list[bool]] = defaultdict(list)  # failed, by job and slot: what `protocol.left_out` reads
+
     def report(index: int, slot: int, evidence: dict[str, Any] | None) -> None:
         if evidence is not None and evidence["kind"] == EvidenceKind.TIMEOUT:
             hung.add(jobs[index]["witness"])
+        outcomes[index].append(evidence is not None)
         channel.send({"event": Event.OUTCOME, "job": index, "slot": slot, "failed": evidence is not None, "evidence": evidence})
 
     # The collector probe's extra containers per slot (seeds.collector_settings), counted
@@ -356,6 +360,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
         ([index for index in runnable if jobs[index]["fork"] and jobs[index]["history"]], 0.0),
         ([index for index in runnable if not jobs[index]["fork"]], spacing),
     ]
+    slots, probe_pass = len(request["seeds"]), request.get("collector_pass")
     for batch, pause in passes:
         if not batch:
             continue
@@ -363,7 +368,8 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
         for slot, row in enumerate(request["seeds"]):
             time.sleep(max(0.0, start + slot * pause - time.monotonic()))
             for index in batch:
-                run(index, slot, row[index])
+                if not protocol.left_out(jobs, index, slot, outcomes, slots, probe_pass):
+                    run(index, slot, row[index])
 
 
 def _run_job(
