@@ -1,6 +1,6 @@
 """Speed and memory of witness-gate against baselines measured in the same run.
 
-    python bench/perf.py [--runs 5] [--only pin,check,given,replay,start,paths,pants,review]
+    python bench/perf.py [--runs 5] [--only pin,check,given,replay,start,paths,pants,review,red]
 
 Each figure is the median of `--runs` timings of the gate and of its baseline, printed
 as a ratio next to its target. Nothing here asserts a timing: these machines are noisy,
@@ -323,10 +323,79 @@ def bench_review(work: Path, runs: int) -> None:
     print(f"review growth from 12 to 48 suites: {times[48] / times[12]:.2f}x (target <= 1.3x); to 192: {times[192] / times[12]:.2f}x", flush=True)
 
 
+_SHOP = {
+    "pyproject.toml": (
+        "[tool.witness-gate]\nimpl-prefixes = [\"src/\"]\noracle-prefixes = [\"tests/\"]\nimport-paths = [\"src\"]\n\n"
+        "[[tool.witness-gate.suites]]\nname = \"shop\"\nfixture = false\ngenerator-version = 1\nproperties = [\"tests\"]\n"
+    ),
+    "src/shop/__init__.py": "",
+    "src/shop/pricing.py": "def line_total(qty, price):\n    return qty * price\n",
+}
+_BROKEN_LINE_TOTAL = "def line_total(qty, price):\n    return qty * price - (1 if qty > 3 else 0)\n"
+# Ten flakes over four modules, of the two kinds real suites meet most: the global `random`
+# (an A/B bucket) and hash order (the first of a set of strings).
+_FLAKES = (
+    "def test_bucket_{k}(qty, price):\n    assert line_total(qty, price) - (1 if random.random() < 0.3 else 0) == qty * price\n",
+    "def test_first_tag_{k}(qty, price):\n    assert line_total(qty, price) + len(next(iter({{'ab', 'cd'}}))) * (next(iter({{'ab', 'cd'}})) == 'cd') == qty * price\n",
+)
+
+
+def _shop_repo(root: Path, modules: dict[str, list[str]], broken: bool) -> GitRepo:
+    """The shop: one function, `line_total`, and `modules` of @given tests over it, declared
+    as one pyproject suite without fixture data; branch `patch` breaks `line_total` when
+    `broken`, else edits a comment (the flakes are red on both)."""
+    repo = GitRepo(root)
+    header = "import random\n\nfrom hypothesis import given, strategies as st\n\nfrom shop.pricing import line_total\n"
+    files = {**_SHOP, **{f"tests/{name}.py": header + "".join(
+        f"\n\n@given(st.integers(0, 50), st.integers(0, 1000))\n{test}" for test in tests) for name, tests in modules.items()}}
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    repo.git("init", "-q", "-b", "main")
+    repo.commit("the base")
+    repo.git("checkout", "-q", "-b", "patch")
+    (root / "src/shop/pricing.py").write_text(_BROKEN_LINE_TOTAL if broken else "# prices in cents\n" + _SHOP["src/shop/pricing.py"])
+    repo.commit("the pull request")
+    return repo
+
+
+def bench_red(work: Path, runs: int) -> None:
+    """Red reviews (#41): one module of N @given tests that all call one function the pull
+    request breaks (N = 1, 12, 48), and ten flakes over four modules; `review` against plain
+    pytest of the same head, which also finds and shrinks every failure (Hypothesis'
+    default profile, no example database: each run starts cold, as the review's search does)."""
+    plain = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "tests"]
+    per_test = {}
+    scenarios = [(f"{n} failing @given test(s) in one module", {"test_shop": [
+        f"def test_line_{k}(qty, price):\n    assert line_total(qty, price) + {k} == qty * price + {k}\n" for k in range(n)]}, True, n)
+        for n in (1, 12, 48)]
+    flakes = {f"test_flaky_{m}": [] for m in range(4)}
+    for k in range(10):
+        flakes[f"test_flaky_{k % 4}"].append(_FLAKES[k % 2].format(k=k))
+    scenarios.append(("ten flakes over four modules", flakes, False, 10))
+    for name, modules, broken, failing in scenarios:
+        repo = _shop_repo(work / f"red-{len(per_test)}", modules, broken)
+        out = repo.root.parent / f"red-out-{len(per_test)}"
+        review = cli("review", "--base", "main", "--head", "patch", "--out", str(out))
+        env = {**ENV, "PYTHONPATH": os.pathsep.join([str(repo.root / "src"), ENV["PYTHONPATH"]]), "HYPOTHESIS_STORAGE_DIRECTORY": os.devnull}
+        env.pop("CI")  # plain pytest as a developer runs it: Hypothesis' default profile
+        done = subprocess.run(plain, cwd=repo.root, env=env, capture_output=True, text=True)
+        assert done.returncode == 1, done.stdout[-2000:]  # every baseline is a red run
+        baseline, _ = median_of(runs, lambda: timed(plain, repo.root, env))
+        ours, rss = median_of(runs, lambda: (shutil.rmtree(out, ignore_errors=True), timed(review, repo.root))[1])
+        verdict = json.loads((out / "review.json").read_text())
+        target = "<= 3x" if failing == 1 else "<= 5x"
+        report(f"red review, {name} (verdict {verdict['verdict']})", ours, baseline, target,
+               f"; peak RSS of its largest process {rss / 1024:.0f} MiB (target <= 512)")
+        if broken:
+            per_test[failing] = ours / failing
+    print(f"red review, cost per failing test at 48 against at 1: {per_test[48] / per_test[1]:.2f}x (target <= 1.2x)", flush=True)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", default="pin,check,given,replay,start,paths,pants,review")
+    parser.add_argument("--only", default="pin,check,given,replay,start,paths,pants,review,red")
     parser.add_argument("--pex", type=Path, default=ROOT / "dist" / "runner" / "witness-gate.pex")
     args = parser.parse_args(argv)
     chosen = set(args.only.split(","))
@@ -342,6 +411,7 @@ def main(argv: list[str]) -> int:
             "paths": lambda: bench_scale_paths(work / "paths", args.runs),
             "pants": lambda: bench_pants(args.runs),
             "review": lambda: bench_review(work, args.runs),
+            "red": lambda: bench_red(work, args.runs),
         }
         for name, step in steps.items():
             if name in chosen:
