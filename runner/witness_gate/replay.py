@@ -1,7 +1,7 @@
 """Replays (spec section 3): the same payloads, under conditions drawn from the schedule.
 
 A round replays every variant of a module's witnesses (`evidence.VARIANTS`) in
-`replay_interpreters` fresh interpreters, one after another, three at a time, under hash
+`replay_interpreters` fresh interpreters, one after another, six at a time, under hash
 secrets and process ids from the schedule that change in turn from one interpreter to
 the next (`plan_round`; the first of round one runs under the search's); in each,
 `replays` slots spaced `replay_spacing_ms` apart run every variant in a forked child
@@ -37,10 +37,12 @@ from witness_gate.evidence import COLLECTOR, Replay, counts, needs_more, replaye
 from witness_gate.protocol import ENDED_CALL_KINDS, Event, EvidenceKind, failure_evidence
 from witness_gate.sandbox import Ended, Worker
 
-# More than the two cores of the machines this was measured on: an interpreter spends
-# most of its time between spaced slots, asleep. A regression's classify took 4.6 s with
-# three against 5.8 s with two (three runs each, a 2-core machine).
-_PARALLEL_INTERPRETERS = 3
+# A default round at once, more than the two cores of the machines this was measured on:
+# an interpreter spends much of its time starting or asleep between spaced slots. A
+# regression's classify took 4.6 s with three against 5.8 s with two; a red review of one
+# failing test 8.3 s with six against 10.4 s with three, of twelve in one module 28.7 s
+# against 38.8 s (two runs each, a 2-core machine other jobs kept at a load of 4 to 9).
+_PARALLEL_INTERPRETERS = 6
 _SLACK_SECONDS = 5.0  # on top of the time limit, for the interpreter's own work between replays
 
 # Called after each interpreter with (interpreters done, interpreters planned so far, module).
