@@ -332,10 +332,11 @@ _SHOP = {
     "src/shop/pricing.py": "def line_total(qty, price):\n    return qty * price\n",
 }
 _BROKEN_LINE_TOTAL = "def line_total(qty, price):\n    return qty * price - (1 if qty > 3 else 0)\n"
-# Ten flakes over four modules, of the two kinds real suites meet most: the global `random`
-# (an A/B bucket) and hash order (the first of a set of strings).
+# Ten flakes over four modules, of two kinds real suites meet: entropy (an A/B bucket drawn
+# from os.urandom: Hypothesis seeds the global `random` for each example, so a bucket drawn
+# from it would never vary under plain pytest) and hash order (the first of a set of strings).
 _FLAKES = (
-    "def test_bucket_{k}(qty, price):\n    assert line_total(qty, price) - (1 if random.random() < 0.3 else 0) == qty * price\n",
+    "def test_bucket_{k}(qty, price):\n    assert line_total(qty, price) - (os.urandom(1)[0] < 77) == qty * price\n",
     "def test_first_tag_{k}(qty, price):\n    assert line_total(qty, price) + len(next(iter({{'ab', 'cd'}}))) * (next(iter({{'ab', 'cd'}})) == 'cd') == qty * price\n",
 )
 
@@ -345,7 +346,7 @@ def _shop_repo(root: Path, modules: dict[str, list[str]], broken: bool) -> GitRe
     as one pyproject suite without fixture data; branch `patch` breaks `line_total` when
     `broken`, else edits a comment (the flakes are red on both)."""
     repo = GitRepo(root)
-    header = "import random\n\nfrom hypothesis import given, strategies as st\n\nfrom shop.pricing import line_total\n"
+    header = "import os\n\nfrom hypothesis import given, strategies as st\n\nfrom shop.pricing import line_total\n"
     files = {**_SHOP, **{f"tests/{name}.py": header + "".join(
         f"\n\n@given(st.integers(0, 50), st.integers(0, 1000))\n{test}" for test in tests) for name, tests in modules.items()}}
     for path, text in files.items():
