@@ -2,10 +2,14 @@
 and `pants witness-gate-suites`, which tells `witness-gate review` what the graph declares.
 
 Enable with `backend_packages.add = ["witness_gate_pants"]` and `[witness-gate].enabled = true`.
+
+Laid out as Pants' own backends, one module a concept: `target_types` and `subsystem`; the
+two goals, `test` (the test rule) and `suites`, over the rules they share: `ownership`,
+`changed_paths`, `git` and `runner_pex` (docs/layout.md).
 """
 
-from witness_gate_pants import rules as gate_rules
-from witness_gate_pants import suites
+from witness_gate_pants import changed_paths, git, ownership, runner_pex, suites
+from witness_gate_pants import test as test_goal
 from witness_gate_pants.target_types import WitnessFixtureTarget, WitnessPropertiesTarget
 
 
@@ -14,4 +18,13 @@ def target_types():
 
 
 def rules():
-    return [*gate_rules.rules(), *suites.rules()]
+    return [
+        # Util rules
+        *changed_paths.rules(),
+        *git.rules(),
+        *ownership.rules(),
+        *runner_pex.rules(),
+        # Goals
+        *test_goal.rules(),
+        *suites.rules(),
+    ]

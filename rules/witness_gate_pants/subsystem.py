@@ -1,10 +1,28 @@
-"""`[witness-gate]`: turns the gate on and says where the diff and the freezes come from."""
+"""`[witness-gate]`: turns the gate on and says where the diff and the freezes come from; and
+the fields of a gated target that its rules read (as Pants' pytest subsystem holds its
+field set, so the test goal, ownership and the suites goal share one)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from pants.core.goals.test import TestFieldSet
 from pants.option.option_types import BoolOption, IntOption, StrListOption, StrOption
 from pants.option.subsystem import Subsystem
 from pants.util.strutil import help_text
+
+from witness_gate_pants.target_types import (
+    ConditionsField,
+    GeneratedOraclePathsField,
+    ImplPathsField,
+    MaxExamplesField,
+    OracleDependenciesField,
+    OraclePathsField,
+    ReplaysField,
+    WitnessPropertiesDependenciesField,
+    WitnessPropertiesFixtureField,
+    WitnessPropertiesSourcesField,
+)
 
 
 class WitnessGate(Subsystem):
@@ -13,7 +31,7 @@ class WitnessGate(Subsystem):
     help = "Classify a shrunk property witness before a failure can be frozen (`witness_properties` targets)."
 
     # Pants gives every test tool a `skip` option; the gate has no off switch, so this one
-    # only exists to be refused (see the partitioner in rules.py).
+    # only exists to be refused (see the partitioner in test.py).
     skip = BoolOption(
         default=False,
         help="Refused: the gate has no off switch. Setting it fails `pants test` instead of reporting gated targets green unrun; `enabled = false` still runs the properties.",
@@ -105,3 +123,19 @@ class WitnessGate(Subsystem):
     )
     max_freeze_hours = IntOption(default=168, help="The longest freeze (created to expiry) the gate honours.")
     replay_timeout = IntOption(default=60, help="Seconds one replay may take before it counts as a failure.")
+
+
+@dataclass(frozen=True)
+class WitnessPropertiesFieldSet(TestFieldSet):
+    required_fields = (WitnessPropertiesSourcesField, WitnessPropertiesFixtureField)
+
+    sources: WitnessPropertiesSourcesField
+    fixture: WitnessPropertiesFixtureField
+    dependencies: WitnessPropertiesDependenciesField
+    oracle_dependencies: OracleDependenciesField
+    replays: ReplaysField
+    max_examples: MaxExamplesField
+    impl_paths: ImplPathsField
+    oracle_paths: OraclePathsField
+    generated_oracle_paths: GeneratedOraclePathsField
+    conditions: ConditionsField

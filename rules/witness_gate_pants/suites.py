@@ -24,17 +24,11 @@ from pants.engine.goal import Goal, GoalSubsystem, Outputting
 from pants.engine.rules import Get, MultiGet, collect_rules, goal_rule
 from pants.engine.target import Target, Targets
 
-from witness_gate_pants.rules import (
-    GatedClosure,
-    GatedClosureRequest,
-    GitRequest,
-    GitResult,
-    Ownership,
-    OwnershipRequest,
-    WitnessGateError,
-    WitnessPropertiesFieldSet,
-)
-from witness_gate_pants.subsystem import WitnessGate
+from witness_gate_pants import git, ownership
+from witness_gate_pants.errors import WitnessGateError
+from witness_gate_pants.git import GitRequest, GitResult
+from witness_gate_pants.ownership import GatedClosure, GatedClosureRequest, Ownership, OwnershipRequest
+from witness_gate_pants.subsystem import WitnessGate, WitnessPropertiesFieldSet
 
 SCHEMA_VERSION = 1
 
@@ -130,4 +124,4 @@ async def export_suites(console: Console, subsystem: SuitesSubsystem, targets: T
 
 
 def rules():
-    return collect_rules()
+    return [*collect_rules(), *ownership.rules(), *git.rules()]

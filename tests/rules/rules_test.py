@@ -17,20 +17,14 @@ from pants.engine.internals.scheduler import ExecutionError
 from pants.engine.rules import QueryRule
 from pants.testutil.rule_runner import RuleRunner
 
-from witness_gate_pants import rules as gate_rules
-from witness_gate_pants.rules import (
-    ChangedPaths,
-    ChangedPathsRequest,
-    Ownership,
-    OwnershipRequest,
-    PinnedFixture,
-    WitnessPropertiesFieldSet,
-    parse_changed_list,
-    relevant_changes,
-    runner_source_problem,
-)
-from witness_gate_pants.subsystem import WitnessGate
+from witness_gate_pants import changed_paths, git, ownership as ownership_rules
+from witness_gate_pants.changed_paths import ChangedPaths, ChangedPathsRequest, parse_changed_list
+from witness_gate_pants.errors import WitnessGateError
+from witness_gate_pants.ownership import Ownership, OwnershipRequest, PinnedFixture
+from witness_gate_pants.runner_pex import runner_source_problem
+from witness_gate_pants.subsystem import WitnessGate, WitnessPropertiesFieldSet
 from witness_gate_pants.target_types import WitnessFixtureTarget, WitnessPropertiesTarget
+from witness_gate_pants.test import relevant_changes, target_exit_code
 
 
 # Import inference would run a parser process (and fetch the pex CLI); the layout below
@@ -46,11 +40,11 @@ def set_options(rule_runner: RuleRunner, *args: str) -> None:
 def rule_runner() -> RuleRunner:
     runner = RuleRunner(
         rules=[
-            gate_rules.resolve_fixture,
-            gate_rules.derive_ownership,
-            gate_rules.gated_closure,
-            gate_rules.read_changed_paths,
-            gate_rules.run_git,
+            ownership_rules.resolve_fixture,
+            ownership_rules.derive_ownership,
+            ownership_rules.gated_closure,
+            changed_paths.read_changed_paths,
+            git.run_git,
             *WitnessGate.rules(),
             *source_files.rules(),
             *system_binaries.rules(),
@@ -262,7 +256,7 @@ def test_a_changed_name_the_list_cannot_carry_fails_closed(rule_runner, name, sh
     ],
 )
 def test_parse_changed_list_refuses_malformed_lines(text, message):
-    with pytest.raises(gate_rules.WitnessGateError, match=message):
+    with pytest.raises(WitnessGateError, match=message):
         parse_changed_list(text, "changed.txt")
 
 
@@ -283,7 +277,7 @@ def test_a_changed_file_line_is_a_repository_path_or_refused_as_the_runner_refus
     if case["problem"] is None:
         assert case["path"] in parse_changed_list(listed, "changed.txt")
     else:
-        with pytest.raises(gate_rules.WitnessGateError, match="^changed.txt: line 2: ") as refused:
+        with pytest.raises(WitnessGateError, match="^changed.txt: line 2: ") as refused:
             parse_changed_list(listed, "changed.txt")
         assert case["problem"] in str(refused.value)
 
@@ -311,7 +305,7 @@ def test_a_change_inside_the_freezes_directory_is_relevant_to_every_target(case)
     ],
 )
 def test_a_target_passes_only_on_a_passing_gate_json_and_exit_zero(process_exit, gate_json, expected_exit, says):
-    exit_code, message = gate_rules.target_exit_code(process_exit, gate_json)
+    exit_code, message = target_exit_code(process_exit, gate_json)
     assert exit_code == expected_exit
     assert (message is None) if says is None else (says in message)
 

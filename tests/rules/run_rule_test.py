@@ -23,9 +23,10 @@ from pants.engine.internals.scheduler import ExecutionError
 from pants.engine.rules import QueryRule
 from pants.testutil.rule_runner import RuleRunner
 
-from witness_gate_pants import rules as gate_rules
-from witness_gate_pants.rules import WitnessGateTestRequest, WitnessPropertiesFieldSet
+from witness_gate_pants import test as test_goal_rules
+from witness_gate_pants.subsystem import WitnessPropertiesFieldSet
 from witness_gate_pants.target_types import WitnessFixtureTarget, WitnessPropertiesTarget
+from witness_gate_pants.test import WitnessGateTestRequest
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -74,7 +75,7 @@ def rule_runner() -> RuleRunner:
         pytest.fail("WITNESS_GATE_PEX_CLI is unset: run the tests through ./pants, which builds that pex CLI")
     runner = RuleRunner(
         rules=[
-            *gate_rules.rules(),
+            *test_goal_rules.rules(),
             *pex_from_targets.rules(),
             *target_types_rules.rules(),
             *source_files.rules(),

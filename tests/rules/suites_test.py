@@ -14,8 +14,8 @@ from pants.core.util_rules import source_files, system_binaries
 from pants.engine.internals.scheduler import ExecutionError
 from pants.testutil.rule_runner import RuleRunner
 
-from witness_gate_pants import rules as gate_rules
 from witness_gate_pants import suites
+from witness_gate_pants import test as test_goal_rules
 from witness_gate_pants.subsystem import WitnessGate
 from witness_gate_pants.suites import SuitesGoal
 from witness_gate_pants.target_types import WitnessFixtureTarget, WitnessPropertiesTarget
@@ -43,7 +43,7 @@ LAYOUT = {
 def rule_runner() -> RuleRunner:
     runner = RuleRunner(
         rules=[
-            *gate_rules.rules(),
+            *test_goal_rules.rules(),
             *suites.rules(),
             *python_sources.rules(),
             *WitnessGate.rules(),
