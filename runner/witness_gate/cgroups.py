@@ -50,7 +50,9 @@ def limit_values(memory_bytes: int, processes: int) -> dict[str, str]:
 def _places() -> list[tuple[Path, tuple[str, ...]]]:
     """Where a worker's groups go (the runner's own groups), with the limit files each takes."""
     mine = memberships(Path("/proc/self/cgroup").read_text())
-    v1 = [(_MOUNT / controller / mine[controller].lstrip("/"), files) for controller, files in _V1 if controller in mine]
+    v1: list[tuple[Path, tuple[str, ...]]] = [
+        (_MOUNT / controller / mine[controller].lstrip("/"), files) for controller, files in _V1 if controller in mine
+    ]
     if len(v1) == len(_V1) and all((place / "cgroup.procs").exists() for place, _ in v1):
         return v1
     if "" in mine:

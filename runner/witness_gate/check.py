@@ -20,7 +20,7 @@ import collections
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast, overload
 
 from witness_gate import lock as locks
 from witness_gate import conditions, given_tests, protocol, seeds, store, witness
@@ -56,6 +56,13 @@ class _Garbled(Exception):
     """A message from the worker that does not follow the protocol."""
 
 
+_T = TypeVar("_T")
+
+
+@overload
+def _field(message: dict[str, Any], name: str, kind: type[_T]) -> _T: ...
+@overload
+def _field(message: dict[str, Any], name: str, kind: tuple[type, ...]) -> Any: ...
 def _field(message: dict[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
     value = message.get(name)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
@@ -73,7 +80,7 @@ class _Session:
     properties: dict[str, int] = field(default_factory=dict)  # assertion id -> line
     finished: set[str] = field(default_factory=set)
     failures: list[witness.Failure] = field(default_factory=list)
-    history: collections.deque = field(default_factory=collections.deque)
+    history: collections.deque[dict[str, Any]] = field(default_factory=collections.deque)
     current: str | None = None
     seed: int = 0
     pending: witness.Call | None = None
@@ -190,7 +197,8 @@ class _Session:
 
     def _search_entry(self, seed: int, calls: int) -> dict[str, Any]:
         # The `random` seed its last case ran under, which a replay gives that case again.
-        last_seed = protocol.call_seed(seed, self.current, calls - 1) if calls else 0
+        # `current` is the property the searches ran for (a search is announced within one).
+        last_seed = protocol.call_seed(seed, cast(str, self.current), calls - 1) if calls else 0
         return {"assertion_id": self.current, "payload": {"search": seed, "calls": calls}, "random_seed": last_seed}
 
     def _found_by_pytest(self, given: Any) -> None:
@@ -237,7 +245,8 @@ class _Session:
             self.first_failing = self.first_failing or (call, evidence)
             self.last_failing = (call, evidence)
         else:
-            self.failures.append(witness.Failure(self.current, call, call, evidence, self.pending_origin, None, True, self.hash_secret, self.condition))
+            # A call is refused outside a property (`_on`), so `current` names the one that failed.
+            self.failures.append(witness.Failure(cast(str, self.current), call, call, evidence, self.pending_origin, None, True, self.hash_secret, self.condition))
 
     def _retain_search(self, fully_shrunk: bool) -> None:
         if self.last_failing is None:
@@ -346,7 +355,11 @@ def run(
     digests = {module: sha256_hex(source) for module, source in sources.items()}
     # The @given tests each pytest module declares, read from the base's source (`given_tests`).
     given_declared = {module: given_tests.declared_given_tests(source) for module, source in sources.items() if given_tests.is_pytest_module(source)}
-    records, problems, owners, plain, skipped = [], [], {}, {}, set()
+    records: list[dict[str, Any]] = []
+    problems: list[str] = []
+    owners: dict[str, str] = {}
+    plain: dict[str, bool] = {}
+    skipped: set[str] = set()
     cases: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="witness-gate-check-") as scratch:
         declared = "conditions" in lock

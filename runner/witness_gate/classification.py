@@ -89,7 +89,7 @@ def build(
         changed = current != record["property"]["sha256"]
         if changed and named is None:
             named = set(diff.paths)
-        if changed and module not in named:
+        if changed and named is not None and module not in named:  # `named` is set whenever `changed`
             entries[path.name] = _unreplayed(path.name, record, changed, "unclassified",
                                              "property module changed but the changed-file list does not name it: the list is incomplete")
         elif current is None:

@@ -10,11 +10,15 @@ import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional, cast
 
 import typer
 
 from witness_gate.errors import Stopped, WitnessGateError
+
+if TYPE_CHECKING:  # the commands import what they use when they run (start-up is measured)
+    from witness_gate.config import GateConfig
+    from witness_gate.replay import Progress
 
 app = typer.Typer(
     name="witness-gate",
@@ -97,7 +101,7 @@ def _stop(number: int, _frame: object) -> None:
     raise stop
 
 
-def _emit(record: dict, witness_dir: Path, text_lines: list[str], output_format: str, junit_xml: Path | None, suite: str) -> None:
+def _emit(record: dict[str, Any], witness_dir: Path, text_lines: list[str], output_format: str, junit_xml: Path | None, suite: str) -> None:
     """Prints the verdict in the chosen format and writes the JUnit file, if asked."""
     if output_format == "text" and junit_xml is None:
         for line in text_lines:
@@ -124,7 +128,7 @@ def _emit(record: dict, witness_dir: Path, text_lines: list[str], output_format:
         sys.stdout.write(formats.junit_xml(record, found, suite).decode())
 
 
-def _progress():
+def _progress() -> "Progress":
     """Replay progress on stderr: a bar on a terminal, plain lines in CI or a pipe."""
     import os
 
@@ -177,7 +181,7 @@ def _check_format(output_format: str) -> None:
         raise WitnessGateError(f"--format {output_format!r}: choose one of {', '.join(FORMATS)}")
 
 
-def _config(root: Path, impl: list[str] | None = None, oracle: list[str] | None = None, generated: list[str] | None = None):
+def _config(root: Path, impl: list[str] | None = None, oracle: list[str] | None = None, generated: list[str] | None = None) -> "GateConfig":
     from witness_gate.config import load_config
 
     return load_config(
@@ -298,7 +302,7 @@ def classify(
             raise
         store.save_artifact(out, "report", record)
         _emit(record, witnesses, classification.summary_lines(record), output_format, junit_xml, "witness-gate classify")
-        return record["exit_code"]
+        return cast(int, record["exit_code"])
 
     _run(action)
 
@@ -358,6 +362,7 @@ def freeze(
         witness_record, report_record = witnesses.load(witness), classification.load_report(report_path, lock_record)
         with tempfile.TemporaryDirectory(prefix="witness-gate-freeze-") as scratch:
             if review is not None:
+                assert suite is not None  # --review without --suite is refused above
                 rebuilt = freeze_source.rebuild(root, found.review, suite, report_record, lock_record, suites, Path(scratch))
                 tree, config, provided = rebuilt.tree, rebuilt.config, rebuilt.provided
             else:
@@ -466,7 +471,7 @@ def gate(
         )
         result = gates.run(request, datetime.now(timezone.utc))
         _emit(result.record, out / gates.WITNESS_DIR, result.lines, output_format, junit_xml, suite)
-        return result.record["exit_code"]
+        return cast(int, result.record["exit_code"])
 
     _run(action)
 

@@ -20,6 +20,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from witness_gate.errors import WitnessGateError
 
@@ -40,7 +41,7 @@ def pinned_from_lock(lock: bytes, projects: tuple[str, ...], where: str) -> byte
     try:
         body = json.loads("\n".join(line for line in lock.decode().splitlines() if not line.startswith("//")))
         locked = [entry for resolve in body["locked_resolves"] for entry in resolve["locked_requirements"]]
-        by_name: dict[str, list[dict]] = {}
+        by_name: dict[str, list[dict[str, Any]]] = {}
         for entry in locked:
             by_name.setdefault(_normalized(entry["project_name"]), []).append(entry)
     except (ValueError, KeyError, TypeError, AttributeError) as error:

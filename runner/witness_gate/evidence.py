@@ -154,7 +154,7 @@ def _consistent(replays: Sequence[Replay]) -> bool:
     return _one_outcome_each(replays, lambda r: (r.hash_secret, r.column))
 
 
-def _varies_with(replays: Sequence[Replay], held, varied) -> bool:
+def _varies_with(replays: Sequence[Replay], held: Callable[[Replay], Hashable], varied: Callable[[Replay], Hashable]) -> bool:
     """Whether two replays that share `held` but differ in `varied` had different outcomes."""
     groups: dict[object, dict[object, bool]] = defaultdict(dict)
     for replay in replays:
@@ -236,15 +236,15 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     by_column = _varies_with(replays, lambda r: (r.hash_secret, r.pid_offset), lambda r: r.column)
     by_secret = _varies_with(replays, lambda r: (r.column, r.pid_offset), lambda r: r.hash_secret)
     if _consistent(replays) and by_column and not by_secret:
-        failing = len({r.column for r in replays if r.failed})
+        failing_seeds = len({r.column for r in replays if r.failed})
         return "random_seed", (
-            f"fails under {failing} of {len(columns)} random seeds, and a seed gives the same outcome under every hash secret: "
+            f"fails under {failing_seeds} of {len(columns)} random seeds, and a seed gives the same outcome under every hash secret: "
             "it follows the global random state"
         )
     if _consistent(replays) and by_secret and not by_column:
-        failing = len({r.hash_secret for r in replays if r.failed})
+        failing_secrets = len({r.hash_secret for r in replays if r.failed})
         return "hash_secret", (
-            f"fails under {failing} of {len(secrets)} hash secrets, and a secret gives the same outcome for every seed: "
+            f"fails under {failing_secrets} of {len(secrets)} hash secrets, and a secret gives the same outcome for every seed: "
             "it follows hash order (PYTHONHASHSEED)"
         )
     switches = _switches(replays)

@@ -128,7 +128,8 @@ def junit_document(testsuites: list[ElementTree.Element]) -> bytes:
     root.set("tests", str(sum(int(suite.get("tests", "0")) for suite in testsuites)))
     root.set("failures", str(sum(int(suite.get("failures", "0")) for suite in testsuites)))
     ElementTree.indent(root)
-    return ElementTree.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    document: bytes = ElementTree.tostring(root, encoding="utf-8", xml_declaration=True)
+    return document + b"\n"
 
 
 def sarif(record: dict[str, Any], found: list[Finding]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from witness_gate import review as reviews
 from witness_gate.canonical import sha256_hex
 from witness_gate.config import GateConfig, Suite
 from witness_gate.errors import WitnessGateError
+from witness_gate.ownership import own
 from witness_gate.paths import gate_list
 
 
@@ -63,7 +64,7 @@ def rebuild(repo: Path, review: dict[str, Any], suite_name: str, report: dict[st
     base_tree = scratch / "base"
     git.export(repo, base, base_tree)
     config = reviews.with_imported_helpers(base_tree, config)
-    ownership = reviews.own(paths, config, reviews._symlinked_oracle(base_tree, config), reviews._gated_build_files(repo, (base, landed.tree), paths))
+    ownership = own(paths, config, reviews._symlinked_oracle(base_tree, config), reviews._gated_build_files(repo, (base, landed.tree), paths))
     if ownership.oracle:
         shown = ", ".join(sorted(ownership.oracle)[:3])
         raise WitnessGateError(f"the reviewed change edits oracle paths ({shown}): its witnesses are an oracle review's or a mixed edit's, never a flake to freeze")

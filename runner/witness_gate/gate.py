@@ -31,6 +31,7 @@ from witness_gate.labels import EXIT_INCOMPLETE, VERDICTS, freeze_caveat, gate_e
 from witness_gate.config import GateConfig
 from witness_gate.errors import FixtureChanged, WitnessGateError
 from witness_gate.paths import parse_changed_paths
+from witness_gate.replay import Progress
 
 SCHEMA_VERSION = 3
 LOCK_NAME, WITNESS_DIR, REPORT_NAME, GATE_NAME = "fixture.lock", "witnesses", "classification.json", "gate.json"
@@ -55,7 +56,7 @@ class GateRequest:
     # (implementation list, oracle list): exact paths, e.g. derived from a build graph;
     # when given they replace the configured prefixes.
     ownership_lists: tuple[Path, Path] | None = None
-    progress: classification.Progress = classification.no_progress
+    progress: Progress = classification.no_progress
     replay_interpreters: int = locks.DEFAULT_REPLAY_INTERPRETERS
     conditions: tuple[dict[str, str], ...] = ()  # declared production conditions (`conditions`)
     # Where the caller keeps `out_dir` once the run is over (`pants test` copies it to
@@ -137,6 +138,7 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
     if request.check_only:
         record = _check_only_record(lock, witness.load_directory(witness_dir, lock), checked.problems, checked.unsearched)
     else:
+        assert request.diff_path is not None  # refused at the start unless check_only
         try:
             report = classification.build(
                 lock_path, witness_dir, request.diff_path, root, config, request.progress,
@@ -219,7 +221,8 @@ def decide(
     """The gate record: which witnesses block, which freezes hold, and the verdict.
     `problems` are property modules that could not be loaded or run: each blocks.
     `unsearched` are gated tests that were not searched: never a pass (incomplete)."""
-    freeze_rows, valid = [], {}
+    freeze_rows: list[dict[str, Any]] = []
+    valid: dict[tuple[str, str], tuple[str, str]] = {}
     for name, record in loaded_freezes:
         found = freezes.problems(record, lock, report, now, max_freeze_hours)
         applies = any(e["assertion_id"] == record["assertion_id"] and e["witness_hash"] == record["witness_hash"] for e in report["witnesses"])
@@ -298,7 +301,7 @@ def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, A
     return _record("check_only", lock, rows, [], reasons, exit_code)
 
 
-def _record(mode: str, lock: dict[str, Any], rows: list, freeze_rows: list, reasons: list[str], exit_code: int) -> dict[str, Any]:
+def _record(mode: str, lock: dict[str, Any], rows: list[dict[str, Any]], freeze_rows: list[dict[str, Any]], reasons: list[str], exit_code: int) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         "mode": mode,
@@ -332,7 +335,7 @@ def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None
         lines.append(f"{row['label']}: {row['assertion_id']} {counts}; witness {row['file']} - {status}")
         lines.append(f"  {row['reason']}")
         lines.extend(classification.input_lines(row))
-        if row["file"] in (commands or {}):
+        if commands is not None and row["file"] in commands:
             lines.append(f"  to freeze it, in a pull request of its own that the oracle's owners review: {commands[row['file']]}")
     for row in record["freezes"]:
         if row["problems"]:

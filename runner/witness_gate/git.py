@@ -38,14 +38,14 @@ class Change:
     head_mode: str | None
 
 
-def _run(repo: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+def _run(repo: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROPPED and not k.startswith("GIT_CONFIG_")}
     env["GIT_NO_REPLACE_OBJECTS"] = "1"  # `git replace` could swap the objects a review reads
     env["GIT_GRAFT_FILE"] = os.devnull  # `.git/info/grafts` could rewrite the history it walks
     return subprocess.run(["git", "-c", "core.quotePath=false", "-C", str(repo), *args], input=stdin, capture_output=True, env=env, check=False)
 
 
-def _failure(args: tuple[str, ...], done: subprocess.CompletedProcess) -> WitnessGateError:
+def _failure(args: tuple[str, ...], done: subprocess.CompletedProcess[bytes]) -> WitnessGateError:
     message = done.stderr.decode("utf-8", "replace").strip().splitlines()
     return WitnessGateError(f"git {' '.join(args[:2])}: {message[0] if message else f'exit {done.returncode}'}")
 

@@ -64,7 +64,7 @@ def seed_schedule(fixture_digest: str, generator_version: int, rounds: int, sear
 
 # A suite declared without fixture data (`fixture = false`, `--no-fixture`) pins nothing:
 # its lock names no path, and the digest of no bytes stands where a fixture's would.
-NO_FIXTURE = {"path": None, "sha256": hashlib.sha256(b"").hexdigest(), "size": 0}
+NO_FIXTURE: dict[str, Any] = {"path": None, "sha256": hashlib.sha256(b"").hexdigest(), "size": 0}
 
 
 def pin(
@@ -100,6 +100,7 @@ def pin(
         raise WitnessGateError(
             f"--replay-cap must be between one round ({replays} x {replay_interpreters} = {replays * replay_interpreters}) and 100000, got {replay_cap}"
         )
+    pinned: dict[str, Any]
     if fixture is None:
         pinned = dict(NO_FIXTURE)
     else:
@@ -132,7 +133,8 @@ def pin(
 def search_conditions(lock: dict[str, Any]) -> list[dict[str, str]]:
     """The conditions `check` searches under, in order: the declared ones, else the
     workers' fixed environment alone."""
-    return lock.get("conditions", [{}])
+    conditions: list[dict[str, str]] = lock.get("conditions", [{}])
+    return conditions
 
 
 def hash_fixture(fixture: Path) -> tuple[str, int]:

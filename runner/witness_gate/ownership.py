@@ -128,7 +128,8 @@ def oracle_entries(config: GateConfig) -> list[tuple[str, str]]:
 def dependency_files(config: GateConfig) -> tuple[str, ...]:
     """The file the base pins its code's third-party packages in, if any: a requirements
     file (`requirements`) or the build graph's lockfile."""
-    return tuple(path for path in (config.requirements, config.resolve and config.resolve.lockfile) if path is not None)
+    lockfile = config.resolve.lockfile if config.resolve is not None else None
+    return tuple(path for path in (config.requirements, lockfile) if path is not None)
 
 
 def pytest_entries(config: GateConfig) -> list[tuple[str, str]]:
@@ -136,7 +137,7 @@ def pytest_entries(config: GateConfig) -> list[tuple[str, str]]:
     (`pytest_files`: ini files, conftest files and `__init__.py` files on the way from the
     root), declared or not: they configure the check, so they are oracle, but for an
     `__init__.py` inside the implementation prefixes (the package's own code)."""
-    entries = {}
+    entries: dict[str, str] = {}
     for suite in config.suites:
         for path in suite.properties:
             for read in pytest_files.read_at_collection(path):
@@ -194,7 +195,8 @@ def with_every_oracle_entry(config: GateConfig) -> GateConfig:
 def suite_sides(suites: Sequence[Suite]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(implementation, oracle) paths of the suites a build graph declares, each sorted: a
     file one target tests and another's oracle reads is the oracle's, the stricter owner."""
-    oracle = {path for suite in suites for path in (suite.fixture, *suite.properties, *suite.oracle_paths)}
+    # A build graph's suite always has its fixture (schemas/suites.schema.json).
+    oracle = {path for suite in suites for path in (suite.fixture, *suite.properties, *suite.oracle_paths) if path is not None}
     impl = {path for suite in suites for path in suite.impl} - oracle
     return tuple(sorted(impl)), tuple(sorted(oracle))
 

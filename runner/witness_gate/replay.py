@@ -29,7 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from witness_gate import conditions, protocol, seeds
 from witness_gate.canonical import canonical_bytes
@@ -66,7 +66,7 @@ def jobs_for(name: str, record: dict[str, Any]) -> list[Job]:
     """The variants of one witness worth replaying (duplicates of the shrunk one dropped)."""
     shrunk, unshrunk = record, record["unshrunk"]
 
-    def job(variant: str, source: dict[str, Any], history: list, fork: bool = True) -> Job:
+    def job(variant: str, source: dict[str, Any], history: list[dict[str, Any]], fork: bool = True) -> Job:
         return Job(name, variant, record["assertion_id"], record["expect"], source["payload"], source["random_seed"], history, fork)
 
     jobs = [job("shrunk", shrunk, [])]
@@ -356,7 +356,7 @@ def _interpreter(
                 evidence = message.get("evidence")
                 if message["failed"] and not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
                     evidence = failure_evidence(EvidenceKind.PROTOCOL, None, "the replay reported a failure without evidence")
-                outcomes[key] = (message["failed"], evidence if message["failed"] else None)
+                outcomes[cast(tuple[int, int], key)] = (message["failed"], evidence if message["failed"] else None)  # in `wanted`
             elif event not in (Event.MODULE, Event.CALL):
                 worker.close()
                 ended = Ended("protocol", f"broke the message protocol ({event!r} message)")

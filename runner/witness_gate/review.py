@@ -202,7 +202,7 @@ def _reaching(suite: Suite, linked: Mapping[str, str]) -> Callable[[str], bool] 
 
 def _closure(suite: Suite, linked: Mapping[str, str] | None) -> set[str]:
     """A graph suite's declared files, and the real files behind those that are symlinks."""
-    declared = {*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths} - {None}
+    declared = {path for path in (*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths) if path is not None}
     return declared | {real for real, link in (linked or {}).items() if link in declared}
 
 
@@ -362,6 +362,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         conflicts = ", ".join(landed.conflicts[:5]) or "(no path named)"
         problem = f"the head does not merge cleanly into the base ({conflicts}): rebase it onto the base, then review again"
         return _verdict(base, head, fork_point, None, [], Ownership((), {}), {}, {}, [problem], out_dir)
+    landed_tree = landed.tree  # a str from here on, for the suites' closure below too
     changes = git.changes(repo, base, landed.tree)
     paths = [change.path for change in changes]
     by_path = {change.path: change for change in changes}
@@ -385,7 +386,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         if (base_tree / _WORK).exists() or (base_tree / _WORK).is_symlink() or any(p.split("/", 1)[0] == _WORK for p in paths):
             problems.append(f"{_WORK}/ is committed: it is the review's own work directory; remove it")
         # What the head may not carry blocks whether or not a suite runs.
-        problems += [problem for path in ownership.impl if (problem := unreviewable(path, by_path[path])) is not None]
+        problems += [refusal for path in ownership.impl if (refusal := unreviewable(path, by_path[path])) is not None]
         problems += _orphaned_corpus(repo, landed.tree, config, work / "corpus")
         linked = _symlinked_closure(base_tree, config)
         selected = {suite.name: selection(suite, ownership, linked) for suite in config.suites}
@@ -402,7 +403,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             # same time never share one.
             tree = work / f"suite-{index}"
             git.export(repo, base, tree, _closure_only(suite, config, linked))
-            applied = _apply_head(repo, landed.tree, tree, ownership, by_path, _reaching(suite, linked))
+            applied = _apply_head(repo, landed_tree, tree, ownership, by_path, _reaching(suite, linked))
             _remove(tree / _WORK)
             salt = per_change_salt if config.per_change_search else None
             record = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now, salt)))
@@ -531,7 +532,7 @@ def _copy_out(gate_dir: Path, destination: Path) -> None:
         shutil.copytree(gate_dir, destination, symlinks=True)
 
 
-def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | None, paths: list[str], ownership: Ownership, suites: dict, head_oracle: dict,
+def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | None, paths: list[str], ownership: Ownership, suites: dict[str, Any], head_oracle: dict[str, Any],
              problems: list[str], out_dir: Path, selected: dict[str, tuple[bool, str]] | None = None,
              pre_existing: dict[str, list[dict[str, Any]]] | None = None) -> ReviewResult:
     """`selected`: each suite's `selection` (whether it ran, and why); `pre_existing`: each
@@ -575,7 +576,7 @@ def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | No
         "suites": {**verdicts, **{name: "unaffected" for name in unaffected}},
         "verdict": VERDICTS[exit_code], "exit_code": exit_code,
     }
-    if any(pre_existing.values() if pre_existing else ()):
+    if pre_existing and any(pre_existing.values()):
         record["pre_existing"] = {name: [{key: row[key] for key in ("file", "assertion_id", "witness_hash", "label")} for row in rows]
                                   for name, rows in sorted(pre_existing.items()) if rows}
     lines.append(f"review: {record['verdict']} (exit {exit_code}; base {base[:12]}, head {head[:12]}, {len(paths)} changed paths)")

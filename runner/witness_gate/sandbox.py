@@ -416,11 +416,12 @@ class Worker:
     def _start(self, bwrap: str | None, request: dict[str, Any], hash_secret: int, root: Path, scratch: Path,
                request_path: Path, channel: tuple[int, int]) -> subprocess.Popen[bytes]:
         import_path = worker_path(root)
+        descriptors: tuple[int, ...]
         if bwrap is None:
             argv = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), str(request_path)]
             home, descriptors = scratch, ()
         else:
-            runner = [Path(entry) for entry in (*import_path, *_link_targets(tuple(import_path)))]
+            runner = [*(Path(entry) for entry in import_path), *_link_targets(tuple(import_path))]
             readable = [*_interpreter_paths(), *((path, path) for path in runner), (root.resolve(), root.absolute()),
                         *((host.resolve(), Path(inside)) for inside, host in _provided.items())]
             command = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), _REQUEST_INSIDE]

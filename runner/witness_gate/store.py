@@ -17,7 +17,7 @@ import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from witness_gate import canonical, schemas
 from witness_gate.errors import WitnessGateError
@@ -92,7 +92,7 @@ def load_artifact(path: Path, schema_name: str) -> dict[str, Any]:
     if isinstance(record, dict) and list(record) == [STALE_KEY]:
         raise WitnessGateError(f"{path}: no {schema_name} here: {record[STALE_KEY]}")
     schemas.validate(schema_name, record, str(path))
-    return record
+    return cast(dict[str, Any], record)  # the schema's every artifact is an object
 
 
 def save_artifact(path: Path, schema_name: str, record: dict[str, Any]) -> None:

@@ -8,6 +8,9 @@ one read from any other commit. Pure: bytes and names in, configuration out.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from witness_gate import conditions, ownership, schemas
 from witness_gate.canonical import parse_json
 from witness_gate.config import GateConfig, ResolveRequirements, Suite
@@ -58,13 +61,13 @@ def graph_config(data: bytes, source: str, base: str, pyproject: GateConfig, rol
     )
 
 
-def _resolve(requirements: dict | None, source: str) -> ResolveRequirements | None:
+def _resolve(requirements: dict[str, Any] | None, source: str) -> ResolveRequirements | None:
     if requirements is None:
         return None
     return ResolveRequirements(check_repo_path(requirements["lockfile"], source), tuple(requirements["projects"]))
 
 
-def _suite(entry: dict, where: str) -> Suite:
+def _suite(entry: dict[str, Any], where: str) -> Suite:
     def paths(key: str) -> tuple[str, ...]:
         return tuple(check_repo_path(path, where) for path in entry[key])
 
@@ -82,7 +85,7 @@ def _suite(entry: dict, where: str) -> Suite:
     )
 
 
-def _names(names) -> str:
+def _names(names: Iterable[str]) -> str:
     return ", ".join(sorted(names))
 
 

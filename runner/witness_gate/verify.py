@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from witness_gate import freeze as freezes
 from witness_gate import lock as locks
@@ -48,7 +49,7 @@ def run(
     if diff.paths_sha256 != report["diff"]["paths_sha256"]:
         checks.append(Check("report matches diff", False, "the report was made from another changed-file list"))
     entries = {e["file"]: e for e in report["witnesses"]}
-    replayable: dict[str, list[tuple[str, dict]]] = {}
+    replayable: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for path, record in witness.load_directory(witnesses_dir, lock):
         entry = entries.get(path.name)
         if entry is None:
@@ -72,7 +73,7 @@ def run(
     return checks
 
 
-def replay_check(name: str, entry: dict, result: WitnessReplays, diff: dict) -> Check:
+def replay_check(name: str, entry: dict[str, Any], result: WitnessReplays, diff: dict[str, Any]) -> Check:
     """Replays again and compares: the same counts wherever the runner controls the cause,
     the same label where it cannot (time, threads, entropy)."""
     if result.missing:
@@ -93,7 +94,7 @@ def replay_check(name: str, entry: dict, result: WitnessReplays, diff: dict) -> 
     return Check(f"replay {name}", same, f"{recorded}, {got}")
 
 
-def replay_witness(record: dict, name: str, lock: dict, root: Path, config: GateConfig) -> WitnessReplays:
+def replay_witness(record: dict[str, Any], name: str, lock: dict[str, Any], root: Path, config: GateConfig) -> WitnessReplays:
     """Replays one witness as `classify` does, under the lock's plan."""
     plan = ReplayPlan(root, config.import_paths, locks.fixture_path(lock, root), lock, config.replay_timeout_seconds)
     return replay_module(record["property"]["path"], [(name, record)], plan)[name]

@@ -281,6 +281,8 @@ def _search(channel: _Channel, prop: LoadedProperty, fixture: _Fixture, seed: in
         if not _call(channel, prop, "search", payload, fixture, seed):
             raise _Falsified()
 
+    # hypothesis types the decorator `given(...)` returns as an untyped callable.
+    searched = given(prop.spec.payloads)(attempt)  # type: ignore[no-untyped-call]
     test = seeded(seed)(
         settings(
             database=None,
@@ -292,7 +294,7 @@ def _search(channel: _Channel, prop: LoadedProperty, fixture: _Fixture, seed: in
             suppress_health_check=list(HealthCheck),
             print_blob=False,
             verbosity=Verbosity.quiet,
-        )(given(prop.spec.payloads)(attempt))
+        )(searched)
     )
     _hide_runner_from_constant_scan()
     try:
@@ -481,7 +483,8 @@ def _forked(
     if written and body is None:
         return failure_evidence(EvidenceKind.PROTOCOL, None, f"replay process wrote a result it did not sign ({_wait_status(status)}): {written[:80]!r}")
     try:
-        return json.loads(body or b"")["evidence"]
+        replayed: dict[str, Any] | None = json.loads(body or b"")["evidence"]
+        return replayed
     except (ValueError, KeyError, TypeError):
         return failure_evidence(EvidenceKind.CRASHED, None, f"replay process ended without a result ({_wait_status(status)})")
 

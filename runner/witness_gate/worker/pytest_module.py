@@ -33,7 +33,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast, overload
 
 from witness_gate import pytest_files
 from witness_gate.errors import WitnessGateError
@@ -144,7 +144,8 @@ class _Runtime:
         self.skipped = pytest.skip.Exception
         self.leaving = (UnsatisfiedAssumption, StopTest, pytest.skip.Exception)
         self.module_file = os.path.realpath(module_file)
-        self._internal = tuple(os.path.realpath(Path(package.__file__).parent) + "/" for package in (hypothesis, _pytest, pytest, pluggy))
+        # Regular packages, each with its `__init__.py`: `__file__` is set.
+        self._internal = tuple(os.path.realpath(Path(cast(str, package.__file__)).parent) + "/" for package in (hypothesis, _pytest, pytest, pluggy))
 
     def left_by_the_test(self, error: BaseException) -> bool:
         """Whether `error` leaves the case as no failure: Hypothesis' or pytest's way out of a
@@ -373,7 +374,8 @@ class GivenTest:
         self._under(settings_change, None, body, _Counter())
         if not seen:
             return _unloadable(gone)
-        return Outcome(True, None) if self._passes(seen[0], example) else self._failure(seen[0])
+        # A case that raised nothing passes (`_passes`): only an error reaches `_failure`.
+        return Outcome(True, None) if self._passes(seen[0], example) else self._failure(cast(BaseException, seen[0]))
 
     def _as_hypothesis_sees(self, error: BaseException) -> BaseException:
         """What a case raises to Hypothesis: `error`, but a way out of a case that the code
@@ -386,6 +388,10 @@ class GivenTest:
     def _failure(self, error: BaseException) -> Outcome:
         return Outcome(False, failure_evidence(EvidenceKind.EXCEPTION, type(error).__name__, self._scrubbed(describe(error))))
 
+    @overload
+    def _scrubbed(self, text: str) -> str: ...
+    @overload
+    def _scrubbed(self, text: str | None) -> str | None: ...
     def _scrubbed(self, text: str | None) -> str | None:
         # pytest's temporary directories live under a directory of the worker's own: the
         # evidence of one failure must read the same in every interpreter.
@@ -417,7 +423,7 @@ class GivenTest:
         self._searching(search_seed, _Recorder().database, body)
         if not last:
             return _unloadable(f"the search no longer reaches case {calls - 1}")
-        return Outcome(True, None) if self._passes(last[0], None) else self._failure(last[0])
+        return Outcome(True, None) if self._passes(last[0], None) else self._failure(cast(BaseException, last[0]))
 
 
 def _hypothesis_function(function: Any) -> Any:
@@ -462,7 +468,8 @@ def _run_item(item: Any) -> BaseException | None:
     import pytest
 
     hooks, raised = item.ihook, None
-    phases = (("setup", lambda: hooks.pytest_runtest_setup(item=item)), ("call", lambda: hooks.pytest_runtest_call(item=item)),
+    phases: tuple[tuple[Literal["setup", "call", "teardown"], Callable[[], Any]], ...] = (
+        ("setup", lambda: hooks.pytest_runtest_setup(item=item)), ("call", lambda: hooks.pytest_runtest_call(item=item)),
               ("teardown", lambda: hooks.pytest_runtest_teardown(item=item, nextitem=None)))
     for when, phase in phases:
         if when == "call" and raised is not None:
@@ -545,7 +552,7 @@ def run_session(root: Path, module: str, source: bytes, max_examples: int, befor
             # Before collection: a test that sets no max_examples gets the suite's.
             _load_gate_profile(max_examples)
             plugin = sys.modules.get(HYPOTHESIS_PLUGIN)  # the profile the base's ini names (`--hypothesis-profile`)
-            _guard_profiles({runtime.module_file, *oracle_conftests, *([os.path.realpath(plugin.__file__)] if plugin else [])})
+            _guard_profiles({runtime.module_file, *oracle_conftests, *([os.path.realpath(cast(str, plugin.__file__))] if plugin else [])})
             before_collection()
 
         def pytest_collectstart(self, collector: Any) -> None:
