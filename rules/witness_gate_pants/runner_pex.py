@@ -69,6 +69,7 @@ async def plan_runner(_: RunnerPexRequest, gate: WitnessGate) -> RunnerPex:
             PexRequest(output_filename="witness_gate_runner.pex", internal_only=True, requirements=requirements,
                        interpreter_constraints=InterpreterConstraints(), main=RUNNER_MAIN, description="Building the witness-gate runner")
         )
+    assert gate.runner is not None  # runner_source_problem: the runner comes from one place
     runner = await Get(
         Addresses, UnparsedAddressInputs([gate.runner], owning_address=None, description_of_origin="the option `[witness-gate].runner`")
     )

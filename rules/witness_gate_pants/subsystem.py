@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from pants.core.goals.test import TestFieldSet
 from pants.option.option_types import BoolOption, IntOption, StrListOption, StrOption
 from pants.option.subsystem import Subsystem
-from pants.util.strutil import help_text
+# softwrap, not help_text: the same text for a str (help_text calls softwrap), typed as the
+# str an option's help takes.
+from pants.util.strutil import softwrap
 
 from witness_gate_pants.target_types import (
     ConditionsField,
@@ -38,7 +40,7 @@ class WitnessGate(Subsystem):
     )
     enabled = BoolOption(
         default=False,
-        help=help_text(
+        help=softwrap(
             """
             Run `witness_properties` targets through the whole gate: classify each witness against
             the changed files and honour valid freezes. When false, the properties still run and
@@ -48,7 +50,7 @@ class WitnessGate(Subsystem):
     )
     base = StrOption(
         default=None,
-        help=help_text(
+        help=softwrap(
             """
             Git ref the changed-file list is taken against, like `--changed-since` (e.g. `main`):
             files changed on this branch since its merge base with the ref, plus uncommitted and
@@ -59,7 +61,7 @@ class WitnessGate(Subsystem):
     )
     changed_files = StrOption(
         default=None,
-        help=help_text(
+        help=softwrap(
             """
             Instead of `base`: a file in the repository (not ignored by Pants) holding the
             changed-file list, one repository path per line, produced from the review diff.
@@ -68,7 +70,7 @@ class WitnessGate(Subsystem):
     )
     freezes_dir = StrOption(
         default=".witness-gate/freezes",
-        help=help_text(
+        help=softwrap(
             """
             Directory of freeze files (`*.json`, written by `witness-gate freeze`). Pants ignores
             dot-directories by default: un-ignore it in `[GLOBAL].pants_ignore` (e.g.
@@ -78,7 +80,7 @@ class WitnessGate(Subsystem):
     )
     per_change_search = BoolOption(
         default=False,
-        help=help_text(
+        help=softwrap(
             """
             Whether `witness-gate review` searches more inputs for each reviewed change: after the
             pin's fixed schedule, which always runs, seeds drawn from a random salt the review
@@ -89,7 +91,7 @@ class WitnessGate(Subsystem):
     )
     corpus_dir = StrOption(
         default=".witness-gate/corpus",
-        help=help_text(
+        help=softwrap(
             """
             Directory of retained witnesses (`*.json`, kept there by `witness-gate retain`): every
             gated target replays those of its property modules with its own, so a failure found
@@ -99,7 +101,7 @@ class WitnessGate(Subsystem):
     )
     install_from_resolve = StrOption(
         default=None,
-        help=help_text(
+        help=softwrap(
             """
             The resolve (a name from `[python].resolves`) the runner is installed from, the way
             Pants installs its own tools: it must provide `requirements`, e.g. `witness-gate==0.4.0`,
@@ -114,7 +116,7 @@ class WitnessGate(Subsystem):
     )
     runner = StrOption(
         default=None,
-        help=help_text(
+        help=softwrap(
             """
             Instead of `install_from_resolve`: the address of a `python_sources` target of the
             runner library in this repository (witness-gate's own development uses `//runner:lib`).

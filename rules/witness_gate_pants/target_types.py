@@ -45,6 +45,7 @@ class WitnessFixtureSourceField(SingleSourceField):
 class GeneratorVersionField(IntField):
     alias = "generator_version"
     required = True
+    value: int
     valid_numbers = ValidNumbers.positive_and_zero
     help = "The reviewed version of the payload generators; part of the pin. Bump it when a strategy changes."
 
@@ -76,6 +77,7 @@ class WitnessPropertiesSourcesField(MultipleSourcesField):
 class WitnessPropertiesFixtureField(StringField):
     alias = "fixture"
     required = True
+    value: str
     help = "Address of the `witness_fixture` target these properties are checked against, e.g. `:orders_fixture`."
 
 
@@ -110,6 +112,7 @@ class _BoundedIntField(IntField):
     @classmethod
     def compute_value(cls, raw_value: Optional[int], address: Address) -> int:
         value = super().compute_value(raw_value, address)
+        assert value is not None  # each bounded field has a default
         if value > cls.maximum:
             raise InvalidFieldException(f"The `{cls.alias}` field in target {address} must be at most {cls.maximum}, got {value}.")
         return value

@@ -53,7 +53,9 @@ _INPUTS_DIR = "__witness_gate_in"
 
 
 class WitnessGateTestRequest(TestRequest):
-    tool_subsystem = WitnessGate
+    # Pants types this as a subsystem with Pants' `SkipOption`; the gate's `skip` is a plain
+    # BoolOption that only exists to be refused (see the partitioner below).
+    tool_subsystem = WitnessGate  # type: ignore[assignment]
     field_set_type = WitnessPropertiesFieldSet
     # Pants' own partitioners return nothing when `[witness-gate].skip` is set, which would
     # turn every gated target green by omission; ours refuses instead.
