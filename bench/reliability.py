@@ -664,7 +664,7 @@ def judge_stopped(name: str, run: StoppedRun, area: Path, before: dict[str, byte
         for relative, data in final.items():
             if whole(relative, data) is not None:
                 problems.append(f"{name}: the finished run left {relative} invalid: {whole(relative, data)}")
-    elif run.code != -signal.SIGKILL:
+    elif run.killed is not None and run.code != -signal.SIGKILL:  # no final files: the run was killed
         problems.append(f"{name}: the kill at {run.killed.kind} of {run.killed.path} did not kill the run (exit {run.code})")
     views = [(f"stopped at {stop.kind} of {stop.path}", stop.seen) for stop in run.stops]
     if run.killed:
@@ -678,6 +678,7 @@ def judge_stopped(name: str, run: StoppedRun, area: Path, before: dict[str, byte
             if (data != final.get(relative)) if final is not None else (whole(relative, data) is not None):
                 problems.append(f"{name}: {where}: {relative} is neither the previous nor a complete new version ({len(data)} bytes)")
         for verdict in verdict_names if final is not None else ():
+            assert final is not None
             prefix = verdict.rpartition("/")[0] + "/"
             if verdict in seen and seen[verdict] == final.get(verdict) and seen[verdict] != before.get(verdict):
                 behind = [r for r, d in final.items() if r.startswith(prefix) and seen.get(r) != d]

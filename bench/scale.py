@@ -464,8 +464,8 @@ def print_marginal(smaller: tuple[int, Sample, Sample], larger: tuple[int, Sampl
     """What each added target costs: the fixed cost of a run (pantsd, git, the first
     process's start) drops out, so this is the figure that says how the gate scales."""
     added = larger[0] - smaller[0]
-    wall = [(larger[i].seconds - smaller[i].seconds) / added for i in (1, 2)]
-    cpu = [(larger[i].cpu_seconds - smaller[i].cpu_seconds) / added for i in (1, 2)]
+    wall = [(big.seconds - small.seconds) / added for small, big in zip(smaller[1:], larger[1:])]
+    cpu = [(big.cpu_seconds - small.cpu_seconds) / added for small, big in zip(smaller[1:], larger[1:])]
     print(f"  each target added from {smaller[0]} to {larger[0]}, gated vs plain: wall {versus(*wall)}, CPU {versus(*cpu)}",
           flush=True)
 

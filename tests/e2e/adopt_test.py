@@ -21,6 +21,7 @@ import re
 import shlex
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,7 @@ class Adopter(GitRepo):
 
 
 @pytest.fixture(scope="module")
-def adopter(tmp_path_factory) -> Adopter:
+def adopter(tmp_path_factory) -> Iterator[Adopter]:
     work = tmp_path_factory.mktemp("adopt")
     root = work / "ledger"
     (root / "wheels").mkdir(parents=True)

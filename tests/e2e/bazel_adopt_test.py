@@ -24,6 +24,7 @@ import subprocess
 import tarfile
 import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -111,7 +112,7 @@ class BazelAdopter(GitRepo):
 
 
 @pytest.fixture(scope="module")
-def adopter(released) -> BazelAdopter:
+def adopter(released) -> Iterator[BazelAdopter]:
     require_bazel()
     work = short_work_dir()
     root = work / "ledger"
@@ -128,7 +129,9 @@ def adopter(released) -> BazelAdopter:
     # The `bazel` the guide's commands (and @witness_gate//bazel:suites inside `bazel run`) call.
     shim = work / "bin/bazel"
     shim.parent.mkdir()
-    shim.write_text(f'#!/bin/sh\nexec {shlex.quote(shutil.which("bazel"))} --output_user_root={work / "out"} --bazelrc={machine_rc} "$@"\n')
+    bazel = shutil.which("bazel")
+    assert bazel is not None  # require_bazel() above
+    shim.write_text(f'#!/bin/sh\nexec {shlex.quote(bazel)} --output_user_root={work / "out"} --bazelrc={machine_rc} "$@"\n')
     shim.chmod(0o755)
 
     for path, text in {**guide_blocks("file", section="1. "), **guide_blocks("bazel-file")}.items():

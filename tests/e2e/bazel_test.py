@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,7 @@ class BazelRepo(GitRepo):
 
 
 @pytest.fixture(scope="module")
-def repo() -> BazelRepo:
+def repo() -> Iterator[BazelRepo]:
     require_bazel()
     work = short_work_dir()
     root = work / "repo"

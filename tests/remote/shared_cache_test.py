@@ -22,6 +22,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -89,7 +90,7 @@ class Server:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Server:
+def server(tmp_path_factory) -> Iterator[Server]:
     work = tmp_path_factory.mktemp("buildgrid")
     secret, token = work / "secret", work / "protected.token"
     secret.write_bytes(base64.b64encode(os.urandom(32)))

@@ -10,6 +10,7 @@ from conftest import SampleRepo, add_flaky_property
 from gate_test import BUG, IMPL, freeze_flake
 
 from witness_gate import formats
+from witness_gate.labels import NEXT_STEPS
 
 ORACLE = "tests/properties/orders_props.py"
 # The formats render a verdict; how many replays made it does not matter here.
@@ -25,17 +26,19 @@ def test_regression_as_junit_sarif_and_annotations(repo: SampleRepo):
     result = repo.gate(IMPL, extra=("--junit-xml", "out/junit.xml", "--suite", "orders", *SMALL_PLAN))
     assert result.code == 1
     suite = junit(repo.root / "out/junit.xml").find("testsuite")
+    assert suite is not None
     assert (suite.get("name"), suite.get("tests"), suite.get("failures")) == ("orders", "2", "2")
     case = suite.findall("testcase")[0]
-    assert case.get("classname") == ORACLE and case.get("name").startswith("prop_order_total_non_negative[")
+    assert case.get("classname") == ORACLE and case.get("name", "").startswith("prop_order_total_non_negative[")
     failure = case.find("failure")
-    assert failure.get("type") == "regression" and "Block the patch" in failure.get("message")
+    assert failure is not None
+    assert failure.get("type") == "regression" and "Block the patch" in failure.get("message", "")
 
     sarif = json.loads(repo.gate(IMPL, extra=("--format", "sarif", *SMALL_PLAN)).stdout)
     assert sarif["version"] == "2.1.0" and sarif["$schema"].endswith("sarif-2.1.0.json")
     [run] = sarif["runs"]
     assert run["tool"]["driver"]["name"] == "witness-gate"
-    assert {rule["id"] for rule in run["tool"]["driver"]["rules"]} == set(formats.NEXT_STEPS)
+    assert {rule["id"] for rule in run["tool"]["driver"]["rules"]} == set(NEXT_STEPS)
     [finding] = run["results"]
     assert finding["ruleId"] == "regression" and finding["level"] == "error" and finding["message"]["text"]
     location = finding["locations"][0]["physicalLocation"]
@@ -55,6 +58,7 @@ def test_frozen_flake_is_skipped_in_junit_and_a_notice_on_github(repo: SampleRep
     passed = repo.gate(IMPL, extra=("--junit-xml", "out/junit.xml", "--format", "github"))
     assert passed.code == 0, passed.stdout + passed.stderr
     suite = junit(repo.root / "out/junit.xml").find("testsuite")
+    assert suite is not None
     assert (suite.get("failures"), suite.get("skipped")) == ("0", "1")
     assert passed.stdout.startswith("::notice file=tests/properties/flaky_props.py,")
     assert json.loads(repo.gate(IMPL, extra=("--format", "sarif")).stdout)["runs"][0]["results"] == []
@@ -71,8 +75,10 @@ def test_classify_renders_the_same_formats_and_a_mixed_diff_fails_the_verdict_ca
                      "--junit-xml", "out/classify.xml", "--format", "github")
     assert mixed.code == 1
     assert mixed.stdout.startswith("::error title=witness-gate::mixed_edit")
-    verdict = junit(repo.root / "out/classify.xml").find("testsuite").findall("testcase")[-1]
-    assert "mixed_edit" in verdict.find("failure").text
+    suite = junit(repo.root / "out/classify.xml").find("testsuite")
+    assert suite is not None
+    failure = suite.findall("testcase")[-1].find("failure")
+    assert failure is not None and "mixed_edit" in (failure.text or "")
 
 
 def test_an_unknown_format_is_refused_before_anything_runs(repo: SampleRepo):

@@ -45,7 +45,7 @@ def make_symlink(path: Path, to_directory: bool) -> None:
 
 
 # What each node is in the refusal's words, and how to make it at a file or a directory output.
-NODES: dict[str, tuple[str, Callable[[Path, bool], None]]] = {
+NODES: dict[str, tuple[str, Callable[[Path, bool], object]]] = {
     "fifo": ("FIFO", lambda path, _: os.mkfifo(path)),
     "device": ("character device", lambda path, _: make_device(path)),
     "symlink": ("symlink", make_symlink),

@@ -666,8 +666,10 @@ def test_a_red_review_speaks_ci_formats_with_the_failing_input(repo: Repo):
     suites = ElementTree.parse(files["--junit-xml"]).getroot().findall("testsuite")
     assert [suite.get("name") for suite in suites] == ["orders", "witness-gate review"]
     [witness_case, _] = suites[0].findall("testcase")
-    assert f"Failing input: {shrunk}" in witness_case.find("failure").get("message")
-    assert "mixed_edit" in suites[1].find("testcase/failure").text
+    witness_failure, review_failure = witness_case.find("failure"), suites[1].find("testcase/failure")
+    assert witness_failure is not None and review_failure is not None
+    assert f"Failing input: {shrunk}" in witness_failure.get("message", "")
+    assert "mixed_edit" in (review_failure.text or "")
     [run] = json.loads(files["--sarif"].read_text())["runs"]
     assert [r["ruleId"] for r in run["results"]] == ["mixed_edit"] and run["properties"]["verdict"] == "blocked"
     summary = files["--summary"].read_text()
@@ -739,7 +741,7 @@ def test_suites_run_at_the_same_time_and_report_in_declared_order(monkeypatch: p
 
     from witness_gate import review as reviews
 
-    monkeypatch.setattr(reviews.os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
     monkeypatch.setattr(reviews, "_available_memory", lambda: 24 << 30)
     # Every call waits until all three have started (run one after another, the first wait
     # breaks), then each waits for the one declared after it: they finish c, b, a.

@@ -27,7 +27,7 @@ def module_name(path: Path) -> str:
 def imported_names(source: str, module: str, is_package: bool) -> set[str]:
     """Every module name `source` imports, with `from package import name` counted as
     `package.name` too (it may be a submodule)."""
-    names = set()
+    names: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import time
+from typing import cast
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -47,7 +48,8 @@ def test_replays_in_one_process_are_spread_over_time_like_forked_ones(tmp_path: 
     fixture_path.write_text("[]")
     channel = _Recorder()
     try:
-        worker._replay(request, channel, {"prop_clock": prop}, worker._Fixture(fixture_path, "unused: the property takes no fixture"))
+        # The recorder stands in for the worker's channel to the runner.
+        worker._replay(request, cast(worker._Channel, channel), {"prop_clock": prop}, worker._Fixture(fixture_path, "unused: the property takes no fixture"))
     finally:
         gc.unfreeze()  # the worker freezes what exists before it forks; here that is this test process
     assert [m["failed"] for m in channel.messages if m["event"] == "outcome"] == [False] * slots

@@ -48,6 +48,7 @@ def served(root: Path, log: Path) -> Iterator[str]:
     with open(log, "w") as requests:
         server = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(root)],
                                   stdout=subprocess.PIPE, stderr=requests, text=True)
+        assert server.stdout is not None  # stdout=PIPE
         try:
             banner = server.stdout.readline()  # "Serving HTTP on 127.0.0.1 port N (http://127.0.0.1:N/) ..."
             port = re.search(r"port (\d+)", banner)
