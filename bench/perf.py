@@ -80,7 +80,8 @@ BARE_HYPOTHESIS = textwrap.dedent('''
     prop = orders_props.prop_order_total_non_negative
     @seed(1)
     @settings(database=None, deadline=None, derandomize=False, max_examples=1000, phases=(Phase.generate, Phase.shrink),
-              report_multiple_bugs=False, suppress_health_check=list(HealthCheck), print_blob=False, verbosity=Verbosity.quiet)
+              report_multiple_bugs=False, suppress_health_check=list(HealthCheck), print_blob=False,
+              verbosity=Verbosity.quiet)
     @given(orders_props.orders)
     def test(order):
         assert prop(order)
@@ -152,7 +153,7 @@ def bench_replay(work: Path, runs: int) -> None:
                f"; peak RSS {rss / 1024:.0f} MiB")
     else:
         print("classify one regression witness vs pytest --count=5: skipped (pip install pytest pytest-repeat)")
-    fresh = f"import sys; sys.path[:0] = ['src', 'tests/properties']; import orders_props; orders_props.prop_order_total_non_negative({payload!r})"
+    fresh = "import sys; sys.path[:0] = ['src', 'tests/properties']; import orders_props; " f"orders_props.prop_order_total_non_negative({payload!r})"
 
     def five_interpreters() -> tuple[float, int]:
         started = time.perf_counter()
@@ -242,7 +243,7 @@ _PACKAGE = {
         "entries = st.lists(st.tuples(st.sampled_from(['credit', 'debit']), st.integers(0, 10**6)), max_size=12)\n\n\n"
         "@witness_gate.property(payloads=entries.map(lambda es: [list(e) for e in es]))\n"
         "def prop_credits_minus_debits(entries: list) -> bool:\n"
-        "    return balance(entries) == sum(a for k, a in entries if k == 'credit') - sum(a for k, a in entries if k == 'debit')\n\n\n"
+        "    return balance(entries) == sum(a for k, a in entries if k == 'credit') - sum(a for k, a in entries if k " "== 'debit')\n\n\n"
         "@witness_gate.property(payloads=entries.map(lambda es: [list(e) for e in es]))\n"
         "def prop_order_free(entries: list) -> bool:\n"
         "    return balance(list(reversed(entries))) == balance(entries)\n\n\n"
@@ -255,7 +256,7 @@ _PACKAGE = {
         "entries = st.lists(st.tuples(st.sampled_from(['credit', 'debit']), st.integers(0, 10**6)), max_size=12)\n\n\n"
         "@settings(max_examples=100, database=None)\n@given(entries)\n"
         "def test_credits_minus_debits(entries):\n"
-        "    assert balance(entries) == sum(a for k, a in entries if k == 'credit') - sum(a for k, a in entries if k == 'debit')\n\n\n"
+        "    assert balance(entries) == sum(a for k, a in entries if k == 'credit') - sum(a for k, a in entries if k " "== 'debit')\n\n\n"
         "@settings(max_examples=100, database=None)\n@given(entries)\n"
         "def test_order_free(entries):\n    assert balance(list(reversed(entries))) == balance(entries)\n\n\n"
         "@settings(max_examples=100, database=None)\n@given(entries.map(lambda es: [('credit', a) for _, a in es]))\n"
@@ -324,7 +325,8 @@ def bench_review(work: Path, runs: int) -> None:
             changed4, _ = median_of(runs, lambda: timed([*pytest, *four], repo.root, plain_env))
             report(f"review, 12 suites, four changed packages ({ran4} suites run, {os.cpu_count()} cores)", ours4, changed4,
                    "<= 2x plain pytest of the changed packages", f"; peak RSS {rss4 / 1024:.0f} MiB")
-    print(f"review growth from 12 to 48 suites: {times[48] / times[12]:.2f}x (target <= 1.3x); to 192: {times[192] / times[12]:.2f}x", flush=True)
+    print(f"review growth from 12 to 48 suites: {times[48] / times[12]:.2f}x (target <= 1.3x); "
+          f"to 192: {times[192] / times[12]:.2f}x", flush=True)
 
 
 _SHOP = {

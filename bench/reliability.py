@@ -197,8 +197,8 @@ def property_module(source: str) -> Callable[[SampleRepo], None]:
 
 
 HEADER = "from hypothesis import strategies as st\nimport witness_gate\n"
-HANG = HEADER + "import time\n@witness_gate.property(payloads=st.integers(0, 9))\ndef prop_hangs(n):\n    while True:\n        time.sleep(0.05)\n"
-LOUD_FAIL = HEADER + "@witness_gate.property(payloads=st.integers(0, 9))\ndef prop_loud(n):\n    print('x' * (100 << 20))\n    return False\n"
+HANG = HEADER + "import time\n@witness_gate.property(payloads=st.integers(0, 9))\ndef prop_hangs(n):\n    while True:\n        " "time.sleep(0.05)\n"
+LOUD_FAIL = HEADER + "@witness_gate.property(payloads=st.integers(0, 9))\ndef prop_loud(n):\n    print('x' * (100 << 20))\n    " "return False\n"
 
 
 @dataclass(frozen=True)
@@ -278,7 +278,7 @@ def catalogue() -> list[Case]:
         Case("properties: duplicate assertion id", property_module(HEADER + "@witness_gate.property(payloads=st.just({}))\ndef prop_sometimes(p):\n    return True\n"), ("check", "gate"), "refused", "already defined"),
         Case("properties: payloads not a strategy", property_module(HEADER + "@witness_gate.property(payloads=[1, 2])\ndef prop_list(p):\n    return True\n"), ("check", "gate"), "red", "must be a Hypothesis strategy"),
         Case("properties: module is a symlink", lambda r: (r.root / "tests/properties/zz_link.py").symlink_to(r.root / IMPL), ("check",), "refused", "plain files"),
-        Case("properties: calls sys.exit", property_module(HEADER + "import sys\n@witness_gate.property(payloads=st.integers(0, 9))\ndef prop_exits(n):\n    sys.exit(0)\n"), ("check",), "red", "witness:"),
+        Case("properties: calls sys.exit", property_module(HEADER + "import sys\n@witness_gate.property(payloads=st.integers(0, 9))\ndef prop_exits(n):\n    " "sys.exit(0)\n"), ("check",), "red", "witness:"),
         Case("properties: prints 100 MB and fails", property_module(LOUD_FAIL), ("check",), "red", "witness:"),
         Case("config: unknown key", lambda r: r.configure("force = true"), ("classify", "gate"), "refused", "unknown key"),
     ]
@@ -507,7 +507,7 @@ def kill_nine(work: Path, trials: int, seed: int) -> Figure:
                 readers["witnesses" if path.parent.name == "witnesses" else path.name](path)
             except WitnessGateError as error:
                 torn.append(f"trial {trial} ({label}): {error}"[:300])
-    line = f"kill -9: {trials} trials, {len(torn)} torn or partial files ({leftovers} interrupted write(s) left a hidden temp file, never read)"
+    line = f"kill -9: {trials} trials, {len(torn)} torn or partial files ({leftovers} interrupted write(s) left a " "hidden temp file, never read)"
     return Figure(line, torn)
 
 
@@ -533,7 +533,7 @@ def build_shim(work: Path) -> Path:
     search = os.environ.get("PATH") or os.defpath
     compiler = shutil.which("cc", path=search) or shutil.which("gcc", path=search)
     if compiler is None:
-        raise NoCompiler(f"no C compiler (cc) on {search}: the crash figure compiles {SHIM_SOURCE.name} at run time; install one (apt-get install gcc)")
+        raise NoCompiler(f"no C compiler (cc) on {search}: the crash figure compiles {SHIM_SOURCE.name} at run time; install one " "(apt-get install gcc)")
     shim = work / "crash_shim.so"
     built = subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-o", str(shim), str(SHIM_SOURCE), "-ldl"], capture_output=True, text=True,
                            env={**os.environ, "PATH": search})
@@ -676,7 +676,7 @@ def judge_stopped(name: str, run: StoppedRun, area: Path, before: dict[str, byte
             # A finished run's new version is known byte for byte; a killed run's new version
             # must at least be whole.
             if (data != final.get(relative)) if final is not None else (whole(relative, data) is not None):
-                problems.append(f"{name}: {where}: {relative} is neither the previous nor a complete new version ({len(data)} bytes)")
+                problems.append(f"{name}: {where}: {relative} is neither the previous nor a complete new version ({len(data)} " "bytes)")
         for verdict in verdict_names if final is not None else ():
             assert final is not None
             prefix = verdict.rpartition("/")[0] + "/"
@@ -752,7 +752,7 @@ def crash_windows(work: Path, shim: Path | None = None) -> Figure:
             kills += killed
             written |= files
     torn = sum("neither the previous" in p or "in place" in p or "before" in p for p in problems)
-    line = (f"crash windows: {len(written)} artifact files written by pin, check, classify, freeze, gate and review (JUnit, SARIF and summary included), "
+    line = (f"crash windows: {len(written)} artifact files written by pin, check, classify, freeze, gate and review " "(JUnit, SARIF and summary included), "
             f"stopped {stops} times inside their write windows; {len(kills)} kill -9 inside a window ({', '.join(kills)}); "
             f"{torn} torn, partial, out-of-order or in-place files seen")
     return Figure(line, problems)
@@ -813,7 +813,7 @@ def _stopped_run(name: str, argv: Callable[[], list[str]], cwd: Path, env: dict[
             if not any(stop.kind == wanted for stop in run.stops):
                 problems.append(f"{name}: no {wanted} window under {area}: the figure cannot stop the run inside one")
     elif run.killed is None:
-        problems.append(f"{name} ({label}): the run never reached the window it was to be killed in, {kill_at[0]} of {kill_at[1]} (exit {run.code})")
+        problems.append(f"{name} ({label}): the run never reached the window it was to be killed in, {kill_at[0]} of {kill_at[1]} " f"(exit {run.code})")
     else:
         where = "mid-write" if run.killed.kind == "write" else "before the rename"
         kills.append(f"{name}: {where} of {os.path.relpath(run.killed.path, area.resolve())}")
@@ -1002,7 +1002,7 @@ def code_from_data(work: Path) -> Figure:
     if escaped.code != 2 or "plain files inside" not in escaped.stderr:
         problems.append(f"a symlink out of the properties folder was not refused: {escaped.stderr.strip()[:200]}")
     outcome = "refused" if escaped.code == 2 else "NOT REFUSED"
-    line = f"code from data: {len(sites)} eval/exec/pickle sites in the runner; a property module outside the declared folder: {outcome}"
+    line = f"code from data: {len(sites)} eval/exec/pickle sites in the runner; a property module outside the " f"declared folder: {outcome}"
     return Figure(line, problems)
 
 

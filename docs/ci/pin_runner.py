@@ -28,11 +28,9 @@ import zipfile
 from pathlib import Path
 
 try:
-    from packaging.markers import Marker
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 except ImportError:  # a bare interpreter: pip carries the same library
-    from pip._vendor.packaging.markers import Marker
     from pip._vendor.packaging.requirements import Requirement
     from pip._vendor.packaging.utils import canonicalize_name
 
@@ -100,7 +98,7 @@ def pins(wheel: Path, lock_path: Path = LOCK) -> str:
     for entry in closure(requires, locked(lock_path)):
         wheels = [a["hash"] for a in entry["artifacts"] if a["algorithm"] == "sha256" and a["url"].endswith(".whl")]
         if not wheels:
-            raise SystemExit(f"pin_runner: {entry['project_name']} {entry['version']} has no wheel in the lock; the job installs binaries only")
+            raise SystemExit(f"pin_runner: {entry['project_name']} {entry['version']} has no wheel in the lock; the job installs " "binaries only")
         lines.append(requirement_lines(canonicalize_name(entry["project_name"]), entry["version"], wheels))
     return "".join(lines)
 

@@ -60,7 +60,7 @@ def main() -> int:
         print("\n== pull request 2: a bug, and the property weakened in the same commit ==")
         attack = pull_request(root, "bug-and-weakened-property", [(IMPL, BUG), (ORACLE, WEAKEN)])
     ok = honest == 0 and attack == 1
-    print(f"\ndemo: {'as expected' if ok else 'UNEXPECTED'}: honest change exit {honest} (pass), bug with a weakened property exit {attack} (blocked)")
+    print(f"\ndemo: {'as expected' if ok else 'UNEXPECTED'}: honest change exit {honest} (pass), bug with a weakened " f"property exit {attack} (blocked)")
     return 0 if ok else 1
 
 

@@ -99,7 +99,7 @@ async def read_changed_paths(_: ChangedPathsRequest, gate: WitnessGate) -> Chang
         raise WitnessGateError(f"[witness-gate].base is {gate.base!r}: not a git ref")
     toplevel = await Get(GitResult, GitRequest(("rev-parse", "--show-toplevel")))
     if toplevel.exit_code != 0:
-        raise WitnessGateError(f"[witness-gate].base is {gate.base!r}, but {get_buildroot()} is not in a git repository ({toplevel.message()})")
+        raise WitnessGateError(f"[witness-gate].base is {gate.base!r}, but {get_buildroot()} is not in a git repository " f"({toplevel.message()})")
     # What the branch changed since its merge base with the base, what is uncommitted
     # (staged or not) and what is untracked; as Pants' `--changed-since` reads it, but from
     # git's NUL-separated output, so no name is split at a space or quoted.

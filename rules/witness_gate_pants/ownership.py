@@ -142,7 +142,7 @@ async def derive_ownership(request: OwnershipRequest) -> Ownership:
     if clash:
         raise WitnessGateError(
             f"{address}: {clash} is both oracle (a property module, the fixture or an oracle path) and implementation "
-            f"(a file of a dependency, or `impl_paths`): give each path one owner, e.g. do not depend on the properties' own sources"
+            "(a file of a dependency, or `impl_paths`): give each path one owner, e.g. do not depend on the " "properties' own sources"
         )
     oracle_digest = await Get(Digest, MergeDigests([properties.snapshot.digest, fixture.digest]))
     return Ownership(tuple(sorted(properties.snapshot.files)), fixture, tuple(sorted(impl)), tuple(sorted(oracle)), oracle_digest)

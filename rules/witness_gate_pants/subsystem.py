@@ -36,7 +36,7 @@ class WitnessGate(Subsystem):
     # only exists to be refused (see the partitioner in test.py).
     skip = BoolOption(
         default=False,
-        help="Refused: the gate has no off switch. Setting it fails `pants test` instead of reporting gated targets green unrun; `enabled = false` still runs the properties.",
+        help="Refused: the gate has no off switch. Setting it fails `pants test` instead of reporting gated targets " "green unrun; `enabled = false` still runs the properties.",
     )
     enabled = BoolOption(
         default=False,
@@ -112,7 +112,7 @@ class WitnessGate(Subsystem):
     )
     requirements = StrListOption(
         default=["witness-gate"],
-        help="With `install_from_resolve`: the requirements of the runner, at the versions the resolve's lockfile pins.",
+        help="With `install_from_resolve`: the requirements of the runner, at the versions the resolve's lockfile " "pins.",
     )
     runner = StrOption(
         default=None,

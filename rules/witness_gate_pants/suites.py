@@ -82,7 +82,8 @@ async def export_suites(console: Console, subsystem: SuitesSubsystem, targets: T
         Get(GitResult, GitRequest(("status", "--porcelain", "-z", "--untracked-files=no", "--ignore-submodules=none"))),
     )
     if commit.exit_code != 0 or status.exit_code != 0:
-        raise WitnessGateError(f"witness-gate-suites reads the graph of one commit, but git could not name it: {(commit if commit.exit_code else status).message()}")
+        failed = commit if commit.exit_code else status
+        raise WitnessGateError(f"witness-gate-suites reads the graph of one commit, but git could not name it: {failed.message()}")
     if status.stdout:
         raise WitnessGateError(
             "witness-gate-suites: the checkout has uncommitted changes to tracked files, so the graph it would print "

@@ -168,7 +168,8 @@ async def run_witness_gate(
         "--suite", field_set.address.spec,
         *(arg for root in code.source_roots for arg in ("--import-path", root)),
         *(arg for condition in field_set.conditions.value or () for arg in ("--condition", condition)),
-        # Where `pants test` puts the artifacts (extra output): the freeze command a flake's line prints names them there.
+        # Where `pants test` puts the artifacts (extra output): the freeze command a flake's
+        # line prints names them there.
         "--artifacts-at", str(distdir.relpath / "test" / field_set.address.path_safe_spec),
     ]
     inputs = [ownership.oracle_digest, code.source_files.snapshot.digest, await Get(Digest, CreateDigest([Directory(OUT_DIR), Directory(XML_DIR)]))]

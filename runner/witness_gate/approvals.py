@@ -83,14 +83,15 @@ def decide(verdict: str, oracle_paths: Sequence[str], codeowners: str, reviews: 
         owners = owners_of(codeowners, path)
         if not owners:
             mergeable = False
-            lines.append(f"unapproved: {path}: no CODEOWNERS line of the base owns it, so no one can approve it; add one (witness-gate codeowners)")
+            lines.append(f"unapproved: {path}: no CODEOWNERS line of the base owns it, so no one can approve it; add one " "(witness-gate codeowners)")
             continue
         said = {login: state for login, state in words.items() if _is_owner(login, owners, members)}
         blocking = sorted(login for login, state in said.items() if state == "CHANGES_REQUESTED")
         approving = sorted(login for login, state in said.items() if state == "APPROVED")
         if blocking:
             mergeable = False
-            lines.append(f"unapproved: {path}: {', '.join('@' + login for login in blocking)} requested changes (owners: {' '.join(owners)})")
+            requesters = ", ".join("@" + login for login in blocking)
+            lines.append(f"unapproved: {path}: {requesters} requested changes (owners: {' '.join(owners)})")
         elif not approving:
             mergeable = False
             stale = sorted(login for login, state in said.items() if state == "STALE")

@@ -211,14 +211,14 @@ def diff_reasons(report: dict[str, Any]) -> list[str]:
     """What in the changed-file list blocks, whatever the witnesses say."""
     diff, reasons = report["diff"], []
     if diff["lock_changed"]:
-        reasons.append(f"blocked: the changed-file list touches the lock {report['lock_path']}: one patch may not refresh the pin and the witness together")
+        reasons.append(f"blocked: the changed-file list touches the lock {report['lock_path']}: one patch may not refresh the " "pin and the witness together")
     if diff["impl_changed"] and diff["oracle_changed"]:
         reasons.append(f"mixed_edit: the diff changes implementation and oracle paths - {NEXT_STEPS['mixed_edit']}")
     return reasons
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:
-    lines = [f"{e['label']}: {e['file']} failed {e['failures']}/{e['runs']} ({e['replayed']}) - {e['next_step']}\n  {e['reason']}\n"
+    lines = [f"{e['label']}: {e['file']} failed {e['failures']}/{e['runs']} ({e['replayed']}) - {e['next_step']}\n  " f"{e['reason']}\n"
              + "\n".join(input_lines(e)) for e in report["witnesses"]]
     lines.extend(diff_reasons(report))
     lines.append(f"verdict: {report['verdict']} (exit {report['exit_code']}, {len(report['witnesses'])} witnesses)")

@@ -53,10 +53,10 @@ ImplPrefix = Annotated[Optional[list[str]], typer.Option("--impl-prefix", help="
 OraclePrefix = Annotated[Optional[list[str]], typer.Option("--oracle-prefix", help="Oracle path prefix (repeatable); overrides pyproject.toml.")]
 FormatOption = Annotated[str, typer.Option("--format", help="Standard output: text, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML).")]
 JunitOption = Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write the verdict as JUnit XML to this file.")]
-SaltOption = Annotated[Optional[str], typer.Option("--search-salt", help="A value that draws more search seeds, after the pin's fixed schedule, recorded in the lock. review draws a fresh random one when the base sets per-change-search.")]
-ConditionOption = Annotated[Optional[list[str]], typer.Option("--condition", help="A production condition to search and replay under, as NAME=VALUE words, e.g. 'TZ=America/New_York' or 'SHOP_REGION=US TZ=UTC' ('' for the defaults); repeatable, searched in order.")]
+SaltOption = Annotated[Optional[str], typer.Option("--search-salt", help="A value that draws more search seeds, after the pin's fixed schedule, recorded in the lock. review " "draws a fresh random one when the base sets per-change-search.")]
+ConditionOption = Annotated[Optional[list[str]], typer.Option("--condition", help="A production condition to search and replay under, as NAME=VALUE words, e.g. 'TZ=America/New_York' or " "'SHOP_REGION=US TZ=UTC' ('' for the defaults); repeatable, searched in order.")]
 FixtureOption = Annotated[Optional[Path], typer.Option("--fixture", help="The fixture file to pin by its bytes (or --no-fixture).")]
-NoFixtureOption = Annotated[bool, typer.Option("--no-fixture", help="The suite has no fixture data (a pytest module that reads its own files, or none): the lock pins nothing and says so.")]
+NoFixtureOption = Annotated[bool, typer.Option("--no-fixture", help="The suite has no fixture data (a pytest module that reads its own files, or none): the lock pins " "nothing and says so.")]
 GeneratedOracle = Annotated[Optional[list[str]], typer.Option("--generated-oracle", help="Generated path that counts as oracle (repeatable).")]
 
 
@@ -80,7 +80,7 @@ def _run(action: Callable[[], int]) -> None:
         typer.echo(f"witness-gate: error: {error}", err=True)
         raise typer.Exit(error.exit_code) from None
     except Stopped as stop:
-        typer.echo(f"witness-gate: stopped by {stop.name}: its workers were killed and what it staged removed; its outputs are "
+        typer.echo(f"witness-gate: stopped by {stop.name}: its workers were killed and what it staged removed; its outputs " "are "
                    "as they were before the run, or this run's whole output if it had already published it", err=True)
         raise typer.Exit(128 + stop.signal_number) from None
     finally:
@@ -207,7 +207,7 @@ def pin(
     replays: Annotated[int, typer.Option("--replays", help="Replays of each witness payload per replay interpreter: a review constant stored in the lock.")] = 5,
     max_examples: Annotated[int, typer.Option("--max-examples", help="Hypothesis examples per search round.")] = 100,
     search_rounds: Annotated[int, typer.Option("--search-rounds", help="Seeds in the schedule, searched in order.")] = 1,
-    replay_interpreters: Annotated[int, typer.Option("--replay-interpreters", help="Fresh interpreters per replay round; the hash secret and the process id change in turn from one to the next.")] = 6,
+    replay_interpreters: Annotated[int, typer.Option("--replay-interpreters", help="Fresh interpreters per replay round; the hash secret and the process id change in turn from one to " "the next.")] = 6,
     replay_cap: Annotated[Optional[int], typer.Option("--replay-cap", help="Most replays of one payload variant, escalation included (default 150, or one round if larger).")] = None,
     condition: ConditionOption = None,
     search_salt: SaltOption = None,
@@ -274,7 +274,7 @@ def classify(
     lock: LockOption,
     witnesses: Annotated[Path, typer.Option("--witnesses", help="Witness directory written by `check`.")],
     diff_paths: DiffOption,
-    out: Annotated[Path, typer.Option("--out", help="Where to write the classification report; a refused run replaces one already there with a `stale` record.")] = Path(".artifacts/classification.json"),
+    out: Annotated[Path, typer.Option("--out", help="Where to write the classification report; a refused run replaces one already there with a `stale` " "record.")] = Path(".artifacts/classification.json"),
     impl_prefix: ImplPrefix = None,
     oracle_prefix: OraclePrefix = None,
     generated_oracle: GeneratedOracle = None,
@@ -318,9 +318,9 @@ def freeze(
     report: Annotated[Optional[Path], typer.Option("--report", help="The classification report (default .artifacts/classification.json; with --review, the suite's own).")] = None,
     out: Annotated[Path, typer.Option("--out", help="Where to write the freeze.")] = Path(".artifacts/freeze.json"),
     root: Root = Path("."),
-    review: Annotated[Optional[Path], typer.Option("--review", help="A review's --out directory (the job's artifacts): replay in the tree that review judged, rebuilt from the git objects of --root's repository (the base and head commits must be there), so it works from a checkout of the base.")] = None,
+    review: Annotated[Optional[Path], typer.Option("--review", help="A review's --out directory (the job's artifacts): replay in the tree that review judged, rebuilt " "from the git objects of --root's repository (the base and head commits must be there), so it works " "from a checkout of the base.")] = None,
     suite: Annotated[Optional[str], typer.Option("--suite", help="With --review: the suite whose flake this is (its directory there).")] = None,
-    suites: Annotated[Optional[Path], typer.Option("--suites", help="With --review, where the base declares its suites in BUILD files: the document its own Pants or Bazel prints in a clean checkout of the base.")] = None,
+    suites: Annotated[Optional[Path], typer.Option("--suites", help="With --review, where the base declares its suites in BUILD files: the document its own Pants or " "Bazel prints in a clean checkout of the base.")] = None,
 ) -> None:
     """Write a freeze for one flake witness, bound to assertion, fixture digest and witness hash.
 
@@ -394,7 +394,7 @@ def verify(
     diff_paths: DiffOption,
     report: Annotated[Path, typer.Option("--report", help="The classification report.")] = Path(".artifacts/classification.json"),
     freeze: Annotated[Optional[list[Path]], typer.Option("--freeze", help="A freeze file to check (repeatable).")] = None,
-    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Check the freezes' expiry at this later time (ISO 8601 with its zone, e.g. 2026-12-07T09:00:00Z), not now; never earlier than now.")] = None,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Check the freezes' expiry at this later time (ISO 8601 with its zone, e.g. 2026-12-07T09:00:00Z), " "not now; never earlier than now.")] = None,
     root: Root = Path("."),
 ) -> None:
     """Re-check a classification as a reviewer would: the lock matches the fixture's bytes, each witness
@@ -422,7 +422,7 @@ def gate(
     properties: Annotated[list[Path], typer.Option("--properties", help="A property module, or a directory of them (repeatable).")],
     out: Annotated[Path, typer.Option("--out", help="Output directory: fixture.lock, witnesses/, classification.json, gate.json.")],
     diff_paths: Annotated[Optional[Path], typer.Option("--diff-paths", help="Changed-file list: one repository path per line, from the diff.")] = None,
-    impl_paths: Annotated[Optional[Path], typer.Option("--impl-paths", help="File listing the implementation paths (exact, one per line); with --oracle-paths, replaces the prefixes of pyproject.toml.")] = None,
+    impl_paths: Annotated[Optional[Path], typer.Option("--impl-paths", help="File listing the implementation paths (exact, one per line); with --oracle-paths, replaces the " "prefixes of pyproject.toml.")] = None,
     oracle_paths: Annotated[Optional[Path], typer.Option("--oracle-paths", help="File listing the oracle paths (exact, one per line).")] = None,
     freezes: Annotated[Path, typer.Option("--freezes", help="Directory of freeze files to honour (absent: none).")] = Path(".witness-gate/freezes"),
     replays: Annotated[int, typer.Option("--replays", help="Replays of each witness payload per replay interpreter.")] = 5,
@@ -434,13 +434,13 @@ def gate(
     output_format: FormatOption = "text",
     junit_xml: JunitOption = None,
     suite: Annotated[str, typer.Option("--suite", help="Test suite name in JUnit XML (e.g. the build target).")] = "witness-gate",
-    import_path: Annotated[Optional[list[str]], typer.Option("--import-path", help="Directory (relative to --root) the property modules import the code under test from (repeatable); overrides pyproject.toml's import-paths.")] = None,
+    import_path: Annotated[Optional[list[str]], typer.Option("--import-path", help="Directory (relative to --root) the property modules import the code under test from (repeatable); " "overrides pyproject.toml's import-paths.")] = None,
     condition: ConditionOption = None,
     search_salt: SaltOption = None,
-    corpus: Annotated[Optional[Path], typer.Option("--corpus", help="Directory of retained witnesses to replay with this run's (default: corpus-dir of pyproject.toml, else .witness-gate/corpus; absent: none).")] = None,
+    corpus: Annotated[Optional[Path], typer.Option("--corpus", help="Directory of retained witnesses to replay with this run's (default: corpus-dir of pyproject.toml, " "else .witness-gate/corpus; absent: none).")] = None,
     fixture: FixtureOption = None,
     no_fixture: NoFixtureOption = False,
-    artifacts_at: Annotated[Optional[Path], typer.Option("--artifacts-at", help="Where --out's files will be once the run is over, when the caller moves them (`pants test` copies them to dist/test/<target>/): the freeze command a flake's line prints names them there.")] = None,
+    artifacts_at: Annotated[Optional[Path], typer.Option("--artifacts-at", help="Where --out's files will be once the run is over, when the caller moves them (`pants test` copies " "them to dist/test/<target>/): the freeze command a flake's line prints names them there.")] = None,
     root: Root = Path("."),
 ) -> None:
     """Pin, check, classify and honour freezes in one run: the verdict a CI job acts on.
@@ -478,15 +478,15 @@ def gate(
 
 @app.command()
 def review(
-    base: Annotated[str, typer.Option("--base", help="The reviewed base: a commit id, a full ref (refs/remotes/origin/main), or a branch or tag name only one of refs/heads, refs/remotes and refs/tags holds; never HEAD. Its configuration, suites, oracle and freezes decide.")],
-    head: Annotated[str, typer.Option("--head", help="The patch's head (any revision): reviewed as merged into the base; only its implementation paths are used.")],
+    base: Annotated[str, typer.Option("--base", help="The reviewed base: a commit id, a full ref (refs/remotes/origin/main), or a branch or tag name only " "one of refs/heads, refs/remotes and refs/tags holds; never HEAD. Its configuration, suites, oracle " "and freezes decide.")],
+    head: Annotated[str, typer.Option("--head", help="The patch's head (any revision): reviewed as merged into the base; only its implementation paths " "are used.")],
     out: Annotated[Path, typer.Option("--out", help="Output directory: review.json and one gate directory per suite.")] = Path(".artifacts/review"),
     repo: Annotated[Path, typer.Option("--repo", help="The git repository (read as objects; its working tree plays no part).")] = Path("."),
     output_format: Annotated[str, typer.Option("--format", help="Standard output: text, or github (workflow annotations, then the verdict line).")] = "text",
     junit_xml: JunitOption = None,
     sarif: Annotated[Optional[Path], typer.Option("--sarif", help="Also write the blocking witnesses as SARIF 2.1.0 to this file (for code scanning).")] = None,
     summary: Annotated[Optional[Path], typer.Option("--summary", help="Also write a Markdown summary to this file (a pull-request comment, or $GITHUB_STEP_SUMMARY).")] = None,
-    suites: Annotated[Optional[Path], typer.Option("--suites", help="The base's build graph: the file `pants witness-gate-suites --output-file=<file> ::` wrote in a clean checkout of the base. Required when the base declares witness_properties targets; refused when it was read from another commit or the base's pyproject.toml declares suites too.")] = None,
+    suites: Annotated[Optional[Path], typer.Option("--suites", help="The base's build graph: the file `pants witness-gate-suites --output-file=<file> ::` wrote in a " "clean checkout of the base. Required when the base declares witness_properties targets; refused " "when it was read from another commit or the base's pyproject.toml declares suites too.")] = None,
 ) -> None:
     """The pull-request gate: the base's policy, oracle and freezes applied to the head's implementation.
 
@@ -535,7 +535,8 @@ def note(
     out: Annotated[Path, typer.Option("--out", help="The gate's output directory (its --out): gate.json and witnesses/.")] = Path(".artifacts/gate"),
     check: Annotated[Optional[Path], typer.Option("--check", help="A drafted note (Markdown): exit 1 naming each fact it quotes that the artifacts do not hold.")] = None,
 ) -> None:
-    """Print the review note that quotes the witness JSON, or check a drafted one against the artifacts (the spec: discard a note that disagrees with the witness file)."""
+    """Print the review note that quotes the witness JSON, or check a drafted one against the
+    artifacts (the spec: discard a note that disagrees with the witness file)."""
 
     def action() -> int:
         from witness_gate import note as notes
@@ -582,9 +583,10 @@ def codeowners(
     owner: Annotated[Optional[list[str]], typer.Option("--owner", help="Owner of the oracle paths, e.g. @org/spec-owners (repeatable).")] = None,
     check: Annotated[Optional[Path], typer.Option("--check", help="An existing CODEOWNERS file: exit 1 when it leaves an oracle path without an owner.")] = None,
     root: Root = Path("."),
-    suites: Annotated[Optional[Path], typer.Option("--suites", help="The build graph's suites (`pants witness-gate-suites --output-file=<file> ::` of this checkout's commit) when BUILD files declare them.")] = None,
+    suites: Annotated[Optional[Path], typer.Option("--suites", help="The build graph's suites (`pants witness-gate-suites --output-file=<file> ::` of this checkout's " "commit) when BUILD files declare them.")] = None,
 ) -> None:
-    """Print CODEOWNERS lines for every oracle path `review` judges (build files that declare gated targets included), or check a CODEOWNERS file."""
+    """Print CODEOWNERS lines for every oracle path `review` judges (build files that declare
+    gated targets included), or check a CODEOWNERS file."""
 
     def action() -> int:
         from witness_gate import git, store, suites_document
@@ -614,10 +616,10 @@ def codeowners(
 @app.command()
 def approvals(
     review: Annotated[Path, typer.Option("--review", help="The review's --out directory (review.json).")],
-    reviews: Annotated[Path, typer.Option("--reviews", help="The pull request's reviews as GitHub's API lists them (gh api repos/OWNER/REPO/pulls/N/reviews --paginate --slurp): user.login, state, commit_id.")],
+    reviews: Annotated[Path, typer.Option("--reviews", help="The pull request's reviews as GitHub's API lists them (gh api repos/OWNER/REPO/pulls/N/reviews " "--paginate --slurp): user.login, state, commit_id.")],
     author: Annotated[str, typer.Option("--author", help="The pull request's author (their own approval never counts).")],
     team_members: Annotated[Optional[Path], typer.Option("--team-members", help="JSON object: each owning team (@org/team) with its members' logins.")] = None,
-    codeowners_path: Annotated[Optional[str], typer.Option("--codeowners", help="Where the base keeps CODEOWNERS (default: GitHub's order, .github/CODEOWNERS, CODEOWNERS, docs/CODEOWNERS); read from the base commit, never the head.")] = None,
+    codeowners_path: Annotated[Optional[str], typer.Option("--codeowners", help="Where the base keeps CODEOWNERS (default: GitHub's order, .github/CODEOWNERS, CODEOWNERS, " "docs/CODEOWNERS); read from the base commit, never the head.")] = None,
     repo: Annotated[Path, typer.Option("--repo", help="The git repository holding the review's base commit.")] = Path("."),
 ) -> None:
     """Whether a reviewed pull request may merge: exit 0 when the review passed, or when it is

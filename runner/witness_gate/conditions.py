@@ -51,14 +51,17 @@ def _name_problem(name: str) -> str | None:
     if name == _HASH_SEED:
         return None
     if name in _REFUSED or name.startswith(_REFUSED_PREFIXES):
-        return "it decides what the interpreter or a library loads, or where it looks files up, not a condition the code meets"
+        return "it decides what the interpreter or a library loads, or where it looks files up, not a condition the " "code meets"
     return None
 
 
 def check_condition(value: Any, where: str) -> Condition:
     """One declared condition, or a refusal naming what is wrong (pure)."""
     if not isinstance(value, Mapping):
-        raise WitnessGateError(f"{where}: a condition is a table of environment variables, e.g. {{TZ = \"America/New_York\"}} ({{}}: the defaults)")
+        raise WitnessGateError(
+            f"{where}: a condition is a table of environment variables, "
+            'e.g. {TZ = "America/New_York"} ({}: the defaults)'
+        )
     if len(value) > MAX_VARIABLES:
         raise WitnessGateError(f"{where}: at most {MAX_VARIABLES} variables in one condition")
     condition = {}
@@ -129,7 +132,7 @@ def machine_problem(condition: Mapping[str, str]) -> str | None:
     view of the system, before any user code."""
     zone = condition.get("TZ")
     if zone is not None and not os.path.isfile(os.path.join(ZONEINFO, zone)):
-        return f"condition TZ={zone}: no such time zone on this machine ({ZONEINFO}/{zone}); install tzdata or declare another"
+        return f"condition TZ={zone}: no such time zone on this machine ({ZONEINFO}/{zone}); install tzdata or " "declare another"
     named = [name for name in condition if _locale_variable(name)]
     if named:
         try:  # what a program that calls setlocale(LC_ALL, "") gets, then back to the start-up locale

@@ -155,7 +155,7 @@ def _suites(value: Any, source: str) -> tuple[Suite, ...]:
                 kind_name = "path, or false for a suite without fixture data" if key == "fixture" else kind.__name__
                 raise WitnessGateError(f"{where}: {key} must be a {kind_name}")
         if not _SUITE_NAME.match(entry["name"]) or entry["name"] in (".", ".."):
-            raise WitnessGateError(f"{where}: name {entry['name']!r} must be letters, digits and . _ - + = @ (review makes it a folder under --out)")
+            raise WitnessGateError(f"{where}: name {entry['name']!r} must be letters, digits and . _ - + = @ (review makes it a folder " "under --out)")
         if not all(isinstance(item, str) for item in entry["properties"]) or not entry["properties"]:
             raise WitnessGateError(f"{where}: properties must be a non-empty list of paths")
         if not all(isinstance(item, str) for item in entry.get("oracle-dependencies", [])):

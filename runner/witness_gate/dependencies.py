@@ -5,11 +5,12 @@ from a requirements file of the base (`requirements` in `[tool.witness-gate]`), 
 pinned by hash (`pip install --require-hashes`), or, where a build graph declares the
 suites, from its resolve's lockfile: the projects the suites' closures require and what
 they require in turn, each with every artifact hash the lockfile records
-(`pinned_from_lock`). Only wheels (`--only-binary :all:`: installing runs no code of theirs). The trusted side installs them, outside the sandbox,
-with the interpreter the runner's own comes from, into a directory of the review's; each
-worker sees it read-only at `INSIDE`, the first entry of its import path (a module the head
-adds under the tree's import paths cannot shadow a package the base declares). A head that edits
-the file edits a gate control (an oracle edit), so what it declares is always the base's.
+(`pinned_from_lock`). Only wheels (`--only-binary :all:`: installing runs no code of
+theirs). The trusted side installs them, outside the sandbox, with the interpreter the
+runner's own comes from, into a directory of the review's; each worker sees it read-only
+at `INSIDE`, the first entry of its import path (a module the head adds under the tree's
+import paths cannot shadow a package the base declares). A head that edits the file edits
+a gate control (an oracle edit), so what it declares is always the base's.
 """
 
 from __future__ import annotations

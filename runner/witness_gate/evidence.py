@@ -212,9 +212,9 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
         settings = len({r.collector for r in replays})
         base = "shrunk" if (replayed := replayed_variant(by_variant)) == "in_process" else replayed.replace("_", " ")  # forked, as probed
         return "gc", (
-            f"the {base} payload, replayed under {settings} collector settings with its hash secret, seed and history held, "
-            f"fails under {len(failing)} of them in every pass and passes under the others: it follows when the cyclic collector "
-            "runs (the allocations before the call move it within the collector's cycle): a finalizer, a weak reference, "
+            f"the {base} payload, replayed under {settings} collector settings with its hash secret, seed and history " "held, "
+            f"fails under {len(failing)} of them in every pass and passes under the others: it follows when the " "cyclic collector "
+            "runs (the allocations before the call move it within the collector's cycle): a finalizer, a weak " "reference, "
             "a cycle's resources freed late"
         )
     if failures == 0:
@@ -238,26 +238,26 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     if _consistent(replays) and by_column and not by_secret:
         failing_seeds = len({r.column for r in replays if r.failed})
         return "random_seed", (
-            f"fails under {failing_seeds} of {len(columns)} random seeds, and a seed gives the same outcome under every hash secret: "
+            f"fails under {failing_seeds} of {len(columns)} random seeds, and a seed gives the same outcome under " "every hash secret: "
             "it follows the global random state"
         )
     if _consistent(replays) and by_secret and not by_column:
         failing_secrets = len({r.hash_secret for r in replays if r.failed})
         return "hash_secret", (
-            f"fails under {failing_secrets} of {len(secrets)} hash secrets, and a secret gives the same outcome for every seed: "
+            f"fails under {failing_secrets} of {len(secrets)} hash secrets, and a secret gives the same outcome for " "every seed: "
             "it follows hash order (PYTHONHASHSEED)"
         )
     switches = _switches(replays)
     if not any(switches) and _varies_with(replays, lambda r: (r.hash_secret, r.column), lambda r: r.interpreter):
         if _follows_pid(replays):
-            what = ("the process: its process id, or the memory layout that goes with it (id() order, objects hashed by identity); "
+            what = ("the process: its process id, or the memory layout that goes with it (id() order, objects hashed by " "identity); "
                     "the interpreters at each process id agreed, under their different hash secrets and seeds")
         else:
-            what = ("the process, and not what the runner sets for it (interpreters at the same process id disagree): memory it "
-                    "does not arrange (objects over 512 bytes, or past a pool's worth of one size), or a clock slower than one "
+            what = ("the process, and not what the runner sets for it (interpreters at the same process id disagree): " "memory it "
+                    "does not arrange (objects over 512 bytes, or past a pool's worth of one size), or a clock slower " "than one "
                     "interpreter's replays")
         return "process", (
-            f"fails {failures} of {runs} replays: steady within each interpreter, but fresh interpreters under the same hash "
+            f"fails {failures} of {runs} replays: steady within each interpreter, but fresh interpreters under the " "same hash "
             f"secret and seed disagree: it follows {what}"
         )
     if max(switches) == 1 and _steady_in_a_burst(by_variant.get(COLLECTOR, ())):
@@ -266,6 +266,6 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
             "across its spaced slots), not the hash secret or the seed alone: it depends on time"
         )
     return "none_found", (
-        f"fails {failures} of {runs} replays, following none of the conditions varied (hash secret, random seed, history, process, time): "
+        f"fails {failures} of {runs} replays, following none of the conditions varied (hash secret, random seed, " "history, process, time): "
         "nondeterminism the runner does not control, such as threads, the OS or entropy"
     )

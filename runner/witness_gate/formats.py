@@ -63,7 +63,7 @@ class Finding:
         counts = f"failed {self.failures}/{self.runs} replays" if self.runs else "failed"
         unshrunk = "" if self.unshrunk_input is None else f" Unshrunk input: {self.unshrunk_input}"
         changed = f" Changed implementation it reaches: {', '.join(self.changed)}." if self.changed else ""
-        return (f"{self.label}: {self.assertion_id} {counts}; witness {self.file} ({self.witness_hash[:12]}) - {self.next_step} "
+        return (f"{self.label}: {self.assertion_id} {counts}; witness {self.file} ({self.witness_hash[:12]}) - " f"{self.next_step} "
                 f"Cause: {self.cause}: {self.reason} Failing input: {self.failing_input}{unshrunk}{changed}")
 
 
@@ -205,7 +205,8 @@ def witness_annotations(found: list[Finding]) -> list[str]:
             continue
         kind = "error" if finding.blocks else "notice"
         where = f"file={_escape_property(finding.property_path)},line={finding.property_line or 1}," if finding.property_path else ""
-        lines.append(f"::{kind} {where}title={_escape_property('witness-gate ' + finding.label)}::{_escape_data(finding.message)}")
+        title = _escape_property("witness-gate " + finding.label)
+        lines.append(f"::{kind} {where}title={title}::{_escape_data(finding.message)}")
     return lines
 
 
@@ -268,10 +269,11 @@ def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons:
             step = _cell(f"frozen by {finding.frozen_by} until {expiry}" if finding.frozen_by else finding.next_step)
             if (suite.name, finding.file) in freeze_steps:
                 step += " To freeze it: the steps below."
-            lines.append(f"| {_cell(suite.name)} | {_cell(finding.assertion_id)} | **{finding.label}** | {counts} | {finding.cause} "
+            lines.append(f"| {_cell(suite.name)} | {_cell(finding.assertion_id)} | **{finding.label}** | {counts} | " f"{finding.cause} "
                          f"| {_code(finding.failing_input)} | {step} |")
         if not suite.found:
-            lines.append(f"| {_cell(suite.name)} | - | {suite.record['verdict']} | - | - | - | {_cell('; '.join(suite.record['reasons']) or 'nothing failed')} |")
+            suite_reasons = _cell("; ".join(suite.record["reasons"]) or "nothing failed")
+            lines.append(f"| {_cell(suite.name)} | - | {suite.record['verdict']} | - | - | - | {suite_reasons} |")
     freezes = [(suite.name, row) for suite in suites for row in suite.record["freezes"]]
     if freezes:
         lines += ["", "### Freezes", "", "| suite | freeze | witness | expires | holds |", "| --- | --- | --- | --- | --- |"]

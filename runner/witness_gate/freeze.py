@@ -45,10 +45,10 @@ JOB_PATH = ".ci/witness-gate-review.sh"
 _JOB_VENV = '"$HOME/.cache/witness-gate/job-runner"'
 JOB_RUNNER = (f'{_JOB_VENV[:-1]}/bin/witness-gate"',)
 _JOB_RUNNER_STEPS = [
-    f"sed -n \"/<<'PINS'\\$/,/^PINS\\$/{{/<<'PINS'\\$/d;/^PINS\\$/d;p}}\" {JOB_PATH} >.artifacts/runner-requirements.txt  # the job's pins",
+    f"sed -n \"/<<'PINS'\\$/,/^PINS\\$/{{/<<'PINS'\\$/d;/^PINS\\$/d;p}}\" {JOB_PATH} " ">.artifacts/runner-requirements.txt  # the job's pins",
     f"python3.11 -m venv --clear {_JOB_VENV}",
     f'{_JOB_VENV[:-1]}/bin/pip" install --quiet --require-hashes --only-binary :all: --no-deps '
-    '${WITNESS_GATE_INDEX_URL:+--index-url "$WITNESS_GATE_INDEX_URL"} -r .artifacts/runner-requirements.txt  # the job\'s runner, by sha256',
+    '${WITNESS_GATE_INDEX_URL:+--index-url "$WITNESS_GATE_INDEX_URL"} -r .artifacts/runner-requirements.txt  # the ' 'job\'s runner, by sha256',
 ]
 
 
@@ -86,7 +86,7 @@ def review_steps(where: ReviewFreeze, command: str, freezes_dir: str, file: str)
     """Every step from a checkout of the base to the freeze's pull request (pure)."""
     name = file.rsplit("/", 1)[-1]
     steps = [
-        f"git fetch origin {where.head}  # the reviewed head: the freeze replays its witness in the tree the review judged",
+        f"git fetch origin {where.head}  # the reviewed head: the freeze replays its witness in the tree the review " "judged",
     ]
     if where.suites_goal is not None:
         steps.append(where.suites_goal.replace("<file>", SUITES_FILE) + "  # the base's suites, printed by the base")
@@ -95,7 +95,8 @@ def review_steps(where: ReviewFreeze, command: str, freezes_dir: str, file: str)
     steps += [
         command,
         f"git switch -c witness-gate-freeze-{name.rsplit('.', 2)[-2]} {where.base}",
-        f"git add {shlex.quote(freezes_dir.rstrip('/') + '/' + name)} && git commit -m {shlex.quote('Freeze the flake ' + name)}",
+        f"git add {shlex.quote(freezes_dir.rstrip('/') + '/' + name)} "
+        f"&& git commit -m {shlex.quote('Freeze the flake ' + name)}",
     ]
     return steps
 
@@ -122,7 +123,7 @@ def later_moment(text: str, now: datetime) -> datetime:
     except OverflowError:
         raise WitnessGateError(f"--as-of {text!r} is out of range in UTC") from None
     if moment < now:
-        raise WitnessGateError(f"--as-of {timestamp(moment)} is before now ({timestamp(now)}): freezes are checked now or later, never earlier")
+        raise WitnessGateError(f"--as-of {timestamp(moment)} is before now ({timestamp(now)}): freezes are checked now or later, never " "earlier")
     return moment
 
 
@@ -158,7 +159,7 @@ def build(
     entry = recorded[0]
     if (entry["failures"], entry["runs"]) != (failures, runs):
         raise WitnessGateError(
-            f"{witness_name}: --failures {failures} --runs {runs} disagree with classify's record {entry['failures']}/{entry['runs']} for this witness"
+            f"{witness_name}: --failures {failures} --runs {runs} disagree with classify's record " f"{entry['failures']}/{entry['runs']} for this witness"
         )
     if entry["label"] != "flake" or not freeze_allowed(kind, witness_present=True, digest_matches=digest_matches):
         raise WitnessGateError(f"label is {entry['label']!r}: only a flake may be frozen")

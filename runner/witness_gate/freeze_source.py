@@ -67,15 +67,15 @@ def rebuild(repo: Path, review: dict[str, Any], suite_name: str, report: dict[st
     ownership = own(paths, config, reviews._symlinked_oracle(base_tree, config), reviews._gated_build_files(repo, (base, landed.tree), paths))
     if ownership.oracle:
         shown = ", ".join(sorted(ownership.oracle)[:3])
-        raise WitnessGateError(f"the reviewed change edits oracle paths ({shown}): its witnesses are an oracle review's or a mixed edit's, never a flake to freeze")
+        raise WitnessGateError(f"the reviewed change edits oracle paths ({shown}): its witnesses are an oracle review's or a mixed " "edit's, never a flake to freeze")
     if list(ownership.impl) != review["implementation_paths"]:
-        raise WitnessGateError("review.json: /implementation_paths is not what the base declares of this change: these artifacts are not that review's")
+        raise WitnessGateError("review.json: /implementation_paths is not what the base declares of this change: these artifacts are not " "that review's")
     suite = next((s for s in config.suites if s.name == suite_name), None)
     if suite is None:
         raise WitnessGateError(f"--suite {suite_name!r}: the base declares no such suite ({', '.join(s.name for s in config.suites)})")
     fixture = b"" if suite.fixture is None else git.read_file(repo, base, suite.fixture)  # none declared: the digest of no bytes
     if lock["fixture"]["path"] != suite.fixture or fixture is None or sha256_hex(fixture) != lock["fixture"]["sha256"]:
-        raise WitnessGateError(f"fixture.lock: /fixture: does not pin the base's {suite.fixture or 'declaration without fixture data'} (sha256 of the base's blob)")
+        raise WitnessGateError(f"fixture.lock: /fixture: does not pin the base's {suite.fixture or 'declaration without fixture data'} " "(sha256 of the base's blob)")
     by_path = {change.path: change for change in changes}
     linked = reviews._symlinked_closure(base_tree, config)
     tree = scratch / "suite"
@@ -86,7 +86,7 @@ def rebuild(repo: Path, review: dict[str, Any], suite_name: str, report: dict[st
     config, provided = reviews._with_dependencies(repo, base, config, scratch / "dependencies")
     config = reviews.suite_config(suite, config)
     if list(config.import_paths) != report["import_paths"]:
-        raise WitnessGateError("classification.json: /import_paths is not what the review replayed with: these artifacts are not that review's")
+        raise WitnessGateError("classification.json: /import_paths is not what the review replayed with: these artifacts are not that " "review's")
     return ReviewedTree(tree, suite, config, provided)
 
 

@@ -237,7 +237,7 @@ def decide(
     reasons = [*(f"blocked: {problem}" for problem in problems), *classification.diff_reasons(report)]
     prefix = freeze_dir.rstrip("/") + "/"
     if lock["fixture"]["path"] is not None and lock["fixture"]["path"] in changed and any(path.startswith(prefix) for path in changed):
-        reasons.append(f"the diff changes the fixture {lock['fixture']['path']} and a freeze under {freeze_dir}: one patch may not refresh the pin and the silence together")
+        reasons.append(f"the diff changes the fixture {lock['fixture']['path']} and a freeze under {freeze_dir}: one patch may " "not refresh the pin and the silence together")
     exit_code = gate_exit_code(((row["label"], row["frozen_by"] is not None) for row in rows), bool(reasons))
     exit_code, reasons = _with_unsearched(exit_code, reasons, unsearched)
     record = _record("gate", lock, rows, freeze_rows, reasons, exit_code)
@@ -249,7 +249,7 @@ def _row(entry: dict[str, Any], cover: tuple[str, str] | None) -> dict[str, Any]
     if cover is not None:
         next_step = f"Frozen until {cover[1]}; reopen it before then."
     elif label == "flake":
-        next_step = ("No valid freeze covers this witness: fix the flake, or write a freeze with `witness-gate freeze` bound to this witness."
+        next_step = ("No valid freeze covers this witness: fix the flake, or write a freeze with `witness-gate freeze` bound " "to this witness."
                      + freeze_caveat(entry["cause"]))
     else:
         next_step = entry["next_step"]
@@ -291,7 +291,7 @@ def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, A
             "blocks": True,
             "next_step": "The property failed; the gate is disabled, so nothing is classified and no freeze applies.",
             "cause": "none_found",
-            "reason": f"{record['evidence']['exception_type'] or record['evidence']['kind']}: {record['evidence']['message']}",
+            "reason": f"{record['evidence']['exception_type'] or record['evidence']['kind']}: " f"{record['evidence']['message']}",
             **witness.shown_inputs(record),
         }
         for path, record in found
@@ -341,7 +341,8 @@ def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None
         if row["problems"]:
             lines.append(f"freeze {row['file']} does not hold: {'; '.join(row['problems'])}")
     if record.get("corpus"):
-        lines.append(f"corpus: {len(record['corpus'])} retained witness(es) replayed and held: {', '.join(row['file'] for row in record['corpus'])}")
+        held = ", ".join(row["file"] for row in record["corpus"])
+        lines.append(f"corpus: {len(record['corpus'])} retained witness(es) replayed and held: {held}")
     if "pytest" in record:
         plain = record["pytest"]["plain_tests"]
         failed = [row["node_id"] for row in plain if not row["passed"]]
@@ -353,5 +354,5 @@ def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None
                      + f"; tests without @given (run once, not gated): {len(plain) - len(failed)} passed, {len(failed)} failed"
                      + (f": {', '.join(failed)}" if failed else ""))
     lines.extend(record["reasons"])
-    lines.append(f"gate: {record['verdict']} (exit {record['exit_code']}, {len(record['witnesses'])} witnesses, mode {record['mode']})")
+    lines.append(f"gate: {record['verdict']} (exit {record['exit_code']}, {len(record['witnesses'])} witnesses, mode " f"{record['mode']})")
     return lines

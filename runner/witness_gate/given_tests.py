@@ -129,5 +129,5 @@ def unsearched(module: str, declared: dict[str, bool], searched: dict[str, int],
     collected = {function_key(node_id) for node_id in ours([*searched, *skipped, *plain])}
     reasons += [f"{module}::{key}: not collected (deselected, or no longer a test at run time)"
                 for key, exempt in sorted(declared.items()) if not exempt and key not in collected]
-    return [f"{reason}; a @given test of the base's module must be searched, unless the module itself marks it skip or xfail"
+    return [f"{reason}; a @given test of the base's module must be searched, unless the module itself marks it skip or " "xfail"
             for reason in reasons]

@@ -18,12 +18,13 @@ worker is never started by root. This small program, started by the runner for e
   a fresh tmpfs on a directory no source lies above (`view_root`: `/tmp` as a rule) and binds
   each path there as `<view>/<n>`, which the runner named in bubblewrap's arguments (a bind
   carries the mounts below its source, so the view must not lie below one); then it drops
-  to the worker's unprivileged user and
-  group (one of its own: the process limit counts a user's processes) for good (no supplementary groups, no capabilities left) and executes bubblewrap,
-  whose user namespace is then an unprivileged one: no id inside maps to host root.
+  to the worker's unprivileged user and group (one of its own: the process limit counts a
+  user's processes) for good (no supplementary groups, no capabilities left) and executes
+  bubblewrap, whose user namespace is then an unprivileged one: no id inside maps to host root.
 
 It imports nothing of the runner's and takes one JSON argument: {"limits": {name: value},
-"cgroups": [directory, ...], "user": [uid, gid] or null, "view_root": directory or null, "view": [path, ...], "argv": [...]}.
+"cgroups": [directory, ...], "user": [uid, gid] or null, "view_root": directory or null,
+"view": [path, ...], "argv": [...]}.
 """
 
 from __future__ import annotations

@@ -98,7 +98,8 @@ def pin(
         replay_cap = max(DEFAULT_REPLAY_CAP, replays * replay_interpreters)
     if not replays * replay_interpreters <= replay_cap <= 100000:
         raise WitnessGateError(
-            f"--replay-cap must be between one round ({replays} x {replay_interpreters} = {replays * replay_interpreters}) and 100000, got {replay_cap}"
+            f"--replay-cap must be between one round ({replays} x {replay_interpreters} = "
+            f"{replays * replay_interpreters}) and 100000, got {replay_cap}"
         )
     pinned: dict[str, Any]
     if fixture is None:
@@ -107,7 +108,7 @@ def pin(
         relative = relative_to_root(fixture, root, "fixture")
         digest, size = hash_fixture(fixture)
         if size == 0:
-            raise WitnessGateError(f"{fixture}: fixture is empty: there are no bytes to pin (a suite without fixture data declares fixture = false)")
+            raise WitnessGateError(f"{fixture}: fixture is empty: there are no bytes to pin (a suite without fixture data declares " "fixture = false)")
         pinned = {"path": relative, "sha256": digest, "size": size}
     digest = pinned["sha256"]
     record = {
@@ -179,5 +180,5 @@ def verify_hypothesis_version(lock: dict[str, Any], lock_path: Path) -> None:
     running = hypothesis_version()
     if running != lock["hypothesis_version"]:
         raise WitnessGateError(
-            f"{lock_path}: pinned with Hypothesis {lock['hypothesis_version']}, running {running}: seeded searches differ across versions; re-pin"
+            f"{lock_path}: pinned with Hypothesis {lock['hypothesis_version']}, running {running}: seeded searches " "differ across versions; re-pin"
         )

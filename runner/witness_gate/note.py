@@ -38,7 +38,7 @@ def render(gate: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> str:
         lines += [
             f"## {row['assertion_id']}: {row['label']}",
             "",
-            f"- {row['assertion_id']}: {row['label']}, {row['failures']}/{row['runs']} replays failed (cause: {row['cause']}); {status}",
+            f"- {row['assertion_id']}: {row['label']}, {row['failures']}/{row['runs']} replays failed (cause: " f"{row['cause']}); {status}",
             f"- witness `{row['witness_hash']}` ({row['file']})",
             "",
             "```json",

@@ -303,7 +303,7 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
     # The job's environment and the base's Pants configuration: the head's is an oracle edit.
     writes = cache_trust.cache_write_settings(environ, {f"{base_ref}:{name}": git.read_file(repo, base, name) for name in cache_trust.CONFIG_FILES})
     if writes:
-        raise WitnessGateError(f"{'; '.join(writes)}: a pull-request job must not write the shared remote cache; {cache_trust.FIX} (docs/scale-out.md)")
+        raise WitnessGateError(f"{'; '.join(writes)}: a pull-request job must not write the shared remote cache; {cache_trust.FIX} " "(docs/scale-out.md)")
     config = _base_config(repo, base_ref, base, suites_document)
     with store.staged_directory(out_dir, "review.json", "--out") as stage:
         result = _review(repo, base, head, config, stage, now)
@@ -315,7 +315,7 @@ def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetim
     commands = {(name, row["file"]): freezes.review_command(where, name, row, config.freezes_dir, hours)
                 for name, record in result.suites.items() for row in gates.unfrozen_flakes(record)}
     steps = {key: freezes.review_steps(where, command, config.freezes_dir, key[1]) for key, command in commands.items()}
-    told = [f"{name}: to freeze it, open a pull request of its own against the base (its owners review it), from a checkout of the "
+    told = [f"{name}: to freeze it, open a pull request of its own against the base (its owners review it), from a " "checkout of the "
             f"base with this review's --out at {out_dir} and the head fetched, with the file this writes: {command}"
             for (name, _), command in commands.items()]
     declared = f"the base's build graph ({suites_document})" if suites_document is not None else "the base's pyproject.toml"
@@ -337,7 +337,7 @@ def _base_config(repo: Path, base_ref: str, base: str, suites_document: Path | N
         shown = ", ".join(list(declaring)[:3]) + (f" and {len(declaring) - 3} more" if len(declaring) > 3 else "")
         goals = " or ".join(f"`{goal}`" for goal in sorted(set(declaring.values())))
         raise WitnessGateError(
-            f"{base_ref}: {shown} declare gated targets (witness_properties, witness_gate_test), which only the build graph describes: "
+            f"{base_ref}: {shown} declare gated targets (witness_properties, witness_gate_test), which only the build " "graph describes: "
             f"run {goals} in a clean checkout of the base and pass that file with --suites"
         )
     if policy is None:
@@ -558,15 +558,15 @@ def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | No
         if "error" in record:
             reasons.append(f"{name}: the head's own oracle could not run: {record['error']}")
         else:
-            reasons += [f"{name}: the head's oracle rejects the unchanged implementation: {row['assertion_id']} ({row['label']})" for row in record["witnesses"]]
+            reasons += [f"{name}: the head's oracle rejects the unchanged implementation: {row['assertion_id']} " f"({row['label']})" for row in record["witnesses"]]
     if ownership.oracle:
         reasons += [f"oracle edit: {path} (owner: {who})" for path, who in sorted(ownership.oracle.items())]
         if ownership.impl:
             codes.append(EXIT_BLOCKED)
-            reasons.append("mixed_edit: the patch changes implementation and oracle paths - Block. Split the diff: oracle first, in its own review.")
+            reasons.append("mixed_edit: the patch changes implementation and oracle paths - Block. Split the diff: oracle first, " "in its own review.")
         else:
             codes.append(EXIT_ORACLE_REVIEW)
-            reasons.append("oracle_review: the patch changes oracle paths - Open a separate oracle review; the owners of each path above must approve it.")
+            reasons.append("oracle_review: the patch changes oracle paths - Open a separate oracle review; the owners of each " "path above must approve it.")
     lines = [*reasons[:len(problems)], *suite_lines, *reasons[len(problems):]]
     exit_code = most_severe(codes)
     record = {
@@ -579,7 +579,7 @@ def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | No
     if pre_existing and any(pre_existing.values()):
         record["pre_existing"] = {name: [{key: row[key] for key in ("file", "assertion_id", "witness_hash", "label")} for row in rows]
                                   for name, rows in sorted(pre_existing.items()) if rows}
-    lines.append(f"review: {record['verdict']} (exit {exit_code}; base {base[:12]}, head {head[:12]}, {len(paths)} changed paths)")
+    lines.append(f"review: {record['verdict']} (exit {exit_code}; base {base[:12]}, head {head[:12]}, {len(paths)} changed " "paths)")
     out_dir.mkdir(parents=True, exist_ok=True)
     store.save_artifact(out_dir / "review.json", "review", record)
     return ReviewResult(exit_code, lines, record, suites, reasons)

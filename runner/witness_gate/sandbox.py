@@ -256,7 +256,8 @@ def confinement() -> Confinement:
         return Confinement(None, f"{bwrap} cannot start: {error}: {_FIX}")
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip().splitlines()
-        return Confinement(None, f"{bwrap} cannot create the worker's namespaces here ({said[-1] if said else f'exit status {done.returncode}'}): {_FIX}")
+        why = said[-1] if said else f"exit status {done.returncode}"
+        return Confinement(None, f"{bwrap} cannot create the worker's namespaces here ({why}): {_FIX}")
     return Confinement(bwrap)
 
 
@@ -264,7 +265,7 @@ def require_confinement(command: str) -> None:
     """Refuses (exit 2) to run `command` where workers cannot be confined: never a silent downgrade."""
     missing = confinement().missing
     if missing:
-        raise WitnessGateError(f"{command} runs the code under test only inside kernel namespaces, and this machine has none for it: {missing}")
+        raise WitnessGateError(f"{command} runs the code under test only inside kernel namespaces, and this machine has none for it: " f"{missing}")
 
 
 def confinement_notice() -> str | None:
@@ -276,7 +277,7 @@ def confinement_notice() -> str | None:
         return (f"sandbox: off: {missing}. The code under test ran as this user, with this user's files, processes and "
                 "network in reach; `witness-gate review` refuses to run like this.")
     if os.geteuid() == 0 and _cgroups_missing():
-        return (f"sandbox: each worker's memory is bounded per process ({WORKER_LIMITS['RLIMIT_AS'] >> 30} GiB), not in sum: "
+        return (f"sandbox: each worker's memory is bounded per process ({WORKER_LIMITS['RLIMIT_AS'] >> 30} GiB), not in " "sum: "
                 f"no control group for it ({_cgroups_missing()}); the kernel's out-of-memory killer takes workers first.")
     return None
 

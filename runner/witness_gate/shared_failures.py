@@ -62,7 +62,7 @@ def set_aside(record: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, A
 
 def lines(rows: list[dict[str, Any]]) -> list[str]:
     """What the review says of each shared row."""
-    return [f"pre-existing: {row['assertion_id']} ({row['label']}, {row['failures']}/{row['runs']} replays; {row['file']}): the base fails "
-            "this witness the same way, so it is not this patch's regression. The base's debt: fix it (then retain the witness in "
+    return [f"pre-existing: {row['assertion_id']} ({row['label']}, {row['failures']}/{row['runs']} replays; " f"{row['file']}): the base fails "
+            "this witness the same way, so it is not this patch's regression. The base's debt: fix it (then retain the " "witness in "
             "the corpus); until then this property is searched no further than this failure."
             for row in rows]

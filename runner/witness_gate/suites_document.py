@@ -31,11 +31,11 @@ def graph_config(data: bytes, source: str, base: str, pyproject: GateConfig, rol
     schemas.validate("suites", document, source)
     if document["commit"] != base:
         raise WitnessGateError(
-            f"{source}: read from commit {document['commit']}, not {role} {base}: run `{GOAL}` in a clean checkout of {role}"
+            f"{source}: read from commit {document['commit']}, not {role} {base}: run `{GOAL}` in a clean checkout of " f"{role}"
         )
     if pyproject.suites:
         raise WitnessGateError(
-            f"{source} and the base's pyproject.toml both declare suites ({_names(s.name for s in pyproject.suites)} there, "
+            f"{source} and the base's pyproject.toml both declare suites ({_names(s.name for s in pyproject.suites)} " "there, "
             f"{_names(s['name'] for s in document['suites'])} in the graph): declare each suite once, in BUILD; "
             "remove [[tool.witness-gate.suites]]"
         )
@@ -44,7 +44,7 @@ def graph_config(data: bytes, source: str, base: str, pyproject: GateConfig, rol
     names = [entry["name"] for entry in document["suites"]]
     if len(set(names)) != len(names):
         twice = sorted({name for name in names if names.count(name) > 1})
-        raise WitnessGateError(f"{source}: two gated targets have the name {twice[0]!r}: review writes each suite to --out/<name>; rename one")
+        raise WitnessGateError(f"{source}: two gated targets have the name {twice[0]!r}: review writes each suite to --out/<name>; " "rename one")
     suites = tuple(_suite(entry, f"{source} suite {entry['name']}") for entry in document["suites"])
     impl, oracle = ownership.suite_sides(suites)
     return GateConfig(

@@ -38,7 +38,7 @@ def run(
     checks = []
     try:
         locks.verify_fixture(lock, root)
-        checks.append(Check("lock matches fixture", True, f"{lock['fixture']['path'] or 'no fixture data (declared so)'} sha256 {lock['fixture']['sha256'][:12]}..."))
+        checks.append(Check("lock matches fixture", True, f"{lock['fixture']['path'] or 'no fixture data (declared so)'} sha256 " f"{lock['fixture']['sha256'][:12]}..."))
     except FixtureChanged as error:
         return [Check("lock matches fixture", False, str(error))]
     report = classification.load_report(report_path, lock)

@@ -97,7 +97,7 @@ def shown_input(payload: Any) -> str:
 def _cut(text: str) -> str:
     if len(text) <= INPUT_SHOWN:
         return text
-    return f"{text[:INPUT_SHOWN]}... (cut at {INPUT_SHOWN} of {len(text)} characters: the witness file holds the whole input)"
+    return f"{text[:INPUT_SHOWN]}... (cut at {INPUT_SHOWN} of {len(text)} characters: the witness file holds the " "whole input)"
 
 
 def shown_inputs(record: dict[str, Any]) -> dict[str, str | None]:

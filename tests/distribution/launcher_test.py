@@ -62,7 +62,7 @@ def test_as_root_without_bubblewrap_the_launcher_installs_debians_and_says_so(la
     (stand_in / "apt-get").write_text(f"""#!/bin/sh
 echo "$*" >> {stand_in}/calls
 case "$*" in *install*bubblewrap*) printf '#!/bin/sh\\necho "bubblewrap 0.8.0"\\n' > {stand_in}/bwrap; chmod +x {stand_in}/bwrap;; esac
-""")
+""")  # noqa: E501 (test data: a source file, as written)
     (stand_in / "apt-get").chmod(0o755)
     path = f"{stand_in}:" + path_without(launcher.parent / "bin", "bwrap", "apt-get", path="/usr/local/bin:/usr/bin:/bin")
     done = run(launcher, path)

@@ -243,11 +243,12 @@ def test_a_bazel_base_whose_bazel_fails_stops_the_job_as_setup(tmp_path: Path):
 def test_a_bazel_base_is_reviewed_with_the_suites_its_bazel_prints(tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]):
     # What `bazel run @witness_gate//bazel:suites` prints for this commit (tests/rules checks
     # the real command field by field), written where the job asks.
+    document = graph_document("COMMIT", oracle=["tests/BUILD.bazel", "tests/fixtures/orders.json", "tests/properties/orders_props.py"])
     printer = (
         "#!/usr/bin/env python3\nimport json, subprocess, sys\n"
         "assert sys.argv[1:3] == ['run', '@witness_gate//bazel:suites'], sys.argv\n"
-        "commit = subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True, text=True, check=True).stdout.strip()\n"
-        f"document = {graph_document('COMMIT', oracle=['tests/BUILD.bazel', 'tests/fixtures/orders.json', 'tests/properties/orders_props.py'])!r}\n"
+        "commit = subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True, text=True, " "check=True).stdout.strip()\n"
+        f"document = {document!r}\n"
         "document['commit'] = commit\n"
         "open(sys.argv[-1].split('=', 1)[1], 'w').write(json.dumps(document))\n"
     )

@@ -246,7 +246,7 @@ def test_the_cli_path_gates_and_reviews_the_same_repository(adopter):
 
 def extra_properties(name: str) -> str:
     return ('from hypothesis import strategies as st\n\nimport witness_gate\nfrom ledger.balance import balance\n\n\n'
-            f'@witness_gate.property(payloads=st.lists(st.fixed_dictionaries({{"kind": st.just("credit"), "amount": st.integers(0, 9)}}), max_size=3))\n'
+            '@witness_gate.property(payloads=st.lists(st.fixed_dictionaries({"kind": st.just("credit"), "amount": ' 'st.integers(0, 9)}), max_size=3))\n'
             f'def prop_{name}(payload: list) -> bool:\n    return balance(payload) == sum(e["amount"] for e in payload)\n')
 
 
@@ -379,7 +379,7 @@ def test_the_jobs_flake_is_frozen_from_the_base_and_merges_once_its_owners_appro
     blocks = [block.split("```", 1)[0].splitlines() for block in summary.split("```bash\n")[1:]]
     steps = blocks[0]
     assert steps[0].startswith("git fetch origin ")  # this repository is its own origin: the head is here already
-    assert steps[1] == "./pants witness-gate-suites --output-file=.artifacts/suites.json ::  # the base's suites, printed by the base"
+    assert steps[1] == "./pants witness-gate-suites --output-file=.artifacts/suites.json ::  # the base's suites, printed by the " "base"
     # The job's own runner, by its pins: the lock pins the job's Hypothesis, which this
     # repository's resolve (and so `./pants run :witness-gate`) need not hold.
     assert steps[5].startswith('"$HOME/.cache/witness-gate/job-runner/bin/witness-gate" freeze --review '), steps

@@ -143,7 +143,7 @@ def test_an_honest_refactor_of_the_decoder_passes_the_projects_own_tests(repo: G
     passed, out = review(repo, HONEST_BRANCH)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "hpack: gate pass under the base's oracle and freezes, with the head's implementation" in passed.stdout
-    assert re.search(r"hpack: pytest: 6 @given test\(s\) searched \(\d+-\d+ cases each\); tests without @given \(run once, not gated\): "
+    assert re.search(r"hpack: pytest: 6 @given test\(s\) searched \(\d+-\d+ cases each\); tests without @given \(run once, not " r"gated\): "
                      r"9 passed, 0 failed", passed.stdout), passed.stdout
     gate = json.loads((out / "hpack/gate.json").read_text())
     assert (gate["verdict"], gate["witnesses"]) == ("pass", [])
@@ -157,7 +157,8 @@ def test_the_indexerror_hpack_2_1_0_fixed_comes_back_as_a_regression(regression)
     assert "data=b''" in blocked.stdout  # the failing input, as Hypothesis printed it
     # The project's own plain tests of the same contract fail too, and are reported, not gated.
     assert re.search(r"pytest: 6 @given test\(s\) searched \(\d+-\d+ cases each\); tests without @given \(run once, not gated\): "
-                     r"7 passed, 2 failed: tests/properties/test_encode_decode.py::TestIntegerDecoding::test_decode_empty_string_fails",
+                     r"7 passed, 2 failed: "
+                     r"tests/properties/test_encode_decode.py::TestIntegerDecoding::test_decode_empty_string_fails",
                      blocked.stdout), blocked.stdout
     assert json.loads((out / "review.json").read_text())["suites"] == {"hpack": "blocked"}
     [row] = json.loads((out / "hpack/gate.json").read_text())["witnesses"]
@@ -227,7 +228,7 @@ except Exception as error:
     print("failed:", type(error).__name__, *getattr(error, "__notes__", []))
 else:
     print("passed")
-'''
+'''  # noqa: E501 (test data: a source file, as written)
 
 
 def test_hypothesis_itself_replays_the_witness_to_the_same_input(repo: GitRepo, regression):

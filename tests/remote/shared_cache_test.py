@@ -116,7 +116,7 @@ def server(tmp_path_factory) -> Iterator[Server]:
                 break
             except OSError:
                 assert time.monotonic() - started < SERVER_START_TIMEOUT, (
-                    f"bgd server not listening on 127.0.0.1:{port} after {SERVER_START_TIMEOUT} s:\n{log_path.read_text()}")
+                    f"bgd server not listening on 127.0.0.1:{port} after {SERVER_START_TIMEOUT} " f"s:\n{log_path.read_text()}")
                 time.sleep(0.5)
         print(f"BuildGrid listening after {time.monotonic() - started:.1f} s")
         yield Server(f"127.0.0.1:{port}", token, env)
@@ -147,8 +147,8 @@ class Machine(GitRepo):
                                "test", "--test-output=failed", TARGET], cwd=self.root, env=self.env, capture_output=True, text=True, timeout=900)
         output = done.stdout + done.stderr
         run = Run(done.returncode, output, counters(output), time.monotonic() - started)
-        print(f"{self.root.name}: exit {run.code} in {run.seconds:.0f} s, remote cache {run.counters.get('remote_cache_requests_cached')}"
-              f"/{run.counters.get('remote_cache_requests')} hit, {run.counters.get('remote_cache_write_successes')} written")
+        print(f"{self.root.name}: exit {run.code} in {run.seconds:.0f} s, remote cache " f"{run.counters.get('remote_cache_requests_cached')}"
+              f"/{run.counters.get('remote_cache_requests')} hit, {run.counters.get('remote_cache_write_successes')} " "written")
         return run
 
 

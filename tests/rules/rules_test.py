@@ -115,7 +115,7 @@ def test_impl_paths_and_file_dependencies_add_implementation(rule_runner):
 
 def test_an_impl_path_that_matches_nothing_is_an_error(rule_runner):
     with pytest.raises(ExecutionError, match="nothing.csv"):
-        ownership(rule_runner, FIXTURE + 'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", impl_paths=["nothing.csv"])')
+        ownership(rule_runner, FIXTURE + 'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", ' 'impl_paths=["nothing.csv"])')
 
 
 def test_depending_on_the_properties_own_sources_is_a_clear_error(rule_runner):

@@ -56,7 +56,7 @@ def project_files() -> dict[str, str]:
         ),
         "runner/BUILD": (
             'python_sources(name="lib", sources=["witness_gate/**/*.py"], dependencies=[":schemas", '
-            '"3rdparty/python:hypothesis", "3rdparty/python:jsonschema", "3rdparty/python:pytest", "3rdparty/python:typer"])\n'
+            '"3rdparty/python:hypothesis", "3rdparty/python:jsonschema", "3rdparty/python:pytest", ' '"3rdparty/python:typer"])\n'
             'resources(name="schemas", sources=["witness_gate/_schemas/*.json"])\n'
         ),
     }
@@ -152,12 +152,12 @@ def test_a_pytest_module_of_given_tests_is_gated_as_it_is(rule_runner):
         ),
         "props/BUILD": (
             'witness_fixture(name="fx", source="fixture.json", generator_version=1)\n'
-            'witness_properties(name="props", sources=["test_calc.py"], fixture=":fx", dependencies=["app"], replays=3)\n'
+            'witness_properties(name="props", sources=["test_calc.py"], fixture=":fx", dependencies=["app"], ' 'replays=3)\n'
         ),
     })
     passed = run(rule_runner)
     assert passed.exit_code == 0, passed.stdout + passed.stderr
-    assert "pytest: 1 @given test(s) searched (100-100 cases each); tests without @given (run once, not gated): 1 passed, 0 failed" in passed.stdout
+    assert "pytest: 1 @given test(s) searched (100-100 cases each); tests without @given (run once, not gated): 1 " "passed, 0 failed" in passed.stdout
 
     rule_runner.write_files({"app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n", "changed.txt": "app/calc.py\n"})
     failed = run(rule_runner)
@@ -168,7 +168,7 @@ def test_a_pytest_module_of_given_tests_is_gated_as_it_is(rule_runner):
 
 def test_oracle_dependencies_reach_the_sandbox_and_are_judged_as_oracle(rule_runner):
     rule_runner.write_files({
-        "props/numbers.py": "from hypothesis import strategies as st\n\nnumbers = st.fixed_dictionaries({'n': st.integers(0, 1000)})\n",
+        "props/numbers.py": "from hypothesis import strategies as st\n\nnumbers = st.fixed_dictionaries({'n': " "st.integers(0, 1000)})\n",
         "props/calc_props.py": SAMPLE["props/calc_props.py"].replace(
             "st.fixed_dictionaries({'n': st.integers(0, 1000)})", "numbers").replace("import witness_gate\n", "import witness_gate\nfrom props.numbers import numbers\n"),
         "props/BUILD": SAMPLE["props/BUILD"].replace('dependencies=["app"]', 'dependencies=["app", ":numbers"], oracle_dependencies=[":numbers"]')
@@ -180,7 +180,7 @@ def test_oracle_dependencies_reach_the_sandbox_and_are_judged_as_oracle(rule_run
     # The bug, with the strategies narrowed in the same change: a mixed edit, never a pass.
     rule_runner.write_files({
         "app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n",
-        "props/numbers.py": "from hypothesis import strategies as st\n\nnumbers = st.fixed_dictionaries({'n': st.integers(0, 1000)})\n# reworded\n",
+        "props/numbers.py": "from hypothesis import strategies as st\n\nnumbers = st.fixed_dictionaries({'n': " "st.integers(0, 1000)})\n# reworded\n",
         "changed.txt": "app/calc.py\nprops/numbers.py\n",
     })
     failed = run(rule_runner)
@@ -209,7 +209,7 @@ def test_a_retained_witness_is_replayed_by_pants_test_and_blocks_the_bug_it_hold
 def test_a_declared_condition_reaches_the_workers_and_its_witness(rule_runner):
     # A mode read from the environment at import, as production sets it: only that mode is buggy.
     rule_runner.write_files({
-        "app/calc.py": "import os\n\nFAST = os.environ.get('CALC_MODE') == 'fast'\n\n\ndef double(n):\n    return n + n + (1 if FAST and n > 500 else 0)\n",
+        "app/calc.py": "import os\n\nFAST = os.environ.get('CALC_MODE') == 'fast'\n\n\ndef double(n):\n    return " "n + n + (1 if FAST and n > 500 else 0)\n",
         "props/BUILD": SAMPLE["props/BUILD"].replace("replays=3)", 'replays=3, conditions=["", "CALC_MODE=fast"])'),
         "changed.txt": "app/calc.py\n",
     })

@@ -29,9 +29,9 @@ LAYOUT = {
     "src/util/money.py": "",
     "tests/props/BUILD": (
         'witness_fixture(name="fx", source="fixture.json", generator_version=2)\n'
-        'witness_properties(name="cart", sources=["cart_props.py"], fixture=":fx", dependencies=["src/shop"], replays=7,'
-        ' max_examples=250, generated_oracle_paths=["stubs.py"], conditions=["", "TZ=America/New_York SHOP_REGION=US"])\n'
-        'witness_properties(name="money", sources=["money_*.py", "!money_old.py"], fixture=":fx", dependencies=["src/util"])\n'
+        'witness_properties(name="cart", sources=["cart_props.py"], fixture=":fx", dependencies=["src/shop"], ' 'replays=7,'
+        ' max_examples=250, generated_oracle_paths=["stubs.py"], conditions=["", "TZ=America/New_York ' 'SHOP_REGION=US"])\n'
+        'witness_properties(name="money", sources=["money_*.py", "!money_old.py"], fixture=":fx", ' 'dependencies=["src/util"])\n'
     ),
     "tests/props/cart_props.py": "",
     "tests/props/money_props.py": "",
@@ -112,10 +112,11 @@ RESOLVES = ("--python-enable-resolves", "--python-resolves={'python-default': '3
 
 def require(rule_runner: RuleRunner, **resolves: str) -> None:
     """src/util requires `Money_Lib` (and, where `resolves` names them, more from other resolves)."""
+    dependencies = ["3rdparty:money", *(f"3rdparty:{name}" for name in resolves)]
     rule_runner.write_files({
         "3rdparty/BUILD": 'python_requirement(name="money", requirements=["Money_Lib==1.2"])\n' + "".join(
             f'python_requirement(name="{name}", requirements=["{name}==1.0"], resolve="{resolve}")\n' for name, resolve in resolves.items()),
-        "src/util/BUILD": f"python_sources(dependencies={['3rdparty:money', *(f'3rdparty:{name}' for name in resolves)]!r})",
+        "src/util/BUILD": f"python_sources(dependencies={dependencies!r})",
     })
     git(rule_runner, "add", "-A")
     git(rule_runner, "commit", "-q", "-m", "src/util requires a third-party project")

@@ -106,7 +106,7 @@ def test_the_command_prints_and_checks(repo: SampleRepo):
 def test_a_build_file_that_declares_gated_targets_needs_an_owner(repo: SampleRepo):
     printed = repo.cli("codeowners", "--owner", "@acme/spec")
     repo.write("CODEOWNERS", printed.stdout)
-    repo.write("tests/BUILD", 'witness_properties(name="orders", sources=["properties/orders_props.py"], fixture="//tests/fixtures:orders")\n')
+    repo.write("tests/BUILD", 'witness_properties(name="orders", sources=["properties/orders_props.py"], ' 'fixture="//tests/fixtures:orders")\n')
     repo.write("src/BUILD", 'python_sources(name="src")\n')  # the implementation's own build file is not a control
     failed = repo.cli("codeowners", "--check", "CODEOWNERS")
     assert failed.code == 1, failed.stdout + failed.stderr

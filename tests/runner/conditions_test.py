@@ -36,7 +36,7 @@ from orders_app.invoice import invoice_date
 @witness_gate.property(payloads=st.integers(0, 2_000_000_000))
 def prop_invoice_date_is_the_utc_day(timestamp: int) -> bool:
     return invoice_date(timestamp) == datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc).date().isoformat()
-'''
+'''  # noqa: E501 (test data: a source file, as written)
 TAX = '''"""Sales tax in cents; the region's table is chosen once, from the deployment's environment."""
 import os
 

@@ -7,7 +7,7 @@ import pytest
 from witness_gate.config import parse_config
 from witness_gate.errors import WitnessGateError
 
-SUITE = b'[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nproperties = ["tests/properties"]\n'
+SUITE = b'[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = ' b'3\nproperties = ["tests/properties"]\n'
 
 
 def test_a_suite_declares_its_oracle_dependencies():

@@ -177,7 +177,7 @@ def test_three_validators_agree_on_every_artifact_and_every_broken_copy(repo: Sa
     assert disagreements == []
     assert all(python[str(path)] for _, path in valid)
     assert not any(python[str(path)] for _, path in broken)
-    print(f"cross-validation: {len(valid)} artifacts and {len(broken)} broken copies; jsonschema, check-jsonschema and Ajv agree on all")
+    print(f"cross-validation: {len(valid)} artifacts and {len(broken)} broken copies; jsonschema, check-jsonschema and " "Ajv agree on all")
 
 
 # --- the formats other tools read: SARIF and the CI workflow ------------------------------

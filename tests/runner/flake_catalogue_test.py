@@ -137,7 +137,7 @@ def assert_gets_its_label(case: Case, tmp_path: Path, oracle: str | None = None,
     """The case's label and cause, and (`again`) for a cause the runner controls the same
     witness bytes and counts from a noisy caller; `oracle` and `launcher` as in `classify_case`."""
     entry, witnesses = classify_case(case, tmp_path / "first", {"PYTHONHASHSEED": "0"}, oracle, launcher)
-    summary = f"{case.name}: {entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}, {entry['cause']}): {entry['reason']}"
+    summary = f"{case.name}: {entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}, " f"{entry['cause']}): {entry['reason']}"
     assert (entry["label"], entry["cause"]) == ("flake" if case.kind == "nondeterministic" else "regression", case.cause), summary
     controlled = case.cause in CONTROLLED
     if case.kind == "nondeterministic":

@@ -276,7 +276,7 @@ def test_two_properties_failing_on_one_payload_are_two_witnesses(repo):
     # first (a flake) then passed a run in which the second failed on every call.
     repo.write("tests/properties/zero_props.py", (
         "from hypothesis import strategies as st\n\nimport witness_gate\n\n\n"
-        "@witness_gate.property(payloads=st.just(0))\ndef prop_a_rejects_zero(n: int) -> bool:\n    return n != 0\n\n\n"
+        "@witness_gate.property(payloads=st.just(0))\ndef prop_a_rejects_zero(n: int) -> bool:\n    return n != " "0\n\n\n"
         "@witness_gate.property(payloads=st.just(0))\ndef prop_b_rejects_zero(n: int) -> bool:\n    return n != 0\n"
     ))
     result = repo.gate(IMPL, extra=("--replays", "2"))
@@ -309,7 +309,7 @@ from orders_app.pricing import order_total
 @witness_gate.property(payloads=st.fixed_dictionaries({"copies": st.integers(1, 3)}))
 def prop_fixture_orders_keep_their_claimed_totals(payload, fixture):
     return all(order_total(order) * payload["copies"] == order["claimed_total"] * payload["copies"] for order in fixture)
-'''
+'''  # noqa: E501 (test data: a source file, as written)
 
 
 def test_a_property_that_takes_the_fixture_is_replayed_with_the_fixture(repo):

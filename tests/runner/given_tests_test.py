@@ -416,9 +416,9 @@ def test_a_test_that_cannot_run_blocks_a_stateful_machine_runs_once_and_a_module
         repo.write(path, source)
     blocked = gate(repo)
     assert blocked.code == 1, blocked.stdout + blocked.stderr
-    assert ("blocked: tests/properties/test_unsatisfiable.py::test_never: pytest or Hypothesis stopped the test outside any case: "
+    assert ("blocked: tests/properties/test_unsatisfiable.py::test_never: pytest or Hypothesis stopped the test outside " "any case: "
             "Unsatisfiable") in blocked.stdout, blocked.stdout
-    assert ("blocked: tests/properties/test_broken_fixture.py::test_uses_the_ledger: pytest or Hypothesis stopped the test outside "
+    assert ("blocked: tests/properties/test_broken_fixture.py::test_uses_the_ledger: pytest or Hypothesis stopped the " "test outside "
             "any case: OSError: no ledger here") in blocked.stdout, blocked.stdout
     assert {"node_id": "tests/properties/test_machine.py::TestCart::runTest", "passed": True} in repo.gate_json()["pytest"]["plain_tests"]
 
@@ -490,7 +490,7 @@ def test_the_base_module_says_which_given_tests_it_declares_and_which_it_marks_i
     assert declared_given_tests(b"from hypothesis import given as g\n@g(st.integers())\ndef test_b(n): pass\n") == {"test_b": False}
     assert declared_given_tests(b"def f(:\n") == {}
     own = declared_tests(b"@settings(max_examples=5)\n@given(st.integers())\ndef test_a(n): pass\n\n"
-                         b"@given(st.integers())\ndef test_b(n): pass\n\n@settings(max_examples=9)\nclass TestC:\n    def test_d(self): pass\n")
+                         b"@given(st.integers())\ndef test_b(n): pass\n\n@settings(max_examples=9)\nclass TestC:\n    def " b"test_d(self): pass\n")
     assert {key: test.own_max_examples for key, test in own.items()} == {"test_a": True, "test_b": False, "TestC::test_d": True}
     assert not own["TestC::test_d"].given
 
@@ -537,7 +537,7 @@ def test_a_profile_the_code_under_test_loads_is_refused_not_searched_under(tmp_p
     repo = existing_tests_repo(tmp_path)
     repo.edit(IMPL, *BUG)
     repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""The implementation under test: order totals."""\n'
-              "from hypothesis import settings\nsettings.register_profile('one', max_examples=1)\nsettings.load_profile('one')\n")
+              "from hypothesis import settings\nsettings.register_profile('one', " "max_examples=1)\nsettings.load_profile('one')\n")
     result = gate(repo, IMPL)
     assert result.code == 1, result.stdout + result.stderr
     assert "pricing.py loaded the Hypothesis profile 'one': only the test module and its conftest files may choose" in result.stdout

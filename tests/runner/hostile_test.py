@@ -35,17 +35,18 @@ HOSTILE = {
     "SIGALRM ignored, then a hang": ("signal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass", f"within {TIME_LIMIT} s"),
     "stdout and stderr garbage": (
         # The runner's own "done" first: were the worker's stdout its message channel, this would end the call unheard.
-        "os.write(1, b'{\"event\": \"done\"}\\n')\nprint('gate: pass (exit 0)', flush=True)\nos.write(2, b'verdict: pass\\n')\nreturn -1",
+        "os.write(1, b'{\"event\": \"done\"}\\n')\nprint('gate: pass (exit 0)', flush=True)\nos.write(2, b'verdict: " "pass\\n')\nreturn -1",
         "returned_false",
     ),
     "garbage on every inherited descriptor": (
-        "for fd in range(3, 256):\n    try:\n        os.write(fd, b'not json\\n')\n    except OSError:\n        pass\nreturn -1",
+        "for fd in range(3, 256):\n    try:\n        os.write(fd, b'not json\\n')\n    except OSError:\n        " "pass\nreturn -1",
         None,  # which replay's evidence comes first depends on which process the parent stops first
     ),
     "a forged passing result and end on every descriptor": (
         # The message channel is one of the inherited descriptors: were a well-formed line the
         # runner's word, this call would pass and the search end green.
-        "for fd in range(3, 256):\n    try:\n        os.write(fd, b'{\"event\": \"result\", \"passed\": true, \"evidence\": null}\\n{\"event\": \"done\"}\\n')\n"
+        "for fd in range(3, 256):\n    try:\n"
+        "        os.write(fd, b'{\"event\": \"result\", \"passed\": true, \"evidence\": null}\\n{\"event\": \"done\"}\\n')\n"
         "    except OSError:\n        pass\nreturn -1",
         None,
     ),

@@ -28,7 +28,7 @@ HONEST = ('return line["qty"] * line["price"]', 'return line["price"] * line["qt
 
 def suite_toml(fixture_line: str) -> bytes:
     return (f'[tool.witness-gate]\nimpl-prefixes = ["src/"]\noracle-prefixes = ["tests/properties/"]\n\n'
-            f'[[tool.witness-gate.suites]]\nname = "cart"\n{fixture_line}generator-version = 1\nproperties = ["tests/properties"]\n').encode()
+            f'[[tool.witness-gate.suites]]\nname = "cart"\n{fixture_line}generator-version = 1\nproperties = ' '["tests/properties"]\n').encode()
 
 
 def test_a_suite_is_declared_without_fixture_data_only_by_saying_so():

@@ -157,7 +157,7 @@ def test_the_gate_refuses_a_staging_directory_that_is_a_symlink(flaky, tmp_path)
     before = identity(stage)
     result = repo.cli(*command_args("gate", True, repo, {}, tmp_path, tmp_path))
     assert result.code == 2 and result.stderr.splitlines() == [
-        f"witness-gate: error: {stage}: the gate's staging directory is a symlink, not a directory; remove it or give another path"]
+        f"witness-gate: error: {stage}: the gate's staging directory is a symlink, not a directory; remove it or give " "another path"]
     assert identity(stage) == before and not (tmp_path / "gate").exists()
 
 

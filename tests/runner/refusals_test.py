@@ -58,7 +58,7 @@ def test_check_refuses_an_assertion_id_defined_twice(repo: SampleRepo):
         ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", ("exit status 137", "killed by SIGKILL")),
         ("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n", ("exit status 143", "killed by SIGTERM")),
         (
-            "import witness_gate\n@witness_gate.property(payloads=[1, 2])\ndef prop_bad_strategy(p):\n    return True\n",
+            "import witness_gate\n@witness_gate.property(payloads=[1, 2])\ndef prop_bad_strategy(p):\n    return " "True\n",
             "must be a Hypothesis strategy",
         ),
         (

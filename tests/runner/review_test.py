@@ -185,7 +185,7 @@ def test_uncommitted_and_excluded_files_play_no_part(repo: Repo):
 # so its BUILD.bazel names only witness_gate_test.
 PANTS_DECLARATION = (
     'witness_fixture(name="fx", source="fixtures/orders.json", generator_version=3)\n'
-    'witness_properties(name="properties", sources=["properties/*.py"], fixture=":fx", dependencies=["src/orders_app"])\n'
+    'witness_properties(name="properties", sources=["properties/*.py"], fixture=":fx", ' 'dependencies=["src/orders_app"])\n'
 )
 GATED_DECLARATIONS = {
     "pants": ("tests/BUILD", PANTS_DECLARATION, 'dependencies=["src/orders_app"]', 'dependencies=["decoy/orders_app"]'),
@@ -193,7 +193,7 @@ GATED_DECLARATIONS = {
     "bazel": (
         "tests/BUILD.bazel",
         'load("//tools:gate.bzl", "witness_gate_test")\n'
-        'witness_gate_test(name = "properties", sources = glob(["properties/*.py"]), fixture = "//tests/fixtures:orders",\n'
+        'witness_gate_test(name = "properties", sources = glob(["properties/*.py"]), fixture = ' '"//tests/fixtures:orders",\n'
         '                  dependencies = ["//src/orders_app"])\n',
         '"//src/orders_app"', '"//decoy/orders_app"',
     ),
@@ -286,7 +286,7 @@ STRATEGIES = """lines = st.lists(
     max_size=5,
 )
 orders = lines.map(lambda ls: {"lines": ls, "claimed_total": sum(line["qty"] * line["price"] for line in ls)})
-"""
+"""  # noqa: E501 (test data: a source file, as written)
 
 
 def test_a_declared_oracle_helper_comes_from_the_base(repo: Repo):
@@ -391,7 +391,7 @@ def test_a_data_file_outside_the_implementation_prefixes_comes_from_the_head(rep
     (repo.root / "config").mkdir()
     (repo.root / "config/pricing.json").write_text('{"bulk_discount": 0}\n')
     repo.edit(IMPL, 'return line["qty"] * line["price"]',
-              'import json, pathlib\n    discount = json.loads((pathlib.Path(__file__).parents[2] / "config/pricing.json").read_text())["bulk_discount"]\n'
+              'import json, pathlib\n    discount = json.loads((pathlib.Path(__file__).parents[2] / ' '"config/pricing.json").read_text())["bulk_discount"]\n'
               '    return line["qty"] * line["price"] - (discount if line["qty"] > 3 else 0)')
     repo.commit("base: pricing reads a data file")
     repo.git("branch", "-f", "main", "HEAD")

@@ -97,7 +97,7 @@ def test_one_suites_code_cannot_prepare_the_next_suites_tree(repo: Repo):
     # next suite's tree to appear beside its own and weakens the property there.
     repo.edit("pyproject.toml", 'properties = ["tests/properties"]\n',
               'properties = ["tests/properties"]\n\n[[tool.witness-gate.suites]]\nname = "orders-again"\n'
-              'fixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nreplays = 2\nproperties = ["tests/properties"]\n')
+              'fixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nreplays = 2\nproperties = ' '["tests/properties"]\n')
     repo.commit("base: a second suite")
     repo.git("branch", "-f", "main", "HEAD")
     buggy(repo)
@@ -466,7 +466,7 @@ def test_an_unprivileged_callers_workers_meet_the_same_kernel(tmp_path: Path):
         missing("util-linux's setpriv is not installed")
     version = f"import sys; sys.exit(sys.version_info[:2] != {tuple(sys.version_info[:2])})"
     if python is None or subprocess.run([python, "-c", version]).returncode != 0:
-        missing(f"a system python3 {sys.version_info.major}.{sys.version_info.minor} (the compiled packages of this interpreter's)")
+        missing(f"a system python3 {sys.version_info.major}.{sys.version_info.minor} (the compiled packages of this " "interpreter's)")
     home = Path(tempfile.mkdtemp(prefix="witness-gate-unprivileged-", dir="/tmp"))
     try:
         base = Path(sys.base_prefix).resolve()

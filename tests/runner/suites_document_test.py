@@ -118,7 +118,7 @@ def test_a_property_module_the_head_adds_under_the_graphs_glob_is_an_oracle_edit
 def reviewed_with_a_second_declaration(repo: Repo):
     """The base's suite declared in pyproject.toml too, then a bug: the review, refused (exit 2)."""
     (repo.root / "pyproject.toml").write_text(
-        '[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nproperties = ["tests/properties"]\n'
+        '[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = ' '3\nproperties = ["tests/properties"]\n'
     )
     repo.commit("a second declaration")
     repo.branch("patch")
@@ -134,7 +134,7 @@ def test_a_base_that_declares_gated_targets_is_not_reviewed_without_its_graph(gr
     # fall back on: the BUILD declaration is the one `pants test` runs.
     graph_repo.git("checkout", "-q", "main")
     result = reviewed_with_a_second_declaration(graph_repo)
-    assert "main: tests/BUILD declare gated targets (witness_properties, witness_gate_test), which only the build graph describes" in result.stderr
+    assert "main: tests/BUILD declare gated targets (witness_properties, witness_gate_test), which only the build graph " "describes" in result.stderr
     assert "run `pants witness-gate-suites --output-file=<file> ::` in a clean checkout of the base" in result.stderr
     twice = review_from_graph(graph_repo)
     assert twice.returncode == 2 and "both declare suites (orders there, tests.properties in the graph)" in twice.stderr, twice.stderr
@@ -145,7 +145,7 @@ def test_a_base_whose_bazel_build_files_declare_the_suite_is_not_reviewed_from_p
     graph_repo.git("checkout", "-q", "main")
     (graph_repo.root / "tests/BUILD").unlink()
     (graph_repo.root / "tests/BUILD.bazel").write_text(
-        'load("//bazel:defs.bzl", "witness_gate_test")\nwitness_gate_test(name = "properties", sources = glob(["properties/*.py"]),'
+        'load("//bazel:defs.bzl", "witness_gate_test")\nwitness_gate_test(name = "properties", sources = ' 'glob(["properties/*.py"]),'
         ' fixture = ":fx", dependencies = ["//src/orders_app"])\n')
     result = reviewed_with_a_second_declaration(graph_repo)
     assert "main: tests/BUILD.bazel declare gated targets" in result.stderr and "run `bazel run @witness_gate//bazel:suites -- --output-file=<file>`" in result.stderr
@@ -256,7 +256,7 @@ def test_a_modified_module_the_closure_loads_by_name_is_not_unaffected(graph_rep
     (graph_repo.root / "src/orders_app/plugins/discount.py").write_text("def discount(line: dict) -> int:\n    return 0\n")
     (graph_repo.root / IMPL).write_text((graph_repo.root / IMPL).read_text().replace(
         'return line["qty"] * line["price"]',
-        'return line["qty"] * line["price"] - __import__("importlib").import_module("orders_app.plugins." + "discount").discount(line)'))
+        'return line["qty"] * line["price"] - __import__("importlib").import_module("orders_app.plugins." + ' '"discount").discount(line)'))
     graph_repo.commit("a discount plug-in, loaded by name")
     graph_repo.branch("patch")
     (graph_repo.root / "src/orders_app/plugins/discount.py").write_text(

@@ -64,6 +64,6 @@ class ShiftedClock:
                                    capture_output=True, text=True, timeout=60)
             real = datetime.now(timezone.utc).timestamp()
             if shown.returncode != 0 or not shown.stdout.strip() or abs(float(shown.stdout) - real - 86400) > 60:
-                missing(f"Debian's libfaketime ({LIBFAKETIME}) did not shift the clock (apt-get install faketime): {shown.stderr.strip()}")
+                missing(f"Debian's libfaketime ({LIBFAKETIME}) did not shift the clock (apt-get install faketime): " f"{shown.stderr.strip()}")
         finally:
             self._write(0)

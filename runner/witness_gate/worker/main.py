@@ -89,7 +89,7 @@ def main(request_path: str) -> None:
         try:
             import hypothesis.strategies  # noqa: F401
         except ImportError as error:  # no user code has run: the worker's view of the runner is short
-            raise WitnessGateError(f"the worker cannot import the runner's Hypothesis ({error}): its sandbox does not show the runner's install") from None
+            raise WitnessGateError(f"the worker cannot import the runner's Hypothesis ({error}): its sandbox does not show the runner's " "install") from None
         for name in ("pytest", "_pytest.python", "pluggy", pytest_module.HYPOTHESIS_PLUGIN):
             try:
                 importlib.import_module(name)
@@ -142,7 +142,7 @@ class _NetworkWatch:
         if outcome.passed or self.reached is None or outcome.evidence is None:
             return outcome
         sandboxed = "the gate's workers have no network, and " if self.confined else ""
-        note = f"the property reached for the network ({self.reached}); {sandboxed}live network inputs are out of scope: pin what the code reads as bytes. "
+        note = f"the property reached for the network ({self.reached}); {sandboxed}live network inputs are out of " "scope: pin what the code reads as bytes. "
         return Outcome(False, failure_evidence(outcome.evidence["kind"], outcome.evidence["exception_type"], note + outcome.evidence["message"]))
 
 
@@ -176,7 +176,7 @@ def _explicit_payloads(prop: LoadedProperty, fixture: _Fixture) -> list[tuple[st
     if prop.spec.fixture_payloads:
         value = fixture.value()
         if not (isinstance(value, list) and all(isinstance(item, dict) for item in value)):
-            raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: fixture_payloads=True needs a fixture that is a JSON array of objects")
+            raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: fixture_payloads=True needs a fixture that is a JSON array of " "objects")
         payloads += [("fixture", item) for item in value]
     return payloads
 

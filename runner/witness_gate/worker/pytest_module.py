@@ -9,13 +9,13 @@ without `@given` runs once, is reported and gates nothing.
 Hypothesis searches and shrinks as it would under pytest, with what a verdict needs put
 over the test's own settings: a seed from the schedule, no deadline, no health check that
 follows the clock, one bug, the test's `@example`s first and on their own, then generation
-and shrinking with an example database of the worker's that records what Hypothesis saves. That database is how a failing input
-leaves the test, through Hypothesis' public `ExampleDatabase` API: the choice sequence it
-saves first is the original failure, the one it keeps is the shrunk one. A replay gives a
-test a database that holds only that sequence, with `Phase.reuse` alone, in a fresh
-interpreter: exactly that input, the way Hypothesis re-runs a failure it remembers. The
-sequence is tied to the Hypothesis version, which the lock pins. The payloads a test is
-replayed with are the protocol's (`protocol`).
+and shrinking with an example database of the worker's that records what Hypothesis saves.
+That database is how a failing input leaves the test, through Hypothesis' public
+`ExampleDatabase` API: the choice sequence it saves first is the original failure, the one
+it keeps is the shrunk one. A replay gives a test a database that holds only that
+sequence, with `Phase.reuse` alone, in a fresh interpreter: exactly that input, the way
+Hypothesis re-runs a failure it remembers. The sequence is tied to the Hypothesis version,
+which the lock pins. The payloads a test is replayed with are the protocol's (`protocol`).
 `random` is seeded inside every case, after Hypothesis seeds it, as for properties. Only the
 test module may leave a case without failing it (`assume`, a skip, choices that ran out):
 the same from the code under test is a failure (`_Runtime`).
@@ -300,7 +300,7 @@ class GivenTest:
             return Searched("skipped")  # a skip mark, or a skip the test itself asked for: not searched
         if raised is None or self._runtime.left_by_the_test(raised):
             if failed:  # Hypothesis fails a test whose case failed; something made it look passed
-                raise WitnessGateError(f"{self.assertion_id}: case {failed[0][0]} failed, yet the test passed: something in the worker hid the failure")
+                raise WitnessGateError(f"{self.assertion_id}: case {failed[0][0]} failed, yet the test passed: something in the worker " "hid the failure")
             return Searched("passed")
         if not failed:
             raise WitnessGateError(f"{self.assertion_id}: pytest or Hypothesis stopped the test outside any case: "
