@@ -342,8 +342,11 @@ _BROKEN_LINE_TOTAL = "def line_total(qty, price):\n    return qty * price - (1 i
 # from os.urandom: Hypothesis seeds the global `random` for each example, so a bucket drawn
 # from it would never vary under plain pytest) and hash order (the first of a set of strings).
 _FLAKES = (
-    "def test_bucket_{k}(qty, price):\n    assert line_total(qty, price) - (os.urandom(1)[0] < 77) == qty * price\n",
-    "def test_first_tag_{k}(qty, price):\n    assert line_total(qty, price) + len(next(iter({{'ab', 'cd'}}))) * (next(iter({{'ab', 'cd'}})) == 'cd') == qty * price\n",
+    "def test_bucket_{k}(qty, price):\n"
+    "    assert line_total(qty, price) - (os.urandom(1)[0] < 77) == qty * price\n",
+    "def test_first_tag_{k}(qty, price):\n"
+    "    assert line_total(qty, price) + len(next(iter({{'ab', 'cd'}}))) * (next(iter({{'ab', 'cd'}})) == 'cd')"
+    " == qty * price\n",
 )
 
 
