@@ -375,11 +375,11 @@ def bench_red(work: Path, runs: int) -> None:
     pytest of the same head, which also finds and shrinks every failure (Hypothesis'
     default profile, no example database: each run starts cold, as the review's search does)."""
     plain = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "tests"]
-    per_test = {}
+    per_test: dict[int, float] = {}
     scenarios = [(f"{n} failing @given test(s) in one module", {"test_shop": [
         f"def test_line_{k}(qty, price):\n    assert line_total(qty, price) + {k} == qty * price + {k}\n" for k in range(n)]}, True, n)
         for n in (1, 12, 48)]
-    flakes = {f"test_flaky_{m}": [] for m in range(4)}
+    flakes: dict[str, list[str]] = {f"test_flaky_{m}": [] for m in range(4)}
     for k in range(10):
         flakes[f"test_flaky_{k % 4}"].append(_FLAKES[k % 2].format(k=k))
     scenarios.append(("ten flakes over four modules", flakes, False, 10))
@@ -392,7 +392,11 @@ def bench_red(work: Path, runs: int) -> None:
         done = subprocess.run(plain, cwd=repo.root, env=env, capture_output=True, text=True)
         assert done.returncode == 1, done.stdout[-2000:]  # every baseline is a red run
         baseline, _ = median_of(runs, lambda: timed(plain, repo.root, env))
-        ours, rss = median_of(runs, lambda: (shutil.rmtree(out, ignore_errors=True), timed(review, repo.root))[1])
+        def review_afresh() -> tuple[float, int]:
+            shutil.rmtree(out, ignore_errors=True)
+            return timed(review, repo.root)
+
+        ours, rss = median_of(runs, review_afresh)
         verdict = json.loads((out / "review.json").read_text())
         target = "<= 3x" if failing == 1 else "<= 5x"
         report(f"red review, {name} (verdict {verdict['verdict']})", ours, baseline, target,
