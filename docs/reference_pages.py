@@ -29,12 +29,14 @@ def command_reference() -> str:
     group = typer.main.get_command(app)
     assert isinstance(group, typer.core.TyperGroup)  # an app of many commands
     parts = [HEADER.format(source="runner/witness_gate/cli.py"), "# Command reference\n\n"]
-    parts.append("Run as `witness-gate <command>`, `python3 -m witness_gate <command>` or the PEX from\n"
-                 "`./pants package runner:witness-gate`. Exit statuses: 0 pass, 1 blocked, 2 bad input,\n"
-                 "3 oracle review, 4 incomplete evidence. Every `--out` and `--junit-xml` must name a regular\n"
-                 "file (a directory for `check`, `gate` and `review`) or nothing yet: anything else (a symlink,\n"
-                 "a FIFO, a device node) is refused before the command runs, and nothing but a regular file is\n"
-                 "ever replaced. Files get the mode the umask gives.\n")
+    parts.append(
+        "Run as `witness-gate <command>`, `python3 -m witness_gate <command>` or the PEX from\n"
+        "`./pants package runner:witness-gate`. Exit statuses: 0 pass, 1 blocked, 2 bad input,\n"
+        "3 oracle review, 4 incomplete evidence. Every `--out` and `--junit-xml` must name a regular\n"
+        "file (a directory for `check`, `gate` and `review`) or nothing yet: anything else (a symlink,\n"
+        "a FIFO, a device node) is refused before the command runs, and nothing but a regular file is\n"
+        "ever replaced. Files get the mode the umask gives.\n"
+    )
     for name in sorted(group.commands):
         command = group.commands[name]
         context = typer.Context(command, info_name=f"witness-gate {name}", terminal_width=100, max_content_width=100)
@@ -55,7 +57,14 @@ def _type_of(node: dict[str, Any]) -> str:
         details.append(f"format {node['format']}")
     if "pattern" in node:
         details.append(f"pattern `{node['pattern']}`")
-    for key, word in (("minimum", ">="), ("maximum", "<="), ("minLength", "length >="), ("maxLength", "length <="), ("minItems", "items >="), ("maxItems", "items <=")):
+    for key, word in (
+        ("minimum", ">="),
+        ("maximum", "<="),
+        ("minLength", "length >="),
+        ("maxLength", "length <="),
+        ("minItems", "items >="),
+        ("maxItems", "items <="),
+    ):
         if key in node:
             details.append(f"{word} {node[key]}")
     kind = kind if isinstance(kind, str) else " or ".join(kind)
@@ -81,12 +90,16 @@ def schema_reference() -> str:
     from witness_gate import schemas
 
     parts = [HEADER.format(source="schemas/*.schema.json"), "# Artifact formats\n\n"]
-    parts.append("Every artifact is JSON Schema 2020-12 valid, closed (`additionalProperties: false`) and\n"
-                 "written as canonical JSON (sorted keys, two-space indent, trailing newline).\n"
-                 "`witness-gate schema <name>` prints a schema.\n")
+    parts.append(
+        "Every artifact is JSON Schema 2020-12 valid, closed (`additionalProperties: false`) and\n"
+        "written as canonical JSON (sorted keys, two-space indent, trailing newline).\n"
+        "`witness-gate schema <name>` prints a schema.\n"
+    )
     for name in schemas.NAMES:
         document = json.loads(schemas.schema_text(name))
-        parts.append(f"\n## {document['title']} (`{name}`)\n\n{document['description']}\n\n`$id`: `{document['$id']}`\n\n")
+        parts.append(
+            f"\n## {document['title']} (`{name}`)\n\n{document['description']}\n\n`$id`: `{document['$id']}`\n\n"
+        )
         parts.append("| field | type | required | description |\n| --- | --- | --- | --- |\n")
         parts.append("\n".join(_rows(document, "", True)) + "\n")
     return "".join(parts)
@@ -96,7 +109,10 @@ PAGES = {"commands.md": command_reference, "schemas.md": schema_reference}
 
 
 def main(argv: list[str]) -> int:
-    return max(write_or_check(DOCS / name, render(), argv == ["--check"], "docs/reference_pages.py") for name, render in PAGES.items())
+    return max(
+        write_or_check(DOCS / name, render(), argv == ["--check"], "docs/reference_pages.py")
+        for name, render in PAGES.items()
+    )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,24 @@ BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"]
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
 PIN = ["pin", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--out", ".artifacts/fixture.lock"]
-CHECK = ["check", "--lock", ".artifacts/fixture.lock", "--properties", "tests/properties", "--out", ".artifacts/witnesses"]
-CLASSIFY = ["classify", "--lock", ".artifacts/fixture.lock", "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt"]
+CHECK = [
+    "check",
+    "--lock",
+    ".artifacts/fixture.lock",
+    "--properties",
+    "tests/properties",
+    "--out",
+    ".artifacts/witnesses",
+]
+CLASSIFY = [
+    "classify",
+    "--lock",
+    ".artifacts/fixture.lock",
+    "--witnesses",
+    ".artifacts/witnesses",
+    "--diff-paths",
+    "changed.txt",
+]
 
 
 class Session:
@@ -41,9 +57,15 @@ class Session:
         self.parts.append(text.rstrip("\n") + "\n\n")
 
     def run(self, *args: str) -> None:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path), "CI": "true",
-               "HYPOTHESIS_STORAGE_DIRECTORY": str(self.root / ".hypothesis")}
-        done = subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=self.root, env=env, capture_output=True, text=True)
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path),
+            "CI": "true",
+            "HYPOTHESIS_STORAGE_DIRECTORY": str(self.root / ".hypothesis"),
+        }
+        done = subprocess.run(
+            [sys.executable, "-m", "witness_gate", *args], cwd=self.root, env=env, capture_output=True, text=True
+        )
         shown = (done.stderr + done.stdout).rstrip("\n")  # progress (stderr) comes before the verdict
         command = "witness-gate " + " ".join(args)
         self.parts.append(f"```console\n$ {command}\n{shown}\n(exit {done.returncode})\n```\n\n")
@@ -126,12 +148,37 @@ def render(scratch: Path) -> str:
     report = json.loads((session.root / ".artifacts/classification.json").read_text())
     [entry] = [e for e in report["witnesses"] if e["assertion_id"] == "prop_sometimes"]
     session.say("Freeze it with the counts `classify` recorded (the freeze refuses any others):")
-    session.run("freeze", "--assertion", "prop_sometimes", "--lock", ".artifacts/fixture.lock", "--witness",
-                f".artifacts/witnesses/{entry['file']}", "--failures", str(entry["failures"]), "--runs", str(entry["runs"]),
-                "--expires-in-hours", "24", "--out", ".witness-gate/freezes/prop_sometimes.json")
+    session.run(
+        "freeze",
+        "--assertion",
+        "prop_sometimes",
+        "--lock",
+        ".artifacts/fixture.lock",
+        "--witness",
+        f".artifacts/witnesses/{entry['file']}",
+        "--failures",
+        str(entry["failures"]),
+        "--runs",
+        str(entry["runs"]),
+        "--expires-in-hours",
+        "24",
+        "--out",
+        ".witness-gate/freezes/prop_sometimes.json",
+    )
     session.say("The gate, which is what `pants test` runs, honours that freeze and nothing else:")
-    session.run("gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--properties",
-                "tests/properties", "--diff-paths", "changed.txt", "--out", ".artifacts/gate")
+    session.run(
+        "gate",
+        "--fixture",
+        "tests/fixtures/orders.json",
+        "--generator-version",
+        "3",
+        "--properties",
+        "tests/properties",
+        "--diff-paths",
+        "changed.txt",
+        "--out",
+        ".artifacts/gate",
+    )
     return "".join(session.parts).rstrip("\n") + "\n"
 
 
@@ -139,7 +186,9 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         text = render(Path(scratch))
     # A freeze takes its times from the clock: compare them as placeholders.
-    return write_or_check(PAGE, text, argv == ["--check"], "docs/walkthrough_page.py", lambda page: TIMESTAMP.sub("<time>", page))
+    return write_or_check(
+        PAGE, text, argv == ["--check"], "docs/walkthrough_page.py", lambda page: TIMESTAMP.sub("<time>", page)
+    )
 
 
 if __name__ == "__main__":

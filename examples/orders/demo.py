@@ -27,7 +27,12 @@ HONEST = ('"""The implementation under test: order totals."""', '"""Order totals
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.email=demo@witness-gate", "-c", "user.name=demo", *args], cwd=root, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.email=demo@witness-gate", "-c", "user.name=demo", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
 
 
 def pull_request(root: Path, branch: str, edits: list[tuple[str, tuple[str, str]]]) -> int:
@@ -47,11 +52,16 @@ def pull_request(root: Path, branch: str, edits: list[tuple[str, tuple[str, str]
 
 def main() -> int:
     if not (EXAMPLE / "tests" / "properties").is_dir():
-        print(f"demo: {EXAMPLE} not found: run it from the repository root (./pants run examples/orders:gate)", file=sys.stderr)
+        print(
+            f"demo: {EXAMPLE} not found: run it from the repository root (./pants run examples/orders:gate)",
+            file=sys.stderr,
+        )
         return 2
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch) / "orders"
-        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD", "BUILD.bazel", "demo.py"))
+        shutil.copytree(
+            EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD", "BUILD.bazel", "demo.py")
+        )
         git(root, "init", "-q", "-b", "main")
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", "the orders example")
@@ -60,7 +70,10 @@ def main() -> int:
         print("\n== pull request 2: a bug, and the property weakened in the same commit ==")
         attack = pull_request(root, "bug-and-weakened-property", [(IMPL, BUG), (ORACLE, WEAKEN)])
     ok = honest == 0 and attack == 1
-    print(f"\ndemo: {'as expected' if ok else 'UNEXPECTED'}: honest change exit {honest} (pass), bug with a weakened " f"property exit {attack} (blocked)")
+    print(
+        f"\ndemo: {'as expected' if ok else 'UNEXPECTED'}: honest change exit {honest} (pass), bug with a weakened "
+        f"property exit {attack} (blocked)"
+    )
     return 0 if ok else 1
 
 

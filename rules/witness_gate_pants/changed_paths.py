@@ -83,7 +83,11 @@ async def read_changed_paths(_: ChangedPathsRequest, gate: WitnessGate) -> Chang
     if gate.changed_files:
         contents = await Get(
             DigestContents,
-            PathGlobs([gate.changed_files], GlobMatchErrorBehavior.error, description_of_origin="the option `[witness-gate].changed_files`"),
+            PathGlobs(
+                [gate.changed_files],
+                GlobMatchErrorBehavior.error,
+                description_of_origin="the option `[witness-gate].changed_files`",
+            ),
         )
         try:
             text = contents[0].content.decode("utf-8")
@@ -99,7 +103,10 @@ async def read_changed_paths(_: ChangedPathsRequest, gate: WitnessGate) -> Chang
         raise WitnessGateError(f"[witness-gate].base is {gate.base!r}: not a git ref")
     toplevel = await Get(GitResult, GitRequest(("rev-parse", "--show-toplevel")))
     if toplevel.exit_code != 0:
-        raise WitnessGateError(f"[witness-gate].base is {gate.base!r}, but {get_buildroot()} is not in a git repository " f"({toplevel.message()})")
+        raise WitnessGateError(
+            f"[witness-gate].base is {gate.base!r}, but {get_buildroot()} is not in a git repository "
+            f"({toplevel.message()})"
+        )
     # What the branch changed since its merge base with the base, what is uncommitted
     # (staged or not) and what is untracked; as Pants' `--changed-since` reads it, but from
     # git's NUL-separated output, so no name is split at a space or quoted.
@@ -116,7 +123,9 @@ async def read_changed_paths(_: ChangedPathsRequest, gate: WitnessGate) -> Chang
     paths.update(nul_separated_paths(committed.stdout), nul_separated_paths(uncommitted.stdout))
     refused = sorted(unlistable_paths(paths))
     if refused:
-        shown = ", ".join(repr(path) for path in refused[:5]) + (f" and {len(refused) - 5} more" if len(refused) > 5 else "")
+        shown = ", ".join(repr(path) for path in refused[:5]) + (
+            f" and {len(refused) - 5} more" if len(refused) > 5 else ""
+        )
         raise WitnessGateError(
             f"[witness-gate].base {gate.base!r}: {len(refused)} changed path(s) the changed-file list cannot carry "
             f"(a line break, a control character, surrounding whitespace, a backslash or bytes that are not UTF-8 "

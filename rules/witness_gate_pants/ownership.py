@@ -92,7 +92,10 @@ def _in_build_dir(address: Address, patterns: Iterable[str]) -> list[str]:
 async def resolve_fixture(request: PinnedFixtureRequest) -> PinnedFixture:
     origin = f"the `fixture` field of {request.properties_address}"
     addresses = await Get(
-        Addresses, UnparsedAddressInputs([request.fixture_address], owning_address=request.properties_address, description_of_origin=origin)
+        Addresses,
+        UnparsedAddressInputs(
+            [request.fixture_address], owning_address=request.properties_address, description_of_origin=origin
+        ),
     )
     wrapped = await Get(WrappedTarget, WrappedTargetRequest(addresses[0], description_of_origin=origin))
     target = wrapped.target
@@ -107,7 +110,9 @@ async def resolve_fixture(request: PinnedFixtureRequest) -> PinnedFixture:
 async def gated_closure(request: GatedClosureRequest) -> GatedClosure:
     field_set = request.field_set
     helpers = await Get(Targets, UnparsedAddressInputs, field_set.oracle_dependencies.to_unparsed_address_inputs())
-    transitive = await Get(TransitiveTargets, TransitiveTargetsRequest([field_set.address, *(t.address for t in helpers)]))
+    transitive = await Get(
+        TransitiveTargets, TransitiveTargetsRequest([field_set.address, *(t.address for t in helpers)])
+    )
     return GatedClosure(helpers, tuple(transitive.closure))
 
 
@@ -126,26 +131,52 @@ async def derive_ownership(request: OwnershipRequest) -> Ownership:
     implementation, helpers, extra_impl, extra_oracle, generated = await MultiGet(
         Get(SourceFiles, SourceFilesRequest(dependency_sources)),
         Get(SourceFiles, SourceFilesRequest([t[SourcesField] for t in gated.helpers if t.has_field(SourcesField)])),
-        Get(Paths, PathGlobs(_in_build_dir(address, field_set.impl_paths.value or ()), GlobMatchErrorBehavior.error, description_of_origin=origin)),
-        Get(Paths, PathGlobs(_in_build_dir(address, field_set.oracle_paths.value or ()), GlobMatchErrorBehavior.error, description_of_origin=origin)),
+        Get(
+            Paths,
+            PathGlobs(
+                _in_build_dir(address, field_set.impl_paths.value or ()),
+                GlobMatchErrorBehavior.error,
+                description_of_origin=origin,
+            ),
+        ),
+        Get(
+            Paths,
+            PathGlobs(
+                _in_build_dir(address, field_set.oracle_paths.value or ()),
+                GlobMatchErrorBehavior.error,
+                description_of_origin=origin,
+            ),
+        ),
         Get(Paths, PathGlobs(_in_build_dir(address, field_set.generated_oracle_paths.value or ()))),
     )
     # A literal generated path counts while the file is absent: its reappearance is an edit too.
-    literal_generated = [p for p in _in_build_dir(address, field_set.generated_oracle_paths.value or ()) if not has_glob(p)]
+    literal_generated = [
+        p for p in _in_build_dir(address, field_set.generated_oracle_paths.value or ()) if not has_glob(p)
+    ]
     # The BUILD file declares the sources, the fixture, the replay count and the extra paths:
     # editing it edits the oracle.
-    oracle = {*properties.snapshot.files, fixture.path, build_file.rel_path, *helpers.snapshot.files, *extra_oracle.files, *generated.files,
-              *literal_generated}
+    oracle = {
+        *properties.snapshot.files,
+        fixture.path,
+        build_file.rel_path,
+        *helpers.snapshot.files,
+        *extra_oracle.files,
+        *generated.files,
+        *literal_generated,
+    }
     # A helper reached through `dependencies` as well is still the oracle's.
     impl = {*implementation.snapshot.files, *extra_impl.files} - set(helpers.snapshot.files)
     clash = derived_overlap(impl, oracle)
     if clash:
         raise WitnessGateError(
             f"{address}: {clash} is both oracle (a property module, the fixture or an oracle path) and implementation "
-            "(a file of a dependency, or `impl_paths`): give each path one owner, e.g. do not depend on the " "properties' own sources"
+            "(a file of a dependency, or `impl_paths`): give each path one owner, e.g. do not depend on the "
+            "properties' own sources"
         )
     oracle_digest = await Get(Digest, MergeDigests([properties.snapshot.digest, fixture.digest]))
-    return Ownership(tuple(sorted(properties.snapshot.files)), fixture, tuple(sorted(impl)), tuple(sorted(oracle)), oracle_digest)
+    return Ownership(
+        tuple(sorted(properties.snapshot.files)), fixture, tuple(sorted(impl)), tuple(sorted(oracle)), oracle_digest
+    )
 
 
 def rules():

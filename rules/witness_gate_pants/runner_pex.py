@@ -41,12 +41,14 @@ RUNNER_MAIN = EntryPoint.parse("witness_gate.cli:main")
 def runner_source_problem(runner: str | None, install_from_resolve: str | None) -> str | None:
     """Why the options do not say where the runner comes from, or None."""
     if runner and install_from_resolve:
-        return "[witness-gate] sets both `runner` and `install_from_resolve`: the runner comes from one place; unset one"
+        return (
+            "[witness-gate] sets both `runner` and `install_from_resolve`: the runner comes from one place; unset one"
+        )
     if not runner and not install_from_resolve:
         return (
             "[witness-gate] does not say where the runner comes from: add `witness-gate==<version>` to a resolve "
             "(e.g. 3rdparty/python/requirements.txt, then `pants generate-lockfiles`) and set "
-            "`install_from_resolve = \"<that resolve>\"`, or set `runner` to the address of the runner's sources"
+            '`install_from_resolve = "<that resolve>"`, or set `runner` to the address of the runner\'s sources'
         )
     return None
 
@@ -66,17 +68,30 @@ async def plan_runner(_: RunnerPexRequest, gate: WitnessGate) -> RunnerPex:
             description_of_origin="the option `[witness-gate].requirements`",
         )
         return RunnerPex(
-            PexRequest(output_filename="witness_gate_runner.pex", internal_only=True, requirements=requirements,
-                       interpreter_constraints=InterpreterConstraints(), main=RUNNER_MAIN, description="Building the witness-gate runner")
+            PexRequest(
+                output_filename="witness_gate_runner.pex",
+                internal_only=True,
+                requirements=requirements,
+                interpreter_constraints=InterpreterConstraints(),
+                main=RUNNER_MAIN,
+                description="Building the witness-gate runner",
+            )
         )
     assert gate.runner is not None  # runner_source_problem: the runner comes from one place
     runner = await Get(
-        Addresses, UnparsedAddressInputs([gate.runner], owning_address=None, description_of_origin="the option `[witness-gate].runner`")
+        Addresses,
+        UnparsedAddressInputs(
+            [gate.runner], owning_address=None, description_of_origin="the option `[witness-gate].runner`"
+        ),
     )
     request = await Get(
         PexRequest,
         PexFromTargetsRequest(
-            runner, output_filename="witness_gate_runner.pex", internal_only=True, main=RUNNER_MAIN, description="Building the witness-gate runner"
+            runner,
+            output_filename="witness_gate_runner.pex",
+            internal_only=True,
+            main=RUNNER_MAIN,
+            description="Building the witness-gate runner",
         ),
     )
     return RunnerPex(request)
@@ -87,7 +102,9 @@ async def runner_for_target(request: TargetRunnerRequest) -> VenvPex:
     """The runner plus the third-party requirements of one target's closure, the way Pants'
     pytest rule composes its runner: one build per resolve and requirement set, shared by
     every target that has the same."""
-    runner, requirements = await MultiGet(Get(RunnerPex, RunnerPexRequest()), Get(Pex, RequirementsPexRequest(request.addresses)))
+    runner, requirements = await MultiGet(
+        Get(RunnerPex, RunnerPexRequest()), Get(Pex, RequirementsPexRequest(request.addresses))
+    )
     return await Get(VenvPex, PexRequest, dataclasses.replace(runner.request, pex_path=(requirements,)))
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pants.core.goals.test import TestFieldSet
 from pants.option.option_types import BoolOption, IntOption, StrListOption, StrOption
 from pants.option.subsystem import Subsystem
+
 # softwrap, not help_text: the same text for a str (help_text calls softwrap), typed as the
 # str an option's help takes.
 from pants.util.strutil import softwrap
@@ -36,7 +37,8 @@ class WitnessGate(Subsystem):
     # only exists to be refused (see the partitioner in test.py).
     skip = BoolOption(
         default=False,
-        help="Refused: the gate has no off switch. Setting it fails `pants test` instead of reporting gated targets " "green unrun; `enabled = false` still runs the properties.",
+        help="Refused: the gate has no off switch. Setting it fails `pants test` instead of reporting gated targets "
+        "green unrun; `enabled = false` still runs the properties.",
     )
     enabled = BoolOption(
         default=False,
@@ -112,7 +114,8 @@ class WitnessGate(Subsystem):
     )
     requirements = StrListOption(
         default=["witness-gate"],
-        help="With `install_from_resolve`: the requirements of the runner, at the versions the resolve's lockfile " "pins.",
+        help="With `install_from_resolve`: the requirements of the runner, at the versions the resolve's lockfile "
+        "pins.",
     )
     runner = StrOption(
         default=None,

@@ -45,45 +45,65 @@ class SuitesGoal(Goal):
 
 def suites_document(commit: str, gate: dict, suites: list[dict]) -> str:
     """The canonical document (sorted keys, no spaces): the same graph gives the same bytes."""
-    document = {"schema_version": SCHEMA_VERSION, "commit": commit, **gate, "suites": sorted(suites, key=lambda s: s["name"])}
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "commit": commit,
+        **gate,
+        "suites": sorted(suites, key=lambda s: s["name"]),
+    }
     return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 def oracle_globs(field_set: WitnessPropertiesFieldSet) -> list[str]:
     """The target's oracle patterns (its sources, `oracle_paths`, `generated_oracle_paths`),
     relative to the build root."""
-    patterns = [*(field_set.sources.globs or ()), *(field_set.oracle_paths.value or ()), *(field_set.generated_oracle_paths.value or ())]
+    patterns = [
+        *(field_set.sources.globs or ()),
+        *(field_set.oracle_paths.value or ()),
+        *(field_set.generated_oracle_paths.value or ()),
+    ]
     return sorted({posixpath.join(field_set.address.spec_path, p) for p in patterns if not p.startswith("!")})
 
 
 def third_party(closures: list[tuple[Target, ...]], python_setup: PythonSetup) -> dict | None:
     """The projects the closures' `python_requirement` targets name, and their resolve's
     lockfile (None when they require none): review installs exactly these, pinned there."""
-    required = sorted({target for closure in closures for target in closure if target.has_field(PythonRequirementsField)},
-                      key=lambda target: target.address.spec)
+    required = sorted(
+        {target for closure in closures for target in closure if target.has_field(PythonRequirementsField)},
+        key=lambda target: target.address.spec,
+    )
     if not required:
         return None
     if not python_setup.enable_resolves:
-        raise WitnessGateError(f"witness-gate-suites: the suites require third-party projects ({required[0].address.spec}) and "
-                               "[python].enable_resolves is off: review installs them from a resolve's lockfile; turn resolves on")
+        raise WitnessGateError(
+            f"witness-gate-suites: the suites require third-party projects ({required[0].address.spec}) and "
+            "[python].enable_resolves is off: review installs them from a resolve's lockfile; turn resolves on"
+        )
     resolves = sorted({target[PythonRequirementResolveField].normalized_value(python_setup) for target in required})
     if len(resolves) != 1:
-        raise WitnessGateError(f"witness-gate-suites: the suites require projects from {len(resolves)} resolves ({', '.join(resolves)}): "
-                               "review installs one resolve for every suite")
-    projects = {requirement.project_name for target in required for requirement in target[PythonRequirementsField].value}
+        raise WitnessGateError(
+            f"witness-gate-suites: the suites require projects from {len(resolves)} resolves ({', '.join(resolves)}): "
+            "review installs one resolve for every suite"
+        )
+    projects = {
+        requirement.project_name for target in required for requirement in target[PythonRequirementsField].value
+    }
     return {"lockfile": python_setup.resolves[resolves[0]], "projects": sorted(projects)}
 
 
 @goal_rule
-async def export_suites(console: Console, subsystem: SuitesSubsystem, targets: Targets, gate: WitnessGate,
-                        python_setup: PythonSetup) -> SuitesGoal:
+async def export_suites(
+    console: Console, subsystem: SuitesSubsystem, targets: Targets, gate: WitnessGate, python_setup: PythonSetup
+) -> SuitesGoal:
     commit, status = await MultiGet(
         Get(GitResult, GitRequest(("rev-parse", "--verify", "HEAD^{commit}"))),
         Get(GitResult, GitRequest(("status", "--porcelain", "-z", "--untracked-files=no", "--ignore-submodules=none"))),
     )
     if commit.exit_code != 0 or status.exit_code != 0:
         failed = commit if commit.exit_code else status
-        raise WitnessGateError(f"witness-gate-suites reads the graph of one commit, but git could not name it: {failed.message()}")
+        raise WitnessGateError(
+            f"witness-gate-suites reads the graph of one commit, but git could not name it: {failed.message()}"
+        )
     if status.stdout:
         raise WitnessGateError(
             "witness-gate-suites: the checkout has uncommitted changes to tracked files, so the graph it would print "
@@ -92,7 +112,9 @@ async def export_suites(console: Console, subsystem: SuitesSubsystem, targets: T
     field_sets = [WitnessPropertiesFieldSet.create(t) for t in targets if WitnessPropertiesFieldSet.is_applicable(t)]
     ownerships = await MultiGet(Get(Ownership, OwnershipRequest(field_set)) for field_set in field_sets)
     closures = await MultiGet(Get(GatedClosure, GatedClosureRequest(field_set)) for field_set in field_sets)
-    codes = await MultiGet(Get(PythonSourceFiles, PythonSourceFilesRequest(closure.closure, include_files=True)) for closure in closures)
+    codes = await MultiGet(
+        Get(PythonSourceFiles, PythonSourceFilesRequest(closure.closure, include_files=True)) for closure in closures
+    )
     suites = [
         {
             # The folder `pants test` writes its artifacts to (dist/test/<name>/), and review's.
@@ -113,9 +135,13 @@ async def export_suites(console: Console, subsystem: SuitesSubsystem, targets: T
         }
         for field_set, ownership, code in zip(field_sets, ownerships, codes)
     ]
-    options = {"freezes_dir": gate.freezes_dir, "corpus_dir": gate.corpus_dir, "per_change_search": gate.per_change_search,
-               "max_freeze_hours": gate.max_freeze_hours,
-               "replay_timeout_seconds": gate.replay_timeout}
+    options = {
+        "freezes_dir": gate.freezes_dir,
+        "corpus_dir": gate.corpus_dir,
+        "per_change_search": gate.per_change_search,
+        "max_freeze_hours": gate.max_freeze_hours,
+        "replay_timeout_seconds": gate.replay_timeout,
+    }
     requirements = third_party([closure.closure for closure in closures], python_setup)
     if requirements is not None:
         options["requirements"] = requirements

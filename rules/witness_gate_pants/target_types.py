@@ -114,7 +114,9 @@ class _BoundedIntField(IntField):
         value = super().compute_value(raw_value, address)
         assert value is not None  # each bounded field has a default
         if value > cls.maximum:
-            raise InvalidFieldException(f"The `{cls.alias}` field in target {address} must be at most {cls.maximum}, got {value}.")
+            raise InvalidFieldException(
+                f"The `{cls.alias}` field in target {address} must be at most {cls.maximum}, got {value}."
+            )
         return value
 
 

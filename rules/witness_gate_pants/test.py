@@ -91,13 +91,22 @@ def target_exit_code(process_exit: int, gate_json: bytes | None) -> tuple[int, s
         record = json.loads(gate_json)
     except ValueError:
         return failing, "gate.json is not JSON: the target fails closed"
-    if not isinstance(record, dict) or record.get("verdict") not in _VERDICTS or record.get("exit_code") != _VERDICTS[record["verdict"]]:
+    if (
+        not isinstance(record, dict)
+        or record.get("verdict") not in _VERDICTS
+        or record.get("exit_code") != _VERDICTS[record["verdict"]]
+    ):
         return failing, "gate.json has no consistent verdict: the target fails closed"
     if record["verdict"] == "pass" and process_exit == 0:
         return 0, None
     if record["verdict"] == "pass":
         return failing, f"the runner exited {process_exit} although gate.json says pass: the target fails closed"
-    return failing, None if process_exit != 0 else f"gate.json says {record['verdict']} although the runner exited 0: the target fails closed"
+    return (
+        failing,
+        None
+        if process_exit != 0
+        else f"gate.json says {record['verdict']} although the runner exited 0: the target fails closed",
+    )
 
 
 def _lines(paths: Iterable[str]) -> bytes:
@@ -153,26 +162,42 @@ async def run_witness_gate(
     )
     argv = [
         "gate",
-        "--fixture", ownership.fixture.path,
-        "--generator-version", str(ownership.fixture.generator_version),
-        "--replays", str(field_set.replays.value),
-        "--max-examples", str(field_set.max_examples.value),
+        "--fixture",
+        ownership.fixture.path,
+        "--generator-version",
+        str(ownership.fixture.generator_version),
+        "--replays",
+        str(field_set.replays.value),
+        "--max-examples",
+        str(field_set.max_examples.value),
         *(arg for path in ownership.property_files for arg in ("--properties", path)),
-        "--out", OUT_DIR,
-        "--freezes", gate.freezes_dir,
-        "--corpus", gate.corpus_dir,
-        "--max-freeze-hours", str(gate.max_freeze_hours),
-        "--replay-timeout-seconds", str(gate.replay_timeout),
+        "--out",
+        OUT_DIR,
+        "--freezes",
+        gate.freezes_dir,
+        "--corpus",
+        gate.corpus_dir,
+        "--max-freeze-hours",
+        str(gate.max_freeze_hours),
+        "--replay-timeout-seconds",
+        str(gate.replay_timeout),
         # JUnit XML for `pants test --test-report` (and CI test reporters).
-        "--junit-xml", f"{XML_DIR}/{field_set.address.path_safe_spec}.xml",
-        "--suite", field_set.address.spec,
+        "--junit-xml",
+        f"{XML_DIR}/{field_set.address.path_safe_spec}.xml",
+        "--suite",
+        field_set.address.spec,
         *(arg for root in code.source_roots for arg in ("--import-path", root)),
         *(arg for condition in field_set.conditions.value or () for arg in ("--condition", condition)),
         # Where `pants test` puts the artifacts (extra output): the freeze command a flake's
         # line prints names them there.
-        "--artifacts-at", str(distdir.relpath / "test" / field_set.address.path_safe_spec),
+        "--artifacts-at",
+        str(distdir.relpath / "test" / field_set.address.path_safe_spec),
     ]
-    inputs = [ownership.oracle_digest, code.source_files.snapshot.digest, await Get(Digest, CreateDigest([Directory(OUT_DIR), Directory(XML_DIR)]))]
+    inputs = [
+        ownership.oracle_digest,
+        code.source_files.snapshot.digest,
+        await Get(Digest, CreateDigest([Directory(OUT_DIR), Directory(XML_DIR)])),
+    ]
     if gate.enabled:
         changed = await Get(ChangedPaths, ChangedPathsRequest())
         lists = {
@@ -180,12 +205,20 @@ async def run_witness_gate(
             "impl.txt": ownership.impl,
             "oracle.txt": ownership.oracle,
         }
-        inputs.append(await Get(Digest, CreateDigest([FileContent(f"{_INPUTS_DIR}/{name}", _lines(paths)) for name, paths in lists.items()])))
+        inputs.append(
+            await Get(
+                Digest,
+                CreateDigest([FileContent(f"{_INPUTS_DIR}/{name}", _lines(paths)) for name, paths in lists.items()]),
+            )
+        )
         inputs += [freezes.digest, corpus.digest]
         argv += [
-            "--diff-paths", f"{_INPUTS_DIR}/changed.txt",
-            "--impl-paths", f"{_INPUTS_DIR}/impl.txt",
-            "--oracle-paths", f"{_INPUTS_DIR}/oracle.txt",
+            "--diff-paths",
+            f"{_INPUTS_DIR}/changed.txt",
+            "--impl-paths",
+            f"{_INPUTS_DIR}/impl.txt",
+            "--oracle-paths",
+            f"{_INPUTS_DIR}/oracle.txt",
         ]
     else:
         argv.append("--check-only")
@@ -206,7 +239,9 @@ async def run_witness_gate(
         ),
     )
     result = await Get(FallibleProcessResult, Process, process)
-    artifacts, xml_results = await MultiGet(Get(Snapshot, OutputSubset(result.output_digest, d)) for d in (OUT_DIR, XML_DIR))
+    artifacts, xml_results = await MultiGet(
+        Get(Snapshot, OutputSubset(result.output_digest, d)) for d in (OUT_DIR, XML_DIR)
+    )
     verdict = await Get(DigestContents, DigestSubset(artifacts.digest, PathGlobs([GATE_JSON])))
     exit_code, refusal = target_exit_code(result.exit_code, verdict[0].content if verdict else None)
     stderr = result.stderr + (f"witness-gate: {refusal}\n".encode() if refusal else b"")

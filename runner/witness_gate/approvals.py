@@ -53,7 +53,9 @@ def standing(reviews: Sequence[Review], head: str, author: str) -> dict[str, str
     for review in reviews:  # in the order GitHub lists them: oldest first
         if review.state in _COUNTED and review.login.lower() != author.lower():
             # A request for changes stands, whatever commit it was on, until the reviewer's later word.
-            latest[review.login.lower()] = review.state if review.commit == head or review.state == "CHANGES_REQUESTED" else "STALE"
+            latest[review.login.lower()] = (
+                review.state if review.commit == head or review.state == "CHANGES_REQUESTED" else "STALE"
+            )
     return latest
 
 
@@ -66,8 +68,15 @@ def _is_owner(login: str, owners: Sequence[str], members: Mapping[str, Sequence[
     return False
 
 
-def decide(verdict: str, oracle_paths: Sequence[str], codeowners: str, reviews: Sequence[Review], members: Mapping[str, Sequence[str]],
-           head: str, author: str) -> Decision:
+def decide(
+    verdict: str,
+    oracle_paths: Sequence[str],
+    codeowners: str,
+    reviews: Sequence[Review],
+    members: Mapping[str, Sequence[str]],
+    head: str,
+    author: str,
+) -> Decision:
     """Whether a reviewed pull request may merge (pure). `members`: each owning team
     (`@org/team`, lower case) with its members' logins."""
     members = {team.lower(): list(logins) for team, logins in members.items()}
@@ -83,7 +92,10 @@ def decide(verdict: str, oracle_paths: Sequence[str], codeowners: str, reviews: 
         owners = owners_of(codeowners, path)
         if not owners:
             mergeable = False
-            lines.append(f"unapproved: {path}: no CODEOWNERS line of the base owns it, so no one can approve it; add one " "(witness-gate codeowners)")
+            lines.append(
+                f"unapproved: {path}: no CODEOWNERS line of the base owns it, so no one can approve it; add one "
+                "(witness-gate codeowners)"
+            )
             continue
         said = {login: state for login, state in words.items() if _is_owner(login, owners, members)}
         blocking = sorted(login for login, state in said.items() if state == "CHANGES_REQUESTED")
@@ -100,8 +112,10 @@ def decide(verdict: str, oracle_paths: Sequence[str], codeowners: str, reviews: 
         else:
             lines.append(f"approved: {path} by {', '.join('@' + login for login in approving)}")
     done = sum(1 for line in lines if line.startswith("approved: "))
-    lines.append(f"approvals: {done} of {len(oracle_paths)} oracle paths approved by their owners: "
-                 + ("mergeable" if mergeable else "not mergeable yet"))
+    lines.append(
+        f"approvals: {done} of {len(oracle_paths)} oracle paths approved by their owners: "
+        + ("mergeable" if mergeable else "not mergeable yet")
+    )
     return Decision(mergeable, lines)
 
 
@@ -118,7 +132,9 @@ def parse_reviews(data: bytes, source: str) -> list[Review]:
         login = user.get("login") if isinstance(user, dict) else None
         state, commit = (item.get("state"), item.get("commit_id")) if isinstance(item, dict) else (None, None)
         if not (isinstance(login, str) and isinstance(state, str) and isinstance(commit, str)):
-            raise WitnessGateError(f"{source}: review {index}: needs user.login, state and commit_id, as GitHub lists them")
+            raise WitnessGateError(
+                f"{source}: review {index}: needs user.login, state and commit_id, as GitHub lists them"
+            )
         found.append(Review(login, state, commit))
     return found
 
@@ -126,7 +142,15 @@ def parse_reviews(data: bytes, source: str) -> list[Review]:
 def parse_members(data: bytes, source: str) -> dict[str, list[str]]:
     """{"@org/team": ["login", ...]}: who each owning team holds."""
     members = parse_json(data, source)
-    if not isinstance(members, dict) or not all(isinstance(team, str) and team.startswith("@") and "/" in team and isinstance(logins, list)
-                                                and all(isinstance(login, str) for login in logins) for team, logins in members.items()):
-        raise WitnessGateError(f'{source}: not a JSON object of teams and their members ({{"@org/team": ["login", ...]}})')
+    if not isinstance(members, dict) or not all(
+        isinstance(team, str)
+        and team.startswith("@")
+        and "/" in team
+        and isinstance(logins, list)
+        and all(isinstance(login, str) for login in logins)
+        for team, logins in members.items()
+    ):
+        raise WitnessGateError(
+            f'{source}: not a JSON object of teams and their members ({{"@org/team": ["login", ...]}})'
+        )
     return {team.lower(): [login.lower() for login in logins] for team, logins in members.items()}

@@ -38,7 +38,11 @@ def cache_write_settings(environ: Mapping[str, str], configs: Mapping[str, bytes
     `configs` maps a label (e.g. `main:pants.toml`) to the file's bytes, None when absent.
     A configuration file that is not TOML counts as writing: what it sets cannot be told.
     """
-    found = [f"{name}={environ[name]!r} in the environment" for name in ENV_VARIABLES if name in environ and _writes(environ[name])]
+    found = [
+        f"{name}={environ[name]!r} in the environment"
+        for name in ENV_VARIABLES
+        if name in environ and _writes(environ[name])
+    ]
     for label, data in configs.items():
         if data is None:
             continue

@@ -43,8 +43,13 @@ def memberships(proc_self_cgroup: str) -> dict[str, str]:
 
 def limit_values(memory_bytes: int, processes: int) -> dict[str, str]:
     """What each limit file gets (pure): no swap beyond the memory itself."""
-    return {"memory.limit_in_bytes": str(memory_bytes), "memory.memsw.limit_in_bytes": str(memory_bytes),
-            "memory.max": str(memory_bytes), "memory.swap.max": "0", "pids.max": str(processes)}
+    return {
+        "memory.limit_in_bytes": str(memory_bytes),
+        "memory.memsw.limit_in_bytes": str(memory_bytes),
+        "memory.max": str(memory_bytes),
+        "memory.swap.max": "0",
+        "pids.max": str(processes),
+    }
 
 
 def _places() -> list[tuple[Path, tuple[str, ...]]]:
@@ -68,7 +73,9 @@ def available() -> str:
     if os.geteuid() != 0:
         return "the runner is not root"
     if not _places():
-        return "no cgroup v1 memory and pids hierarchies, nor a cgroup v2 group handing both controllers to its children"
+        return (
+            "no cgroup v1 memory and pids hierarchies, nor a cgroup v2 group handing both controllers to its children"
+        )
     return ""
 
 

@@ -165,7 +165,9 @@ class _Session:
                     raise _Garbled("a pytest call out of order")
                 history += tuple(self._search_entry(seed, calls) for seed, calls in self.searches)
                 self.searches[-1][1] += 1
-            self.pending = witness.Call(message["payload"], seeds.call_random_seed(self.seed, self.current, snapshot), history)
+            self.pending = witness.Call(
+                message["payload"], seeds.call_random_seed(self.seed, self.current, snapshot), history
+            )
             self.pending_origin = origin
         elif event == Event.RESULT:
             if self.pending is None:
@@ -175,16 +177,29 @@ class _Session:
             if not passed:
                 if not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
                     raise _Garbled("failure without evidence")
-                self._failed(self.pending, failure_evidence(str(evidence["kind"])[:200], _short(evidence["exception_type"]), str(evidence["message"])))
+                self._failed(
+                    self.pending,
+                    failure_evidence(
+                        str(evidence["kind"])[:200], _short(evidence["exception_type"]), str(evidence["message"])
+                    ),
+                )
             if not self.pytest:
-                self.history.append({"assertion_id": self.current, "payload": self.pending.payload, "random_seed": self.pending.random_seed})
+                self.history.append(
+                    {
+                        "assertion_id": self.current,
+                        "payload": self.pending.payload,
+                        "random_seed": self.pending.random_seed,
+                    }
+                )
             self.pending = None
         elif event == Event.SEARCHED:
             status = _field(message, "status", str)
             if self.current is None or status not in SEARCH_STATUSES or (status == "skipped" and not self.pytest):
                 raise _Garbled("searched outside a property or with an unknown status")
             if self.pytest and status in ("passed", "skipped") and self.last_failing is not None:
-                raise _Garbled(f"a @given test's search {status} after a case failed: something in the worker hid the failure")
+                raise _Garbled(
+                    f"a @given test's search {status} after a case failed: something in the worker hid the failure"
+                )
             if status == "skipped":
                 self.skipped.add(self.current)
             elif self.pytest:
@@ -205,7 +220,9 @@ class _Session:
                 if not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
                     raise _Garbled("a failed plain test without evidence")
                 said = " ".join(str(evidence["message"])[:2000].split())  # on one line, as a blocking line shows it
-                self.plain_failures[assertion_id] = f"{_short(evidence['exception_type']) or str(evidence['kind'])[:200]}: {said}"
+                self.plain_failures[assertion_id] = (
+                    f"{_short(evidence['exception_type']) or str(evidence['kind'])[:200]}: {said}"
+                )
             self.finished.add(assertion_id)
             self.history.append({"assertion_id": assertion_id, "payload": {"run": True}, "random_seed": 0})
         else:
@@ -235,10 +252,15 @@ class _Session:
                 raise _Garbled("an example number that is not a number")
             (call, evidence) = self.first_failing
             self.origin = "example"
-            self.first_failing = self.last_failing = (witness.Call({"example": example}, call.random_seed, call.history), evidence)
+            self.first_failing = self.last_failing = (
+                witness.Call({"example": example}, call.random_seed, call.history),
+                evidence,
+            )
             return
         shrunk, unshrunk = given.get("shrunk"), given.get("unshrunk")
-        if shrunk is None:  # Hypothesis saved nothing for it (e.g. KeyboardInterrupt): the search to the case is the witness
+        if (
+            shrunk is None
+        ):  # Hypothesis saved nothing for it (e.g. KeyboardInterrupt): the search to the case is the witness
             return
         if not (_choices(shrunk) and _choices(unshrunk)):
             raise _Garbled("a failing pytest search with malformed choices")
@@ -262,7 +284,19 @@ class _Session:
             self.last_failing = (call, evidence)
         else:
             # A call is refused outside a property (`_on`), so `current` names the one that failed.
-            self.failures.append(witness.Failure(cast(str, self.current), call, call, evidence, self.pending_origin, None, True, self.hash_secret, self.condition))
+            self.failures.append(
+                witness.Failure(
+                    cast(str, self.current),
+                    call,
+                    call,
+                    evidence,
+                    self.pending_origin,
+                    None,
+                    True,
+                    self.hash_secret,
+                    self.condition,
+                )
+            )
 
     def _retain_search(self, fully_shrunk: bool) -> None:
         if self.last_failing is None:
@@ -273,8 +307,20 @@ class _Session:
             fully_shrunk = False
         (final, evidence), (original, _) = self.last_failing, self.first_failing
         origin, self.origin = self.origin, "search"
-        self.failures.append(witness.Failure(self.current, final, original, evidence, origin, self.seed if origin == "search" else None,
-                                             fully_shrunk, self.hash_secret, self.condition, self.failing_example if self.pytest else None))
+        self.failures.append(
+            witness.Failure(
+                self.current,
+                final,
+                original,
+                evidence,
+                origin,
+                self.seed if origin == "search" else None,
+                fully_shrunk,
+                self.hash_secret,
+                self.condition,
+                self.failing_example if self.pytest else None,
+            )
+        )
 
     def _fail_pending(self, ended: Ended, timeout: float) -> None:
         """The pending call ended the worker: it failed with one of
@@ -282,11 +328,17 @@ class _Session:
         if self.pending is None or self.current is None:
             return
         if ended.kind == "timeout":
-            evidence = failure_evidence(EvidenceKind.TIMEOUT, None, f"the call did not return within {timeout:g} s; the runner killed it")
+            evidence = failure_evidence(
+                EvidenceKind.TIMEOUT, None, f"the call did not return within {timeout:g} s; the runner killed it"
+            )
         elif ended.kind == "exited":
-            evidence = failure_evidence(EvidenceKind.CRASHED, None, f"the call ended the worker process: it {ended.detail}")
+            evidence = failure_evidence(
+                EvidenceKind.CRASHED, None, f"the call ended the worker process: it {ended.detail}"
+            )
         else:
-            evidence = failure_evidence(EvidenceKind.PROTOCOL, None, f"the call broke the runner's message channel: it {ended.detail}")
+            evidence = failure_evidence(
+                EvidenceKind.PROTOCOL, None, f"the call broke the runner's message channel: it {ended.detail}"
+            )
         self._failed(self.pending, evidence)
         if self.pending_origin == "search":
             self._retain_search(fully_shrunk=False)
@@ -318,7 +370,12 @@ class ModuleSearch:
 
 
 def search_module(
-    module: str, lock: dict[str, Any], root: Path, import_paths: tuple[str, ...], timeout: float, scratch: Path,
+    module: str,
+    lock: dict[str, Any],
+    root: Path,
+    import_paths: tuple[str, ...],
+    timeout: float,
+    scratch: Path,
     condition: dict[str, str],
 ) -> ModuleSearch:
     """One property module, searched under one condition (`conditions`)."""
@@ -327,9 +384,16 @@ def search_module(
     finished: set[str] = set()
     while True:
         request = {
-            "mode": "check", "root": str(root.absolute()), "import_paths": list(import_paths), "module": module,
-            "fixture_path": locks.absolute_or_none(locks.fixture_path(lock, root)), "fixture_sha256": lock["fixture"]["sha256"],
-            "seeds": lock["seed_schedule"], "max_examples": lock["max_examples"], "skip": sorted(finished), "condition": condition,
+            "mode": "check",
+            "root": str(root.absolute()),
+            "import_paths": list(import_paths),
+            "module": module,
+            "fixture_path": locks.absolute_or_none(locks.fixture_path(lock, root)),
+            "fixture_sha256": lock["fixture"]["sha256"],
+            "seeds": lock["seed_schedule"],
+            "max_examples": lock["max_examples"],
+            "skip": sorted(finished),
+            "condition": condition,
             "pid_offset": seeds.check_pid_offset(lock, module),
         }
         session = _Session(lock, hash_secret, condition)
@@ -374,7 +438,11 @@ def run(
     sources = {module: store.read_regular_file(path, "property module") for module, path in modules}
     digests = {module: sha256_hex(source) for module, source in sources.items()}
     # The tests each pytest module declares the gate searches, read from the base's source (`given_tests`).
-    given_declared = {module: given_tests.declared_searched_tests(source) for module, source in sources.items() if given_tests.is_pytest_module(source)}
+    given_declared = {
+        module: given_tests.declared_searched_tests(source)
+        for module, source in sources.items()
+        if given_tests.is_pytest_module(source)
+    }
     records: list[dict[str, Any]] = []
     problems: list[str] = []
     owners: dict[str, str] = {}
@@ -388,27 +456,40 @@ def run(
         declared = "conditions" in lock
         for module, _ in modules:
             properties, failures, module_problems = {}, [], []
-            for condition in locks.search_conditions(lock):  # in the declared order: the first to fail a payload keeps it
+            for condition in locks.search_conditions(
+                lock
+            ):  # in the declared order: the first to fail a payload keeps it
                 found = search_module(module, lock, root, import_paths, call_timeout, Path(scratch), condition)
                 properties.update(found.properties)
                 failures += found.failures
-                plain.update({test: plain.get(test, True) and passed for test, passed in found.plain.items()})  # passed under every condition
+                plain.update(
+                    {test: plain.get(test, True) and passed for test, passed in found.plain.items()}
+                )  # passed under every condition
                 for test, failure in found.plain_failures.items():  # the first condition to fail it names the failure
-                    plain_failures.setdefault(test, (f"{failure} (under {conditions.describe(condition)})" if declared else failure)[:2300])
+                    plain_failures.setdefault(
+                        test, (f"{failure} (under {conditions.describe(condition)})" if declared else failure)[:2300]
+                    )
                 stateful |= found.stateful
                 skipped |= found.skipped
                 cases.update({test: min(ran, cases.get(test, ran)) for test, ran in found.cases.items()})
-                module_problems += [f"{problem} (under {conditions.describe(condition)})" if declared else problem for problem in found.problems]
+                module_problems += [
+                    f"{problem} (under {conditions.describe(condition)})" if declared else problem
+                    for problem in found.problems
+                ]
             problems += module_problems
             for assertion_id in properties:
                 if assertion_id in owners:
-                    raise WitnessGateError(f"{module}: assertion id {assertion_id!r} is already defined in {owners[assertion_id]}")
+                    raise WitnessGateError(
+                        f"{module}: assertion id {assertion_id!r} is already defined in {owners[assertion_id]}"
+                    )
                 owners[assertion_id] = module
             # A module that declares @given tests but had none collected is incomplete
             # (`unsearched`), never "nothing to check": the code under test may have caused it.
             ran_plain = any(test.split("::", 1)[0] == module for test in plain)
             if not properties and not module_problems and not ran_plain and not given_declared.get(module):
-                raise WitnessGateError(f"{module}: no witness_gate.property and no test found: there is nothing to check")
+                raise WitnessGateError(
+                    f"{module}: no witness_gate.property and no test found: there is nothing to check"
+                )
             if not properties and ran_plain and not given_declared.get(module):
                 nothing_to_search.append(module)
             # One witness per property and payload: two properties failing on one payload are two failures.
@@ -425,7 +506,9 @@ def run(
         problems.append(f"{error}; the code under test may have written it")
     for module, path in modules:
         if sha256_hex(store.read_regular_file(path, "property module")) != digests[module]:
-            problems.append(f"{module}: the property module changed while check ran; the code under test may have written it")
+            problems.append(
+                f"{module}: the property module changed while check ran; the code under test may have written it"
+            )
     out_dir.mkdir(parents=True, exist_ok=True)  # classify reads it even when nothing failed
     written = []
     for record in records:
@@ -433,6 +516,21 @@ def run(
         store.save_artifact(path, "witness", record)
         written.append(path)
     given = tuple(sorted(a for a in owners if "::" in a and a not in skipped))
-    unsearched = [reason for module, tests in given_declared.items() for reason in given_tests.unsearched(module, tests, cases, skipped, set(plain))]
-    return CheckResult(len(owners), written, problems, given, tuple(sorted(skipped)), plain, cases, unsearched,
-                       tuple(sorted(stateful & set(given))), dict(sorted(plain_failures.items())), tuple(nothing_to_search))
+    unsearched = [
+        reason
+        for module, tests in given_declared.items()
+        for reason in given_tests.unsearched(module, tests, cases, skipped, set(plain))
+    ]
+    return CheckResult(
+        len(owners),
+        written,
+        problems,
+        given,
+        tuple(sorted(skipped)),
+        plain,
+        cases,
+        unsearched,
+        tuple(sorted(stateful & set(given))),
+        dict(sorted(plain_failures.items())),
+        tuple(nothing_to_search),
+    )

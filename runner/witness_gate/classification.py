@@ -23,6 +23,7 @@ from witness_gate.replay import Progress, ReplayPlan, WitnessReplays, replay_mod
 
 SCHEMA_VERSION = 3
 
+
 def no_progress(done: int, total: int, module: str) -> None:
     pass
 
@@ -40,7 +41,10 @@ def read_diff(diff_path: Path, lock: dict[str, Any], lock_relative: str, config:
     data = store.read_regular_file(diff_path, "changed-file list")
     paths = parse_changed_paths(data, str(diff_path))
     # The fixture is oracle by construction: it is what the properties are checked against.
-    oracle = (*config.generated_oracle_paths, *([lock["fixture"]["path"]] if lock["fixture"]["path"] is not None else []))
+    oracle = (
+        *config.generated_oracle_paths,
+        *([lock["fixture"]["path"]] if lock["fixture"]["path"] is not None else []),
+    )
     impl_changed, oracle_changed = split_paths(paths, config.impl_prefixes, config.oracle_prefixes, oracle)
     return DiffFacts(paths, sha256_hex(data), impl_changed, oracle_changed, lock_relative in paths)
 
@@ -90,11 +94,21 @@ def build(
         if changed and named is None:
             named = set(diff.paths)
         if changed and named is not None and module not in named:  # `named` is set whenever `changed`
-            entries[path.name] = _unreplayed(path.name, record, changed, "unclassified",
-                                             "property module changed but the changed-file list does not name it: the list is incomplete")
+            entries[path.name] = _unreplayed(
+                path.name,
+                record,
+                changed,
+                "unclassified",
+                "property module changed but the changed-file list does not name it: the list is incomplete",
+            )
         elif current is None:
-            entries[path.name] = _unreplayed(path.name, record, changed, classify(0, 0, diff.impl_changed, diff.oracle_changed),
-                                             "property module was removed: nothing to replay")
+            entries[path.name] = _unreplayed(
+                path.name,
+                record,
+                changed,
+                classify(0, 0, diff.impl_changed, diff.oracle_changed),
+                "property module was removed: nothing to replay",
+            )
         else:
             by_module[module].append((path.name, record))
 
@@ -114,9 +128,14 @@ def build(
                 held.append({key: entry[key] for key in ("file", "assertion_id", "witness_hash", "runs")})
                 continue
             again = " and fails again" if entry["failures"] else ""
-            entry = {**entry, "reason": f"this input failed before (corpus entry {path.name}){again}: {entry['reason']}"}
+            entry = {
+                **entry,
+                "reason": f"this input failed before (corpus entry {path.name}){again}: {entry['reason']}",
+            }
         ordered.append(entry)
-    exit_code = run_exit_code((e["label"] for e in ordered), diff.impl_changed and diff.oracle_changed, diff.lock_changed)
+    exit_code = run_exit_code(
+        (e["label"] for e in ordered), diff.impl_changed and diff.oracle_changed, diff.lock_changed
+    )
     return {
         "schema_version": SCHEMA_VERSION,
         "fixture_digest": lock["fixture"]["sha256"],
@@ -139,11 +158,21 @@ def build(
 
 def _entry(name: str, record: dict[str, Any], result: WitnessReplays, changed: bool, diff: DiffFacts) -> dict[str, Any]:
     if result.missing:
-        return _unreplayed(name, record, changed, classify(0, 0, diff.impl_changed, diff.oracle_changed),
-                                 "the property module no longer defines this assertion")
+        return _unreplayed(
+            name,
+            record,
+            changed,
+            classify(0, 0, diff.impl_changed, diff.oracle_changed),
+            "the property module no longer defines this assertion",
+        )
     if result.unloadable:
-        return _unreplayed(name, record, changed, classify(0, 0, diff.impl_changed, diff.oracle_changed),
-                           f"not replayed: {result.unloadable}")
+        return _unreplayed(
+            name,
+            record,
+            changed,
+            classify(0, 0, diff.impl_changed, diff.oracle_changed),
+            f"not replayed: {result.unloadable}",
+        )
     decider = evidence.deciding_variant(result.by_variant)
     failures, runs = evidence.counts(result.by_variant[decider])
     label = classify(failures, runs, diff.impl_changed, diff.oracle_changed)
@@ -159,15 +188,22 @@ def _entry(name: str, record: dict[str, Any], result: WitnessReplays, changed: b
         for replay in replays:
             per_interpreter[replay.interpreter].append(replay)
         variant_failures, variant_runs = evidence.counts(replays)
-        variants.append({
-            "variant": variant,
-            "failures": variant_failures,
-            "runs": variant_runs,
-            "interpreters": [
-                {"hash_secret": group[0].hash_secret, "pid_offset": group[0].pid_offset, "failures": evidence.counts(group)[0], "runs": len(group)}
-                for _, group in sorted(per_interpreter.items())
-            ],
-        })
+        variants.append(
+            {
+                "variant": variant,
+                "failures": variant_failures,
+                "runs": variant_runs,
+                "interpreters": [
+                    {
+                        "hash_secret": group[0].hash_secret,
+                        "pid_offset": group[0].pid_offset,
+                        "failures": evidence.counts(group)[0],
+                        "runs": len(group),
+                    }
+                    for _, group in sorted(per_interpreter.items())
+                ],
+            }
+        )
     return {
         **_base(name, record, changed, label),
         "next_step": next_step(label, cause),
@@ -204,23 +240,38 @@ def _base(name: str, record: dict[str, Any], changed: bool, label: str) -> dict[
 
 
 def _unreplayed(name: str, record: dict[str, Any], changed: bool, label: str, reason: str) -> dict[str, Any]:
-    return {**_base(name, record, changed, label), "failures": 0, "runs": 0, "replayed": "none", "cause": "none_found",
-            "variants": [], "rounds": 0, "stopped": "nothing was replayed", "reason": reason}
+    return {
+        **_base(name, record, changed, label),
+        "failures": 0,
+        "runs": 0,
+        "replayed": "none",
+        "cause": "none_found",
+        "variants": [],
+        "rounds": 0,
+        "stopped": "nothing was replayed",
+        "reason": reason,
+    }
 
 
 def diff_reasons(report: dict[str, Any]) -> list[str]:
     """What in the changed-file list blocks, whatever the witnesses say."""
     diff, reasons = report["diff"], []
     if diff["lock_changed"]:
-        reasons.append(f"blocked: the changed-file list touches the lock {report['lock_path']}: one patch may not refresh the " "pin and the witness together")
+        reasons.append(
+            f"blocked: the changed-file list touches the lock {report['lock_path']}: one patch may not refresh the "
+            "pin and the witness together"
+        )
     if diff["impl_changed"] and diff["oracle_changed"]:
         reasons.append(f"mixed_edit: the diff changes implementation and oracle paths - {NEXT_STEPS['mixed_edit']}")
     return reasons
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:
-    lines = [f"{e['label']}: {e['file']} failed {e['failures']}/{e['runs']} ({e['replayed']}) - {e['next_step']}\n  " f"{e['reason']}\n"
-             + "\n".join(input_lines(e)) for e in report["witnesses"]]
+    lines = [
+        f"{e['label']}: {e['file']} failed {e['failures']}/{e['runs']} ({e['replayed']}) - {e['next_step']}\n  "
+        f"{e['reason']}\n" + "\n".join(input_lines(e))
+        for e in report["witnesses"]
+    ]
     lines.extend(diff_reasons(report))
     lines.append(f"verdict: {report['verdict']} (exit {report['exit_code']}, {len(report['witnesses'])} witnesses)")
     return lines

@@ -41,23 +41,69 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _options(
-    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version (and Hypothesis') and exit.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version (and Hypothesis') and exit."
+        ),
+    ] = False,
 ) -> None:
     pass  # the app's help is Typer's own (above); this callback only carries --version
 
 
 Root = Annotated[Path, typer.Option("--root", help="Repository root; recorded paths are relative to it.")]
 LockOption = Annotated[Path, typer.Option("--lock", help="The fixture lock written by `pin`.")]
-DiffOption = Annotated[Path, typer.Option("--diff-paths", help="Changed-file list: one repository path per line, from the diff.")]
-ImplPrefix = Annotated[Optional[list[str]], typer.Option("--impl-prefix", help="Implementation path prefix (repeatable); overrides pyproject.toml.")]
-OraclePrefix = Annotated[Optional[list[str]], typer.Option("--oracle-prefix", help="Oracle path prefix (repeatable); overrides pyproject.toml.")]
-FormatOption = Annotated[str, typer.Option("--format", help="Standard output: text, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML).")]
-JunitOption = Annotated[Optional[Path], typer.Option("--junit-xml", help="Also write the verdict as JUnit XML to this file.")]
-SaltOption = Annotated[Optional[str], typer.Option("--search-salt", help="A value that draws more search seeds, after the pin's fixed schedule, recorded in the lock. review " "draws a fresh random one when the base sets per-change-search.")]
-ConditionOption = Annotated[Optional[list[str]], typer.Option("--condition", help="A production condition to search and replay under, as NAME=VALUE words, e.g. 'TZ=America/New_York' or " "'SHOP_REGION=US TZ=UTC' ('' for the defaults); repeatable, searched in order.")]
-FixtureOption = Annotated[Optional[Path], typer.Option("--fixture", help="The fixture file to pin by its bytes (or --no-fixture).")]
-NoFixtureOption = Annotated[bool, typer.Option("--no-fixture", help="The suite has no fixture data (a pytest module that reads its own files, or none): the lock pins " "nothing and says so.")]
-GeneratedOracle = Annotated[Optional[list[str]], typer.Option("--generated-oracle", help="Generated path that counts as oracle (repeatable).")]
+DiffOption = Annotated[
+    Path, typer.Option("--diff-paths", help="Changed-file list: one repository path per line, from the diff.")
+]
+ImplPrefix = Annotated[
+    Optional[list[str]],
+    typer.Option("--impl-prefix", help="Implementation path prefix (repeatable); overrides pyproject.toml."),
+]
+OraclePrefix = Annotated[
+    Optional[list[str]],
+    typer.Option("--oracle-prefix", help="Oracle path prefix (repeatable); overrides pyproject.toml."),
+]
+FormatOption = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        help="Standard output: text, github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML).",
+    ),
+]
+JunitOption = Annotated[
+    Optional[Path], typer.Option("--junit-xml", help="Also write the verdict as JUnit XML to this file.")
+]
+SaltOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--search-salt",
+        help="A value that draws more search seeds, after the pin's fixed schedule, recorded in the lock. review "
+        "draws a fresh random one when the base sets per-change-search.",
+    ),
+]
+ConditionOption = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--condition",
+        help="A production condition to search and replay under, as NAME=VALUE words, e.g. 'TZ=America/New_York' or "
+        "'SHOP_REGION=US TZ=UTC' ('' for the defaults); repeatable, searched in order.",
+    ),
+]
+FixtureOption = Annotated[
+    Optional[Path], typer.Option("--fixture", help="The fixture file to pin by its bytes (or --no-fixture).")
+]
+NoFixtureOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-fixture",
+        help="The suite has no fixture data (a pytest module that reads its own files, or none): the lock pins "
+        "nothing and says so.",
+    ),
+]
+GeneratedOracle = Annotated[
+    Optional[list[str]], typer.Option("--generated-oracle", help="Generated path that counts as oracle (repeatable).")
+]
 
 
 # A CI job cancelled sends SIGTERM, a person at a terminal SIGINT: either stops the run cleanly.
@@ -67,7 +113,9 @@ _STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 def _fixture(fixture: Path | None, no_fixture: bool) -> Path | None:
     """The fixture to pin, or None for a suite declared without fixture data; exactly one is said."""
     if (fixture is None) == (not no_fixture):
-        raise WitnessGateError("give the fixture to pin (--fixture FILE), or declare that the suite has none (--no-fixture): exactly one")
+        raise WitnessGateError(
+            "give the fixture to pin (--fixture FILE), or declare that the suite has none (--no-fixture): exactly one"
+        )
     return fixture
 
 
@@ -80,8 +128,12 @@ def _run(action: Callable[[], int]) -> None:
         typer.echo(f"witness-gate: error: {error}", err=True)
         raise typer.Exit(error.exit_code) from None
     except Stopped as stop:
-        typer.echo(f"witness-gate: stopped by {stop.name}: its workers were killed and what it staged removed; its outputs " "are "
-                   "as they were before the run, or this run's whole output if it had already published it", err=True)
+        typer.echo(
+            f"witness-gate: stopped by {stop.name}: its workers were killed and what it staged removed; its outputs "
+            "are "
+            "as they were before the run, or this run's whole output if it had already published it",
+            err=True,
+        )
         raise typer.Exit(128 + stop.signal_number) from None
     finally:
         for number, handler in earlier.items():
@@ -101,7 +153,14 @@ def _stop(number: int, _frame: object) -> None:
     raise stop
 
 
-def _emit(record: dict[str, Any], witness_dir: Path, text_lines: list[str], output_format: str, junit_xml: Path | None, suite: str) -> None:
+def _emit(
+    record: dict[str, Any],
+    witness_dir: Path,
+    text_lines: list[str],
+    output_format: str,
+    junit_xml: Path | None,
+    suite: str,
+) -> None:
     """Prints the verdict in the chosen format and writes the JUnit file, if asked."""
     if output_format == "text" and junit_xml is None:
         for line in text_lines:
@@ -153,8 +212,18 @@ def _progress() -> "Progress":
     return plain
 
 
-_COLOURS = {"regression": "red", "mixed_edit": "red", "blocked": "red", "oracle_defect": "magenta", "oracle_review": "magenta",
-            "flake": "yellow", "not_reproduced": "yellow", "unclassified": "yellow", "incomplete": "yellow", "pass": "green"}
+_COLOURS = {
+    "regression": "red",
+    "mixed_edit": "red",
+    "blocked": "red",
+    "oracle_defect": "magenta",
+    "oracle_review": "magenta",
+    "flake": "yellow",
+    "not_reproduced": "yellow",
+    "unclassified": "yellow",
+    "incomplete": "yellow",
+    "pass": "green",
+}
 
 
 def _coloured(line: str) -> str:
@@ -181,7 +250,9 @@ def _check_format(output_format: str) -> None:
         raise WitnessGateError(f"--format {output_format!r}: choose one of {', '.join(FORMATS)}")
 
 
-def _config(root: Path, impl: list[str] | None = None, oracle: list[str] | None = None, generated: list[str] | None = None) -> "GateConfig":
+def _config(
+    root: Path, impl: list[str] | None = None, oracle: list[str] | None = None, generated: list[str] | None = None
+) -> "GateConfig":
     from witness_gate.config import load_config
 
     return load_config(
@@ -195,20 +266,45 @@ def _config(root: Path, impl: list[str] | None = None, oracle: list[str] | None 
 def _conditions(words: list[str] | None) -> tuple[dict[str, str], ...]:
     from witness_gate import conditions
 
-    return conditions.check_matrix((conditions.parse(text, f"--condition {text!r}") for text in words or ()), "--condition")
+    return conditions.check_matrix(
+        (conditions.parse(text, f"--condition {text!r}") for text in words or ()), "--condition"
+    )
 
 
 @app.command()
 def pin(
-    generator_version: Annotated[int, typer.Option("--generator-version", help="Reviewed version of the payload generators.")],
+    generator_version: Annotated[
+        int, typer.Option("--generator-version", help="Reviewed version of the payload generators.")
+    ],
     out: Annotated[Path, typer.Option("--out", help="Where to write the lock.")],
     fixture: FixtureOption = None,
     no_fixture: NoFixtureOption = False,
-    replays: Annotated[int, typer.Option("--replays", help="Replays of each witness payload per replay interpreter: a review constant stored in the lock.")] = 5,
+    replays: Annotated[
+        int,
+        typer.Option(
+            "--replays",
+            help="Replays of each witness payload per replay interpreter: a review constant stored in the lock.",
+        ),
+    ] = 5,
     max_examples: Annotated[int, typer.Option("--max-examples", help="Hypothesis examples per search round.")] = 100,
-    search_rounds: Annotated[int, typer.Option("--search-rounds", help="Seeds in the schedule, searched in order.")] = 1,
-    replay_interpreters: Annotated[int, typer.Option("--replay-interpreters", help="Fresh interpreters per replay round; the hash secret and the process id change in turn from one to " "the next.")] = 6,
-    replay_cap: Annotated[Optional[int], typer.Option("--replay-cap", help="Most replays of one payload variant, escalation included (default 150, or one round if larger).")] = None,
+    search_rounds: Annotated[
+        int, typer.Option("--search-rounds", help="Seeds in the schedule, searched in order.")
+    ] = 1,
+    replay_interpreters: Annotated[
+        int,
+        typer.Option(
+            "--replay-interpreters",
+            help="Fresh interpreters per replay round; the hash secret and the process id change in turn from one to "
+            "the next.",
+        ),
+    ] = 6,
+    replay_cap: Annotated[
+        Optional[int],
+        typer.Option(
+            "--replay-cap",
+            help="Most replays of one payload variant, escalation included (default 150, or one round if larger).",
+        ),
+    ] = None,
     condition: ConditionOption = None,
     search_salt: SaltOption = None,
     root: Root = Path("."),
@@ -220,8 +316,18 @@ def pin(
 
         store.check_output_file(out, "--out")
         validator = schemas.prepare_in_background("lock")
-        record = lock.pin(_fixture(fixture, no_fixture), root, generator_version, replays, max_examples, search_rounds, replay_interpreters, replay_cap,
-                          _conditions(condition), search_salt)
+        record = lock.pin(
+            _fixture(fixture, no_fixture),
+            root,
+            generator_version,
+            replays,
+            max_examples,
+            search_rounds,
+            replay_interpreters,
+            replay_cap,
+            _conditions(condition),
+            search_salt,
+        )
         validator.join()
         store.save_artifact(out, "lock", record)
         pinned = record["fixture"]["path"] or "no fixture data (declared so)"
@@ -258,7 +364,9 @@ def check(
         store.check_output_dir(out, "--out")
         config = _config(root)
         _say_how_confined()
-        result = checks.run(lock, module_files(properties), out, root, config.import_paths, config.replay_timeout_seconds)
+        result = checks.run(
+            lock, module_files(properties), out, root, config.import_paths, config.replay_timeout_seconds
+        )
         for path in result.written:
             typer.echo(f"witness: {path}")
         for problem in result.problems:
@@ -274,7 +382,14 @@ def classify(
     lock: LockOption,
     witnesses: Annotated[Path, typer.Option("--witnesses", help="Witness directory written by `check`.")],
     diff_paths: DiffOption,
-    out: Annotated[Path, typer.Option("--out", help="Where to write the classification report; a refused run replaces one already there with a `stale` " "record.")] = Path(".artifacts/classification.json"),
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            help="Where to write the classification report; a refused run replaces one already there with a `stale` "
+            "record.",
+        ),
+    ] = Path(".artifacts/classification.json"),
     impl_prefix: ImplPrefix = None,
     oracle_prefix: OraclePrefix = None,
     generated_oracle: GeneratedOracle = None,
@@ -295,13 +410,22 @@ def classify(
         _check_output_files(junit_xml=junit_xml)
         try:
             _check_format(output_format)
-            record = classification.build(lock, witnesses, diff_paths, root, _config(root, impl_prefix, oracle_prefix, generated_oracle), _progress())
+            record = classification.build(
+                lock,
+                witnesses,
+                diff_paths,
+                root,
+                _config(root, impl_prefix, oracle_prefix, generated_oracle),
+                _progress(),
+            )
         except WitnessGateError as error:
             # A stale report must not vouch for this run: it is replaced, never deleted.
             store.mark_stale(out, f"classify refused the run that would have replaced this report: {error}")
             raise
         store.save_artifact(out, "report", record)
-        _emit(record, witnesses, classification.summary_lines(record), output_format, junit_xml, "witness-gate classify")
+        _emit(
+            record, witnesses, classification.summary_lines(record), output_format, junit_xml, "witness-gate classify"
+        )
         return cast(int, record["exit_code"])
 
     _run(action)
@@ -314,13 +438,43 @@ def freeze(
     failures: Annotated[int, typer.Option("--failures", help="Failing replays, as classify recorded.")],
     runs: Annotated[int, typer.Option("--runs", help="Replays, as classify recorded.")],
     expires_in_hours: Annotated[int, typer.Option("--expires-in-hours", help="Hours until the freeze expires.")],
-    lock: Annotated[Optional[Path], typer.Option("--lock", help="The fixture lock written by `pin` (default .artifacts/fixture.lock; with --review, the suite's own).")] = None,
-    report: Annotated[Optional[Path], typer.Option("--report", help="The classification report (default .artifacts/classification.json; with --review, the suite's own).")] = None,
+    lock: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--lock",
+            help="The fixture lock written by `pin` (default .artifacts/fixture.lock; with --review, the suite's own).",
+        ),
+    ] = None,
+    report: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--report",
+            help="The classification report (default .artifacts/classification.json; with --review, the suite's own).",
+        ),
+    ] = None,
     out: Annotated[Path, typer.Option("--out", help="Where to write the freeze.")] = Path(".artifacts/freeze.json"),
     root: Root = Path("."),
-    review: Annotated[Optional[Path], typer.Option("--review", help="A review's --out directory (the job's artifacts): replay in the tree that review judged, rebuilt " "from the git objects of --root's repository (the base and head commits must be there), so it works " "from a checkout of the base.")] = None,
-    suite: Annotated[Optional[str], typer.Option("--suite", help="With --review: the suite whose flake this is (its directory there).")] = None,
-    suites: Annotated[Optional[Path], typer.Option("--suites", help="With --review, where the base declares its suites in BUILD files: the document its own Pants or " "Bazel prints in a clean checkout of the base.")] = None,
+    review: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--review",
+            help="A review's --out directory (the job's artifacts): replay in the tree that review judged, rebuilt "
+            "from the git objects of --root's repository (the base and head commits must be there), so it works "
+            "from a checkout of the base.",
+        ),
+    ] = None,
+    suite: Annotated[
+        Optional[str],
+        typer.Option("--suite", help="With --review: the suite whose flake this is (its directory there)."),
+    ] = None,
+    suites: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--suites",
+            help="With --review, where the base declares its suites in BUILD files: the document its own Pants or "
+            "Bazel prints in a clean checkout of the base.",
+        ),
+    ] = None,
 ) -> None:
     """Write a freeze for one flake witness, bound to assertion, fixture digest and witness hash.
 
@@ -351,11 +505,16 @@ def freeze(
             raise WitnessGateError("--suite and --suites go with --review (a review's artifacts)")
         if review is not None:
             if suite is None or lock is not None or report is not None:
-                raise WitnessGateError("--review takes --suite and no --lock or --report: the suite's own lock and report are used")
+                raise WitnessGateError(
+                    "--review takes --suite and no --lock or --report: the suite's own lock and report are used"
+                )
             found = freeze_source.suite_artifacts(review, suite, witness)
             lock_path, report_path = found.lock, found.report
         else:
-            lock_path, report_path = lock or Path(".artifacts/fixture.lock"), report or Path(".artifacts/classification.json")
+            lock_path, report_path = (
+                lock or Path(".artifacts/fixture.lock"),
+                report or Path(".artifacts/classification.json"),
+            )
         lock_record = locks.load(lock_path)
         if review is None:  # the working tree's fixture first: a moved one says re-pin, before any report is read
             locks.verify_fixture(lock_record, root)
@@ -363,15 +522,29 @@ def freeze(
         with tempfile.TemporaryDirectory(prefix="witness-gate-freeze-") as scratch:
             if review is not None:
                 assert suite is not None  # --review without --suite is refused above
-                rebuilt = freeze_source.rebuild(root, found.review, suite, report_record, lock_record, suites, Path(scratch))
+                rebuilt = freeze_source.rebuild(
+                    root, found.review, suite, report_record, lock_record, suites, Path(scratch)
+                )
                 tree, config, provided = rebuilt.tree, rebuilt.config, rebuilt.provided
             else:
                 # Replay with what the report was replayed with (a gate under Pants passes its
                 # source roots; no pyproject.toml says them), never with a guess.
-                tree, config, provided = root, replace(_config(root), import_paths=tuple(report_record["import_paths"])), {}
+                tree, config, provided = (
+                    root,
+                    replace(_config(root), import_paths=tuple(report_record["import_paths"])),
+                    {},
+                )
             record = freezes.build(
-                assertion, lock_record, witness_record, report_record,
-                failures, runs, expires_in_hours, config.max_freeze_hours, datetime.now(timezone.utc), str(witness),
+                assertion,
+                lock_record,
+                witness_record,
+                report_record,
+                failures,
+                runs,
+                expires_in_hours,
+                config.max_freeze_hours,
+                datetime.now(timezone.utc),
+                str(witness),
             )
             # The report's word is not enough: replay the witness and require the same verdict.
             [entry] = [e for e in report_record["witnesses"] if e["witness_hash"] == witness_record["witness_hash"]]
@@ -379,7 +552,9 @@ def freeze(
                 replayed = verifier.replay_witness(witness_record, witness.name, lock_record, tree, config)
         agreed = verifier.replay_check(witness.name, entry, replayed, report_record["diff"])
         if not agreed.ok:
-            raise WitnessGateError(f"{witness}: replaying the witness does not confirm the report: {agreed.detail}; no freeze")
+            raise WitnessGateError(
+                f"{witness}: replaying the witness does not confirm the report: {agreed.detail}; no freeze"
+            )
         store.save_artifact(out, "freeze", record)
         typer.echo(f"freeze: {assertion} witness {record['witness_hash'][:12]} until {record['expires_at']} -> {out}")
         return 0
@@ -392,9 +567,20 @@ def verify(
     lock: LockOption,
     witnesses: Annotated[Path, typer.Option("--witnesses", help="Witness directory.")],
     diff_paths: DiffOption,
-    report: Annotated[Path, typer.Option("--report", help="The classification report.")] = Path(".artifacts/classification.json"),
-    freeze: Annotated[Optional[list[Path]], typer.Option("--freeze", help="A freeze file to check (repeatable).")] = None,
-    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Check the freezes' expiry at this later time (ISO 8601 with its zone, e.g. 2026-12-07T09:00:00Z), " "not now; never earlier than now.")] = None,
+    report: Annotated[Path, typer.Option("--report", help="The classification report.")] = Path(
+        ".artifacts/classification.json"
+    ),
+    freeze: Annotated[
+        Optional[list[Path]], typer.Option("--freeze", help="A freeze file to check (repeatable).")
+    ] = None,
+    as_of: Annotated[
+        Optional[str],
+        typer.Option(
+            "--as-of",
+            help="Check the freezes' expiry at this later time (ISO 8601 with its zone, e.g. 2026-12-07T09:00:00Z), "
+            "not now; never earlier than now.",
+        ),
+    ] = None,
     root: Root = Path("."),
 ) -> None:
     """Re-check a classification as a reviewer would: the lock matches the fixture's bytes, each witness
@@ -418,29 +604,82 @@ def verify(
 
 @app.command()
 def gate(
-    generator_version: Annotated[int, typer.Option("--generator-version", help="Reviewed version of the payload generators.")],
-    properties: Annotated[list[Path], typer.Option("--properties", help="A property module, or a directory of them (repeatable).")],
-    out: Annotated[Path, typer.Option("--out", help="Output directory: fixture.lock, witnesses/, classification.json, gate.json.")],
-    diff_paths: Annotated[Optional[Path], typer.Option("--diff-paths", help="Changed-file list: one repository path per line, from the diff.")] = None,
-    impl_paths: Annotated[Optional[Path], typer.Option("--impl-paths", help="File listing the implementation paths (exact, one per line); with --oracle-paths, replaces the " "prefixes of pyproject.toml.")] = None,
-    oracle_paths: Annotated[Optional[Path], typer.Option("--oracle-paths", help="File listing the oracle paths (exact, one per line).")] = None,
-    freezes: Annotated[Path, typer.Option("--freezes", help="Directory of freeze files to honour (absent: none).")] = Path(".witness-gate/freezes"),
-    replays: Annotated[int, typer.Option("--replays", help="Replays of each witness payload per replay interpreter.")] = 5,
-    replay_interpreters: Annotated[int, typer.Option("--replay-interpreters", help="Fresh interpreters per replay round.")] = 6,
+    generator_version: Annotated[
+        int, typer.Option("--generator-version", help="Reviewed version of the payload generators.")
+    ],
+    properties: Annotated[
+        list[Path], typer.Option("--properties", help="A property module, or a directory of them (repeatable).")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Output directory: fixture.lock, witnesses/, classification.json, gate.json.")
+    ],
+    diff_paths: Annotated[
+        Optional[Path],
+        typer.Option("--diff-paths", help="Changed-file list: one repository path per line, from the diff."),
+    ] = None,
+    impl_paths: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--impl-paths",
+            help="File listing the implementation paths (exact, one per line); with --oracle-paths, replaces the "
+            "prefixes of pyproject.toml.",
+        ),
+    ] = None,
+    oracle_paths: Annotated[
+        Optional[Path], typer.Option("--oracle-paths", help="File listing the oracle paths (exact, one per line).")
+    ] = None,
+    freezes: Annotated[
+        Path, typer.Option("--freezes", help="Directory of freeze files to honour (absent: none).")
+    ] = Path(".witness-gate/freezes"),
+    replays: Annotated[
+        int, typer.Option("--replays", help="Replays of each witness payload per replay interpreter.")
+    ] = 5,
+    replay_interpreters: Annotated[
+        int, typer.Option("--replay-interpreters", help="Fresh interpreters per replay round.")
+    ] = 6,
     max_examples: Annotated[int, typer.Option("--max-examples", help="Hypothesis examples per search.")] = 100,
-    max_freeze_hours: Annotated[Optional[int], typer.Option("--max-freeze-hours", help="Longest freeze honoured; overrides pyproject.toml.")] = None,
-    replay_timeout_seconds: Annotated[Optional[float], typer.Option("--replay-timeout-seconds", help="Per-replay timeout; overrides pyproject.toml.")] = None,
-    check_only: Annotated[bool, typer.Option("--check-only", help="Classify nothing, honour no freeze: fail on any witness.")] = False,
+    max_freeze_hours: Annotated[
+        Optional[int], typer.Option("--max-freeze-hours", help="Longest freeze honoured; overrides pyproject.toml.")
+    ] = None,
+    replay_timeout_seconds: Annotated[
+        Optional[float], typer.Option("--replay-timeout-seconds", help="Per-replay timeout; overrides pyproject.toml.")
+    ] = None,
+    check_only: Annotated[
+        bool, typer.Option("--check-only", help="Classify nothing, honour no freeze: fail on any witness.")
+    ] = False,
     output_format: FormatOption = "text",
     junit_xml: JunitOption = None,
-    suite: Annotated[str, typer.Option("--suite", help="Test suite name in JUnit XML (e.g. the build target).")] = "witness-gate",
-    import_path: Annotated[Optional[list[str]], typer.Option("--import-path", help="Directory (relative to --root) the property modules import the code under test from (repeatable); " "overrides pyproject.toml's import-paths.")] = None,
+    suite: Annotated[
+        str, typer.Option("--suite", help="Test suite name in JUnit XML (e.g. the build target).")
+    ] = "witness-gate",
+    import_path: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--import-path",
+            help="Directory (relative to --root) the property modules import the code under test from (repeatable); "
+            "overrides pyproject.toml's import-paths.",
+        ),
+    ] = None,
     condition: ConditionOption = None,
     search_salt: SaltOption = None,
-    corpus: Annotated[Optional[Path], typer.Option("--corpus", help="Directory of retained witnesses to replay with this run's (default: corpus-dir of pyproject.toml, " "else .witness-gate/corpus; absent: none).")] = None,
+    corpus: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--corpus",
+            help="Directory of retained witnesses to replay with this run's (default: corpus-dir of pyproject.toml, "
+            "else .witness-gate/corpus; absent: none).",
+        ),
+    ] = None,
     fixture: FixtureOption = None,
     no_fixture: NoFixtureOption = False,
-    artifacts_at: Annotated[Optional[Path], typer.Option("--artifacts-at", help="Where --out's files will be once the run is over, when the caller moves them (`pants test` copies " "them to dist/test/<target>/): the freeze command a flake's line prints names them there.")] = None,
+    artifacts_at: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--artifacts-at",
+            help="Where --out's files will be once the run is over, when the caller moves them (`pants test` copies "
+            "them to dist/test/<target>/): the freeze command a flake's line prints names them there.",
+        ),
+    ] = None,
     root: Root = Path("."),
 ) -> None:
     """Pin, check, classify and honour freezes in one run: the verdict a CI job acts on.
@@ -457,17 +696,36 @@ def gate(
         store.check_output_dir(out, "--out")
         _check_output_files(junit_xml=junit_xml)
         _check_format(output_format)
-        config = load_config(root, max_freeze_hours=max_freeze_hours, replay_timeout_seconds=replay_timeout_seconds,
-                             import_paths=tuple(import_path or ()))
+        config = load_config(
+            root,
+            max_freeze_hours=max_freeze_hours,
+            replay_timeout_seconds=replay_timeout_seconds,
+            import_paths=tuple(import_path or ()),
+        )
         if (impl_paths is None) != (oracle_paths is None):
             raise WitnessGateError("--impl-paths and --oracle-paths go together")
         ownership_lists = (impl_paths, oracle_paths) if impl_paths is not None and oracle_paths is not None else None
         files = property_files(properties)
         _say_how_confined()
         request = gates.GateRequest(
-            root, _fixture(fixture, no_fixture), generator_version, replays, max_examples, files, out, check_only, diff_paths, freezes, config,
-            ownership_lists, _progress(), replay_interpreters, _conditions(condition), artifacts_at,
-            corpus if corpus is not None else root / config.corpus_dir, search_salt,
+            root,
+            _fixture(fixture, no_fixture),
+            generator_version,
+            replays,
+            max_examples,
+            files,
+            out,
+            check_only,
+            diff_paths,
+            freezes,
+            config,
+            ownership_lists,
+            _progress(),
+            replay_interpreters,
+            _conditions(condition),
+            artifacts_at,
+            corpus if corpus is not None else root / config.corpus_dir,
+            search_salt,
         )
         result = gates.run(request, datetime.now(timezone.utc))
         _emit(result.record, out / gates.WITNESS_DIR, result.lines, output_format, junit_xml, suite)
@@ -478,15 +736,58 @@ def gate(
 
 @app.command()
 def review(
-    base: Annotated[str, typer.Option("--base", help="The reviewed base: a commit id, a full ref (refs/remotes/origin/main), or a branch or tag name only " "one of refs/heads, refs/remotes and refs/tags holds; never HEAD. Its configuration, suites, oracle " "and freezes decide.")],
-    head: Annotated[str, typer.Option("--head", help="The patch's head (any revision): reviewed as merged into the base; only its implementation paths " "are used.")],
-    out: Annotated[Path, typer.Option("--out", help="Output directory: review.json and one gate directory per suite.")] = Path(".artifacts/review"),
-    repo: Annotated[Path, typer.Option("--repo", help="The git repository (read as objects; its working tree plays no part).")] = Path("."),
-    output_format: Annotated[str, typer.Option("--format", help="Standard output: text, or github (workflow annotations, then the verdict line).")] = "text",
+    base: Annotated[
+        str,
+        typer.Option(
+            "--base",
+            help="The reviewed base: a commit id, a full ref (refs/remotes/origin/main), or a branch or tag name only "
+            "one of refs/heads, refs/remotes and refs/tags holds; never HEAD. Its configuration, suites, oracle "
+            "and freezes decide.",
+        ),
+    ],
+    head: Annotated[
+        str,
+        typer.Option(
+            "--head",
+            help="The patch's head (any revision): reviewed as merged into the base; only its implementation paths "
+            "are used.",
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Output directory: review.json and one gate directory per suite.")
+    ] = Path(".artifacts/review"),
+    repo: Annotated[
+        Path, typer.Option("--repo", help="The git repository (read as objects; its working tree plays no part).")
+    ] = Path("."),
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format", help="Standard output: text, or github (workflow annotations, then the verdict line)."
+        ),
+    ] = "text",
     junit_xml: JunitOption = None,
-    sarif: Annotated[Optional[Path], typer.Option("--sarif", help="Also write the blocking witnesses as SARIF 2.1.0 to this file (for code scanning).")] = None,
-    summary: Annotated[Optional[Path], typer.Option("--summary", help="Also write a Markdown summary to this file (a pull-request comment, or $GITHUB_STEP_SUMMARY).")] = None,
-    suites: Annotated[Optional[Path], typer.Option("--suites", help="The base's build graph: the file `pants witness-gate-suites --output-file=<file> ::` wrote in a " "clean checkout of the base. Required when the base declares witness_properties targets; refused " "when it was read from another commit or the base's pyproject.toml declares suites too.")] = None,
+    sarif: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--sarif", help="Also write the blocking witnesses as SARIF 2.1.0 to this file (for code scanning)."
+        ),
+    ] = None,
+    summary: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--summary",
+            help="Also write a Markdown summary to this file (a pull-request comment, or $GITHUB_STEP_SUMMARY).",
+        ),
+    ] = None,
+    suites: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--suites",
+            help="The base's build graph: the file `pants witness-gate-suites --output-file=<file> ::` wrote in a "
+            "clean checkout of the base. Required when the base declares witness_properties targets; refused "
+            "when it was read from another commit or the base's pyproject.toml declares suites too.",
+        ),
+    ] = None,
 ) -> None:
     """The pull-request gate: the base's policy, oracle and freezes applied to the head's implementation.
 
@@ -502,14 +803,25 @@ def review(
         from witness_gate import review as reviews
 
         if output_format not in ("text", "github"):
-            raise WitnessGateError(f"--format {output_format!r}: review writes text or github (JUnit, SARIF and Markdown go to files)")
+            raise WitnessGateError(
+                f"--format {output_format!r}: review writes text or github (JUnit, SARIF and Markdown go to files)"
+            )
         store.check_output_dir(out, "--out")
         _check_output_files(junit_xml=junit_xml, sarif=sarif, summary=summary)
         _say_how_confined()
         result = reviews.review(repo, base, head, out, datetime.now(timezone.utc), os.environ, suites)
         findings = [
-            formats.SuiteFindings(name, record, formats.findings(record, witness.index(out / name / "witnesses", [r["file"].rsplit("/", 1)[-1] for r in record["witnesses"]]),
-                                                                  result.reached.get(name, ())))
+            formats.SuiteFindings(
+                name,
+                record,
+                formats.findings(
+                    record,
+                    witness.index(
+                        out / name / "witnesses", [r["file"].rsplit("/", 1)[-1] for r in record["witnesses"]]
+                    ),
+                    result.reached.get(name, ()),
+                ),
+            )
             for name, record in result.suites.items()
         ]
         if junit_xml is not None:
@@ -517,7 +829,9 @@ def review(
         if sarif is not None:
             store.write_atomic(sarif, formats.json_bytes(formats.review_sarif(result.record, findings, result.reasons)))
         if summary is not None:
-            store.write_atomic(summary, formats.review_summary(result.record, findings, result.reasons, result.freeze_steps).encode())
+            store.write_atomic(
+                summary, formats.review_summary(result.record, findings, result.reasons, result.freeze_steps).encode()
+            )
         if output_format == "github":
             for line in formats.review_annotations(findings, result.reasons):
                 typer.echo(line)
@@ -532,8 +846,16 @@ def review(
 
 @app.command()
 def note(
-    out: Annotated[Path, typer.Option("--out", help="The gate's output directory (its --out): gate.json and witnesses/.")] = Path(".artifacts/gate"),
-    check: Annotated[Optional[Path], typer.Option("--check", help="A drafted note (Markdown): exit 1 naming each fact it quotes that the artifacts do not hold.")] = None,
+    out: Annotated[
+        Path, typer.Option("--out", help="The gate's output directory (its --out): gate.json and witnesses/.")
+    ] = Path(".artifacts/gate"),
+    check: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--check",
+            help="A drafted note (Markdown): exit 1 naming each fact it quotes that the artifacts do not hold.",
+        ),
+    ] = None,
 ) -> None:
     """Print the review note that quotes the witness JSON, or check a drafted one against the
     artifacts (the spec: discard a note that disagrees with the witness file)."""
@@ -551,7 +873,9 @@ def note(
         problems = notes.disagreements(text, gate, witnesses)
         for problem in problems:
             typer.echo(f"disagrees: {problem}")
-        typer.echo(f"note: {len(problems)} disagreement(s) with {out}: discard it" if problems else f"note: agrees with {out}")
+        typer.echo(
+            f"note: {len(problems)} disagreement(s) with {out}: discard it" if problems else f"note: agrees with {out}"
+        )
         return 1 if problems else 0
 
     _run(action)
@@ -559,8 +883,15 @@ def note(
 
 @app.command()
 def retain(
-    witness: Annotated[Path, typer.Option("--witness", help="A witness file of a red run (its gate's witnesses/ folder).")],
-    corpus: Annotated[Optional[Path], typer.Option("--corpus", help="The corpus directory (default: corpus-dir of pyproject.toml, else .witness-gate/corpus).")] = None,
+    witness: Annotated[
+        Path, typer.Option("--witness", help="A witness file of a red run (its gate's witnesses/ folder).")
+    ],
+    corpus: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--corpus", help="The corpus directory (default: corpus-dir of pyproject.toml, else .witness-gate/corpus)."
+        ),
+    ] = None,
     root: Root = Path("."),
 ) -> None:
     """Keep a witness in the corpus, bytes unchanged, so every later gate and review replays it.
@@ -580,10 +911,25 @@ def retain(
 
 @app.command()
 def codeowners(
-    owner: Annotated[Optional[list[str]], typer.Option("--owner", help="Owner of the oracle paths, e.g. @org/spec-owners (repeatable).")] = None,
-    check: Annotated[Optional[Path], typer.Option("--check", help="An existing CODEOWNERS file: exit 1 when it leaves an oracle path without an owner.")] = None,
+    owner: Annotated[
+        Optional[list[str]],
+        typer.Option("--owner", help="Owner of the oracle paths, e.g. @org/spec-owners (repeatable)."),
+    ] = None,
+    check: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--check", help="An existing CODEOWNERS file: exit 1 when it leaves an oracle path without an owner."
+        ),
+    ] = None,
     root: Root = Path("."),
-    suites: Annotated[Optional[Path], typer.Option("--suites", help="The build graph's suites (`pants witness-gate-suites --output-file=<file> ::` of this checkout's " "commit) when BUILD files declare them.")] = None,
+    suites: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--suites",
+            help="The build graph's suites (`pants witness-gate-suites --output-file=<file> ::` of this checkout's "
+            "commit) when BUILD files declare them.",
+        ),
+    ] = None,
 ) -> None:
     """Print CODEOWNERS lines for every oracle path `review` judges (build files that declare
     gated targets included), or check a CODEOWNERS file."""
@@ -595,10 +941,18 @@ def codeowners(
         config = _config(root)
         if suites is not None:
             commit = git.commit(root, "HEAD", "checkout")
-            config = suites_document.graph_config(store.read_regular_file(suites, "--suites document"), str(suites), commit, config, "this checkout's HEAD")
+            config = suites_document.graph_config(
+                store.read_regular_file(suites, "--suites document"),
+                str(suites),
+                commit,
+                config,
+                "this checkout's HEAD",
+            )
         build_files = owners.gated_build_files(root)
         if check is not None:
-            missing = owners.uncovered(config, store.read_regular_file(check, "CODEOWNERS").decode("utf-8", "replace"), build_files)
+            missing = owners.uncovered(
+                config, store.read_regular_file(check, "CODEOWNERS").decode("utf-8", "replace"), build_files
+            )
             for pattern in missing:
                 typer.echo(f"uncovered: {pattern} has no owner in {check}")
             total = len(owners.required(config, build_files))
@@ -616,11 +970,32 @@ def codeowners(
 @app.command()
 def approvals(
     review: Annotated[Path, typer.Option("--review", help="The review's --out directory (review.json).")],
-    reviews: Annotated[Path, typer.Option("--reviews", help="The pull request's reviews as GitHub's API lists them (gh api repos/OWNER/REPO/pulls/N/reviews " "--paginate --slurp): user.login, state, commit_id.")],
-    author: Annotated[str, typer.Option("--author", help="The pull request's author (their own approval never counts).")],
-    team_members: Annotated[Optional[Path], typer.Option("--team-members", help="JSON object: each owning team (@org/team) with its members' logins.")] = None,
-    codeowners_path: Annotated[Optional[str], typer.Option("--codeowners", help="Where the base keeps CODEOWNERS (default: GitHub's order, .github/CODEOWNERS, CODEOWNERS, " "docs/CODEOWNERS); read from the base commit, never the head.")] = None,
-    repo: Annotated[Path, typer.Option("--repo", help="The git repository holding the review's base commit.")] = Path("."),
+    reviews: Annotated[
+        Path,
+        typer.Option(
+            "--reviews",
+            help="The pull request's reviews as GitHub's API lists them (gh api repos/OWNER/REPO/pulls/N/reviews "
+            "--paginate --slurp): user.login, state, commit_id.",
+        ),
+    ],
+    author: Annotated[
+        str, typer.Option("--author", help="The pull request's author (their own approval never counts).")
+    ],
+    team_members: Annotated[
+        Optional[Path],
+        typer.Option("--team-members", help="JSON object: each owning team (@org/team) with its members' logins."),
+    ] = None,
+    codeowners_path: Annotated[
+        Optional[str],
+        typer.Option(
+            "--codeowners",
+            help="Where the base keeps CODEOWNERS (default: GitHub's order, .github/CODEOWNERS, CODEOWNERS, "
+            "docs/CODEOWNERS); read from the base commit, never the head.",
+        ),
+    ] = None,
+    repo: Annotated[Path, typer.Option("--repo", help="The git repository holding the review's base commit.")] = Path(
+        "."
+    ),
 ) -> None:
     """Whether a reviewed pull request may merge: exit 0 when the review passed, or when it is
     an oracle review (exit 3) and the owners of every edited oracle path, by the base's
@@ -632,11 +1007,23 @@ def approvals(
 
         record = store.load_artifact(review / "review.json", "review")
         base = git.commit(repo, record["base"], "base")
-        places = [codeowners_path] if codeowners_path is not None else [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"]
-        text = next((data for place in places if (data := git.read_file(repo, base, place)) is not None), b"").decode("utf-8", "replace")
+        places = (
+            [codeowners_path]
+            if codeowners_path is not None
+            else [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"]
+        )
+        text = next((data for place in places if (data := git.read_file(repo, base, place)) is not None), b"").decode(
+            "utf-8", "replace"
+        )
         listed = approval.parse_reviews(store.read_regular_file(reviews, "--reviews"), str(reviews))
-        members = approval.parse_members(store.read_regular_file(team_members, "--team-members"), str(team_members)) if team_members else {}
-        decision = approval.decide(record["verdict"], list(record["oracle_paths"]), text, listed, members, record["head"], author)
+        members = (
+            approval.parse_members(store.read_regular_file(team_members, "--team-members"), str(team_members))
+            if team_members
+            else {}
+        )
+        decision = approval.decide(
+            record["verdict"], list(record["oracle_paths"]), text, listed, members, record["head"], author
+        )
         for line in decision.lines:
             typer.echo(line)
         return 0 if decision.mergeable else 1

@@ -38,11 +38,18 @@ def gated_build_files(root: Path) -> list[str]:
     .git, and symlinks are not walked)."""
     found = []
     for top, directories, files in os.walk(root):
-        directories[:] = sorted(d for d in directories if not d.startswith(".") and not os.path.islink(os.path.join(top, d)))
+        directories[:] = sorted(
+            d for d in directories if not d.startswith(".") and not os.path.islink(os.path.join(top, d))
+        )
         for name in sorted(files):
             path = Path(top, name)
             relative = path.relative_to(root).as_posix()
-            if is_build_file(relative) and not path.is_symlink() and path.is_file() and declares_gated_targets(relative, path.read_bytes()):
+            if (
+                is_build_file(relative)
+                and not path.is_symlink()
+                and path.is_file()
+                and declares_gated_targets(relative, path.read_bytes())
+            ):
                 found.append(relative)
     return found
 
@@ -53,7 +60,11 @@ def required(config: GateConfig, gated_build_files: Sequence[str] = ()) -> list[
     seen, found = set(), []
     entries = [
         *oracle_entries(config),
-        *((pattern, f"suite {suite.name} (a file its glob adds)") for suite in config.suites for pattern in suite.oracle_globs),
+        *(
+            (pattern, f"suite {suite.name} (a file its glob adds)")
+            for suite in config.suites
+            for pattern in suite.oracle_globs
+        ),
         *((path, "gate controls (declares gated targets)") for path in sorted(gated_build_files)),
     ]
     for entry, who in entries:
@@ -94,8 +105,10 @@ _UNSUPPORTED = re.compile(r"[!\[\]\\]")
 @functools.lru_cache(maxsize=1024)
 def _regex(pattern: str) -> re.Pattern[str]:
     if _UNSUPPORTED.search(pattern):
-        raise WitnessGateError(f"CODEOWNERS pattern {pattern!r}: GitHub does not support '!', '[ ]' or '\\' escapes there "
-                               "(it skips such a line): write the path without them")
+        raise WitnessGateError(
+            f"CODEOWNERS pattern {pattern!r}: GitHub does not support '!', '[ ]' or '\\' escapes there "
+            "(it skips such a line): write the path without them"
+        )
     anchored = "/" in pattern.rstrip("/")  # at the beginning or in the middle
     directories_only = pattern.endswith("/")
     segments = pattern.strip("/").split("/")
@@ -125,6 +138,7 @@ def owners_of(codeowners: str, path: str) -> list[str]:
 def uncovered(config: GateConfig, codeowners: str, gated_build_files: Sequence[str] = ()) -> list[str]:
     """The oracle patterns a CODEOWNERS text leaves without an owner; a directory counts as
     owned only when files of every kind the gate reads there are."""
+
     def owned(path: str) -> bool:
         return bool(owners_of(codeowners, path))
 

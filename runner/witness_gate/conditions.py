@@ -38,8 +38,33 @@ _VALUE = re.compile(r"[\x21-\x7e]{1,256}\Z")  # printable ASCII without spaces: 
 # Variables that decide what the interpreter or a library loads (a provider module, a
 # charset converter, a preloaded library) or where it looks files up: declared, they would
 # run code of the tree in every worker, or quietly test another condition (TZDIR, LOCPATH).
-_REFUSED_PREFIXES = ("PYTHON", "LD_", "DYLD_", "HYPOTHESIS_", "PEX_", "PIP_", "OPENSSL_", "SSL_", "GCONV", "GLIBC_", "MALLOC_",
-                     "LOCPATH", "NLSPATH", "TZDIR", "BASH_", "GIO_", "GTK_", "QT_", "XDG_", "TMP", "TEMP", "PERL", "RUBY", "NODE_", "JAVA")
+_REFUSED_PREFIXES = (
+    "PYTHON",
+    "LD_",
+    "DYLD_",
+    "HYPOTHESIS_",
+    "PEX_",
+    "PIP_",
+    "OPENSSL_",
+    "SSL_",
+    "GCONV",
+    "GLIBC_",
+    "MALLOC_",
+    "LOCPATH",
+    "NLSPATH",
+    "TZDIR",
+    "BASH_",
+    "GIO_",
+    "GTK_",
+    "QT_",
+    "XDG_",
+    "TMP",
+    "TEMP",
+    "PERL",
+    "RUBY",
+    "NODE_",
+    "JAVA",
+)
 _REFUSED = ("PATH", "HOME", "SHELL", "ENV", "IFS", "VIRTUAL_ENV")
 _HASH_SEED = "PYTHONHASHSEED"
 ZONEINFO = "/usr/share/zoneinfo"
@@ -51,7 +76,10 @@ def _name_problem(name: str) -> str | None:
     if name == _HASH_SEED:
         return None
     if name in _REFUSED or name.startswith(_REFUSED_PREFIXES):
-        return "it decides what the interpreter or a library loads, or where it looks files up, not a condition the " "code meets"
+        return (
+            "it decides what the interpreter or a library loads, or where it looks files up, not a condition the "
+            "code meets"
+        )
     return None
 
 
@@ -132,7 +160,10 @@ def machine_problem(condition: Mapping[str, str]) -> str | None:
     view of the system, before any user code."""
     zone = condition.get("TZ")
     if zone is not None and not os.path.isfile(os.path.join(ZONEINFO, zone)):
-        return f"condition TZ={zone}: no such time zone on this machine ({ZONEINFO}/{zone}); install tzdata or " "declare another"
+        return (
+            f"condition TZ={zone}: no such time zone on this machine ({ZONEINFO}/{zone}); install tzdata or "
+            "declare another"
+        )
     named = [name for name in condition if _locale_variable(name)]
     if named:
         try:  # what a program that calls setlocale(LC_ALL, "") gets, then back to the start-up locale

@@ -31,7 +31,9 @@ class Suite:
     # repository-wide prefixes and import paths.
     impl: tuple[str, ...] = ()
     oracle_paths: tuple[str, ...] = ()
-    oracle_globs: tuple[str, ...] = ()  # a path they match that no entry owns is oracle (a property module the head adds)
+    oracle_globs: tuple[
+        str, ...
+    ] = ()  # a path they match that no entry owns is oracle (a property module the head adds)
     import_paths: tuple[str, ...] = ()
     conditions: tuple[dict[str, str], ...] = ()  # declared production conditions (`conditions`)
 
@@ -71,10 +73,19 @@ _LIST_KEYS = {
     "generated-oracle-paths": "generated_oracle_paths",
     "import-paths": "import_paths",
 }
-_NUMBER_KEYS = {"max-freeze-hours": ("max_freeze_hours", int), "replay-timeout-seconds": ("replay_timeout_seconds", float)}
+_NUMBER_KEYS = {
+    "max-freeze-hours": ("max_freeze_hours", int),
+    "replay-timeout-seconds": ("replay_timeout_seconds", float),
+}
 _SUITE_KEYS = {
-    "name": str, "fixture": str, "generator-version": int, "properties": list, "replays": int, "max-examples": int,
-    "oracle-dependencies": list, "conditions": list,
+    "name": str,
+    "fixture": str,
+    "generator-version": int,
+    "properties": list,
+    "replays": int,
+    "max-examples": int,
+    "oracle-dependencies": list,
+    "conditions": list,
 }
 
 
@@ -113,7 +124,11 @@ def parse_config(data: bytes, where: str) -> GateConfig:
             values[_LIST_KEYS[key]] = tuple(value)
         elif key in _NUMBER_KEYS:
             field, kind = _NUMBER_KEYS[key]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or (kind is int and not isinstance(value, int))
+            ):
                 raise WitnessGateError(f"{source}: {key} must be a {kind.__name__}")
             values[field] = kind(value)
         elif key in ("freezes-dir", "corpus-dir"):
@@ -131,7 +146,19 @@ def parse_config(data: bytes, where: str) -> GateConfig:
         elif key == "suites":
             values["suites"] = _suites(value, source)
         else:
-            known = ", ".join(sorted([*_LIST_KEYS, *_NUMBER_KEYS, "freezes-dir", "corpus-dir", "per-change-search", "requirements", "suites"]))
+            known = ", ".join(
+                sorted(
+                    [
+                        *_LIST_KEYS,
+                        *_NUMBER_KEYS,
+                        "freezes-dir",
+                        "corpus-dir",
+                        "per-change-search",
+                        "requirements",
+                        "suites",
+                    ]
+                )
+            )
             raise WitnessGateError(f"{source}: unknown key {key!r} (known: {known})")
     config = replace(GateConfig(), **values)
     _check(config, source)
@@ -147,7 +174,9 @@ def _suites(value: Any, source: str) -> tuple[Suite, ...]:
         unknown = sorted(set(entry) - set(_SUITE_KEYS))
         missing = sorted({"name", "fixture", "generator-version", "properties"} - set(entry))
         if unknown or missing:
-            raise WitnessGateError(f"{where}: {'unknown key ' + repr(unknown[0]) if unknown else 'missing key ' + repr(missing[0])}")
+            raise WitnessGateError(
+                f"{where}: {'unknown key ' + repr(unknown[0]) if unknown else 'missing key ' + repr(missing[0])}"
+            )
         for key, kind in _SUITE_KEYS.items():
             if key == "fixture" and entry.get(key) is False:
                 continue  # declared without fixture data (a pytest module reads its own files, or none)
@@ -155,15 +184,21 @@ def _suites(value: Any, source: str) -> tuple[Suite, ...]:
                 kind_name = "path, or false for a suite without fixture data" if key == "fixture" else kind.__name__
                 raise WitnessGateError(f"{where}: {key} must be a {kind_name}")
         if not _SUITE_NAME.match(entry["name"]) or entry["name"] in (".", ".."):
-            raise WitnessGateError(f"{where}: name {entry['name']!r} must be letters, digits and . _ - + = @ (review makes it a folder " "under --out)")
+            raise WitnessGateError(
+                f"{where}: name {entry['name']!r} must be letters, digits and . _ - + = @ (review makes it a folder "
+                "under --out)"
+            )
         if not all(isinstance(item, str) for item in entry["properties"]) or not entry["properties"]:
             raise WitnessGateError(f"{where}: properties must be a non-empty list of paths")
         if not all(isinstance(item, str) for item in entry.get("oracle-dependencies", [])):
             raise WitnessGateError(f"{where}: oracle-dependencies must be a list of paths")
         suite = Suite(
-            entry["name"], None if entry["fixture"] is False else check_repo_path(entry["fixture"], where), entry["generator-version"],
+            entry["name"],
+            None if entry["fixture"] is False else check_repo_path(entry["fixture"], where),
+            entry["generator-version"],
             tuple(check_repo_path(item.rstrip("/"), where) for item in entry["properties"]),
-            entry.get("replays", 5), entry.get("max-examples", 100),
+            entry.get("replays", 5),
+            entry.get("max-examples", 100),
             tuple(check_repo_path(item.rstrip("/"), where) for item in entry.get("oracle-dependencies", [])),
             conditions=conditions.check_matrix(entry.get("conditions", []), f"{where} conditions"),
         )
@@ -180,7 +215,12 @@ def _check(config: GateConfig, source: str) -> None:
     for entry in config.import_paths:
         if entry != ".":
             check_repo_path(entry, source)
-    suite_oracle = {path for suite in config.suites for path in (suite.fixture, *suite.properties, *suite.oracle_dependencies) if path is not None}
+    suite_oracle = {
+        path
+        for suite in config.suites
+        for path in (suite.fixture, *suite.properties, *suite.oracle_dependencies)
+        if path is not None
+    }
     clash = {prefix.rstrip("/") for prefix in config.impl_prefixes} & (
         {entry.rstrip("/") for entry in (*config.oracle_prefixes, *config.generated_oracle_paths)} | suite_oracle
     )

@@ -29,6 +29,7 @@ from typing import Any
 from witness_gate import store, witness
 from witness_gate.errors import WitnessGateError
 
+
 @dataclass(frozen=True)
 class Corpus:
     entries: list[tuple[Path, dict[str, Any]]]  # replayable under this run's lock
@@ -42,7 +43,9 @@ class Corpus:
 def load(directory: Path, lock: dict[str, Any], modules: dict[str, str]) -> Corpus:
     """The entries for the property modules of this run (`modules`: repository path ->
     sha256 of its source now); entries of other modules belong to other suites."""
-    if directory.is_symlink() or (directory.exists() and not directory.is_dir()):  # a dangling link too: never "no corpus"
+    if directory.is_symlink() or (
+        directory.exists() and not directory.is_dir()
+    ):  # a dangling link too: never "no corpus"
         raise WitnessGateError(f"{directory}: corpus directory is not a plain directory")
     if not directory.exists():
         return Corpus([], [])
@@ -56,8 +59,10 @@ def load(directory: Path, lock: dict[str, Any], modules: dict[str, str]) -> Corp
         if problem is None:
             entries.append((path, record))
         else:
-            stale.append(f"corpus entry {path.name}: {problem}: it cannot be replayed as it was found; "
-                         "retain a witness of the same input under this pin, or remove the entry (an oracle edit)")
+            stale.append(
+                f"corpus entry {path.name}: {problem}: it cannot be replayed as it was found; "
+                "retain a witness of the same input under this pin, or remove the entry (an oracle edit)"
+            )
     return Corpus(entries, stale)
 
 
@@ -72,7 +77,9 @@ def staleness(record: dict[str, Any], lock: dict[str, Any], module_sha256: str) 
     return None
 
 
-def orphaned(entries: dict[str, dict[str, Any]], gated: Callable[[str], bool], present: Callable[[str], bool]) -> list[str]:
+def orphaned(
+    entries: dict[str, dict[str, Any]], gated: Callable[[str], bool], present: Callable[[str], bool]
+) -> list[str]:
     """The entries (file name -> record) whose property module the tree lacks or no suite
     gates (pure): a gate replays the entries of its own modules only, so these would never
     be replayed again (a renamed or moved property module leaves its entries behind)."""
@@ -81,8 +88,10 @@ def orphaned(entries: dict[str, dict[str, Any]], gated: Callable[[str], bool], p
         module = record["property"]["path"]
         where = "is not in the tree" if not present(module) else "is gated by no suite"
         if not (present(module) and gated(module)):
-            problems.append(f"corpus entry {name}: its property module {module} {where}: it would never be replayed; "
-                            "retain its input again under the module's new path, or remove the entry (an oracle edit)")
+            problems.append(
+                f"corpus entry {name}: its property module {module} {where}: it would never be replayed; "
+                "retain its input again under the module's new path, or remove the entry (an oracle edit)"
+            )
     return problems
 
 
@@ -94,7 +103,9 @@ def retain(witness_path: Path, directory: Path) -> tuple[Path, bool]:
     if target.exists() or target.is_symlink():
         if store.read_regular_file(target, "corpus entry") == data:
             return target, False
-        raise WitnessGateError(f"{target}: a different corpus entry already has this name: remove it first (an oracle edit)")
+        raise WitnessGateError(
+            f"{target}: a different corpus entry already has this name: remove it first (an oracle edit)"
+        )
     directory.mkdir(parents=True, exist_ok=True)
     store.write_atomic(target, data)
     return target, True

@@ -53,7 +53,9 @@ def pinned_from_lock(lock: bytes, projects: tuple[str, ...], where: str) -> byte
         if name in wanted:
             continue
         if name not in by_name:
-            raise WitnessGateError(f"{where}: the suites require {name}, which the lockfile does not pin: regenerate it")
+            raise WitnessGateError(
+                f"{where}: the suites require {name}, which the lockfile does not pin: regenerate it"
+            )
         wanted.add(name)
         for requirement in (dist for entry in by_name[name] for dist in entry.get("requires_dists", [])):
             found = _PROJECT.match(requirement)
@@ -63,7 +65,9 @@ def pinned_from_lock(lock: bytes, projects: tuple[str, ...], where: str) -> byte
     for name in sorted(wanted):
         versions = {entry["version"] for entry in by_name[name]}
         if len(versions) != 1:
-            raise WitnessGateError(f"{where}: {name} is locked at {', '.join(sorted(versions))}: one version per project is installable")
+            raise WitnessGateError(
+                f"{where}: {name} is locked at {', '.join(sorted(versions))}: one version per project is installable"
+            )
         artifacts = [artifact for entry in by_name[name] for artifact in entry["artifacts"]]
         hashes = sorted({f"--hash={artifact['algorithm']}:{artifact['hash']}" for artifact in artifacts})
         links |= {artifact["url"].rsplit("/", 1)[0] for artifact in artifacts if artifact["url"].startswith("file:")}
@@ -81,17 +85,42 @@ def install(requirements: bytes, where: str, target: Path) -> None:
     python = getattr(sys, "_base_executable", None) or sys.executable  # a venv's (a PEX's) base interpreter has pip
     # -I, and a directory of the review's own as the working directory: `-m pip` would
     # otherwise import a `pip` package from the CI checkout (the head's files), as root.
-    argv = [python, "-I", "-m", "pip", "install", "--require-hashes", "--only-binary", ":all:", "--no-deps", "--no-compile",
-            "--disable-pip-version-check", "--no-input", "--target", str(target), "-r", str(listing)]
+    argv = [
+        python,
+        "-I",
+        "-m",
+        "pip",
+        "install",
+        "--require-hashes",
+        "--only-binary",
+        ":all:",
+        "--no-deps",
+        "--no-compile",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--target",
+        str(target),
+        "-r",
+        str(listing),
+    ]
     try:
-        done = subprocess.run(argv, cwd=target.parent, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=_PIP_SECONDS,
-                              env={key: value for key, value in os.environ.items() if key != "PYTHONPATH"})
+        done = subprocess.run(
+            argv,
+            cwd=target.parent,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=_PIP_SECONDS,
+            env={key: value for key, value in os.environ.items() if key != "PYTHONPATH"},
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise WitnessGateError(f"setup failed: installing the base's {where}: {error}") from None
     if done.returncode != 0:
         said = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-        raise WitnessGateError(f"setup failed: pip could not install the base's {where} (every line pinned by hash, wheels only): "
-                               f"{said[-1] if said else f'exit status {done.returncode}'}")
+        raise WitnessGateError(
+            f"setup failed: pip could not install the base's {where} (every line pinned by hash, wheels only): "
+            f"{said[-1] if said else f'exit status {done.returncode}'}"
+        )
     for directory, _, files in os.walk(target):
         os.chmod(directory, 0o755)
         for name in files:

@@ -136,7 +136,10 @@ def escalation(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: boo
             return True, "its outcomes differ only between replays that share no condition the runner sets"
         return False, "isolated: its outcomes differ between replays that hold a condition, so the cause can be read"
     if failures == runs and rounds < 2:
-        return True, "it failed every replay: a second round of fresh hash secrets and seeds before it is called certain"
+        return (
+            True,
+            "it failed every replay: a second round of fresh hash secrets and seeds before it is called certain",
+        )
     if any(_mixed(replays) for replays in by_variant.values() if replays):
         return True, "another variant fails only sometimes"
     if search_was_flaky and decider in _ISOLATED:
@@ -163,7 +166,9 @@ def _consistent(replays: Sequence[Replay]) -> bool:
     return _one_outcome_each(replays, lambda r: (r.hash_secret, r.column))
 
 
-def _varies_with(replays: Sequence[Replay], held: Callable[[Replay], Hashable], varied: Callable[[Replay], Hashable]) -> bool:
+def _varies_with(
+    replays: Sequence[Replay], held: Callable[[Replay], Hashable], varied: Callable[[Replay], Hashable]
+) -> bool:
     """Whether two replays that share `held` but differ in `varied` had different outcomes."""
     groups: dict[object, dict[object, bool]] = defaultdict(dict)
     for replay in replays:
@@ -174,7 +179,10 @@ def _varies_with(replays: Sequence[Replay], held: Callable[[Replay], Hashable], 
 def _held_anywhere(replays: Sequence[Replay]) -> bool:
     """Whether some two replays with different outcomes share a hash secret, a seed column
     or a process id: only then can a cause be read with something held."""
-    return not all(_one_outcome_each(replays, condition) for condition in (lambda r: r.hash_secret, lambda r: r.column, lambda r: r.pid_offset))
+    return not all(
+        _one_outcome_each(replays, condition)
+        for condition in (lambda r: r.hash_secret, lambda r: r.column, lambda r: r.pid_offset)
+    )
 
 
 def _follows_pid(replays: Sequence[Replay]) -> bool:
@@ -204,7 +212,7 @@ def _steady_in_a_burst(probe: Sequence[Replay]) -> bool:
     clock's changes, never one pass."""
     ordered = sorted(probe, key=lambda r: r.slot)
     settings = len({r.collector for r in probe}) or 1
-    passes = [ordered[start:start + settings] for start in range(0, len(ordered), settings)]
+    passes = [ordered[start : start + settings] for start in range(0, len(ordered), settings)]
     return all(sum(a.failed != b.failed for a, b in zip(row, row[1:])) <= 1 for row in passes)
 
 
@@ -219,18 +227,30 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     if decider == COLLECTOR:
         failing = sorted({r.collector for r in replays if r.failed})
         settings = len({r.collector for r in replays})
-        base = "shrunk" if (replayed := replayed_variant(by_variant)) == "in_process" else replayed.replace("_", " ")  # forked, as probed
+        base = (
+            "shrunk" if (replayed := replayed_variant(by_variant)) == "in_process" else replayed.replace("_", " ")
+        )  # forked, as probed
         return "gc", (
-            f"the {base} payload, replayed under {settings} collector settings with its hash secret, seed and history " "held, "
-            f"fails under {len(failing)} of them in every pass and passes under the others: it follows when the " "cyclic collector "
-            "runs (the allocations before the call move it within the collector's cycle): a finalizer, a weak " "reference, "
+            f"the {base} payload, replayed under {settings} collector settings with its hash secret, seed and history "
+            "held, "
+            f"fails under {len(failing)} of them in every pass and passes under the others: it follows when the "
+            "cyclic collector "
+            "runs (the allocations before the call move it within the collector's cycle): a finalizer, a weak "
+            "reference, "
             "a cycle's resources freed late"
         )
     if failures == 0:
-        return "none_found", f"never failed: 0 of {runs} replays of each variant (isolated, after its history, in one process)"
+        return (
+            "none_found",
+            f"never failed: 0 of {runs} replays of each variant (isolated, after its history, in one process)",
+        )
     if decider not in _ISOLATED:  # so the same payload alone never failed (see deciding_variant)
         isolated_failures, isolated_runs = counts(by_variant[_isolated_of(decider, by_variant)])
-        where = f"after the {history_length} calls that preceded it in check" if decider != "in_process" else "when called again in the same process"
+        where = (
+            f"after the {history_length} calls that preceded it in check"
+            if decider != "in_process"
+            else "when called again in the same process"
+        )
         return "history", (
             f"fails {failures} of {runs} replays {where} but {isolated_failures} of {isolated_runs} in isolation: "
             "it depends on state that earlier calls leave behind"
@@ -247,26 +267,36 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     if _consistent(replays) and by_column and not by_secret:
         failing_seeds = len({r.column for r in replays if r.failed})
         return "random_seed", (
-            f"fails under {failing_seeds} of {len(columns)} random seeds, and a seed gives the same outcome under " "every hash secret: "
+            f"fails under {failing_seeds} of {len(columns)} random seeds, and a seed gives the same outcome under "
+            "every hash secret: "
             "it follows the global random state"
         )
     if _consistent(replays) and by_secret and not by_column:
         failing_secrets = len({r.hash_secret for r in replays if r.failed})
         return "hash_secret", (
-            f"fails under {failing_secrets} of {len(secrets)} hash secrets, and a secret gives the same outcome for " "every seed: "
+            f"fails under {failing_secrets} of {len(secrets)} hash secrets, and a secret gives the same outcome for "
+            "every seed: "
             "it follows hash order (PYTHONHASHSEED)"
         )
     switches = _switches(replays)
     if not any(switches) and _varies_with(replays, lambda r: (r.hash_secret, r.column), lambda r: r.interpreter):
         if _follows_pid(replays):
-            what = ("the process: its process id, or the memory layout that goes with it (id() order, objects hashed by " "identity); "
-                    "the interpreters at each process id agreed, under their different hash secrets and seeds")
+            what = (
+                "the process: its process id, or the memory layout that goes with it (id() order, objects hashed by "
+                "identity); "
+                "the interpreters at each process id agreed, under their different hash secrets and seeds"
+            )
         else:
-            what = ("the process, and not what the runner sets for it (interpreters at the same process id disagree): " "memory it "
-                    "does not arrange (objects over 512 bytes, or past a pool's worth of one size), or a clock slower " "than one "
-                    "interpreter's replays")
+            what = (
+                "the process, and not what the runner sets for it (interpreters at the same process id disagree): "
+                "memory it "
+                "does not arrange (objects over 512 bytes, or past a pool's worth of one size), or a clock slower "
+                "than one "
+                "interpreter's replays"
+            )
         return "process", (
-            f"fails {failures} of {runs} replays: steady within each interpreter, but fresh interpreters under the " "same hash "
+            f"fails {failures} of {runs} replays: steady within each interpreter, but fresh interpreters under the "
+            "same hash "
             f"secret and seed disagree: it follows {what}"
         )
     if max(switches) == 1 and _steady_in_a_burst(by_variant.get(COLLECTOR, ())):
@@ -275,6 +305,7 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
             "across its spaced slots), not the hash secret or the seed alone: it depends on time"
         )
     return "none_found", (
-        f"fails {failures} of {runs} replays, following none of the conditions varied (hash secret, random seed, " "history, process, time): "
+        f"fails {failures} of {runs} replays, following none of the conditions varied (hash secret, random seed, "
+        "history, process, time): "
         "nondeterminism the runner does not control, such as threads, the OS or entropy"
     )

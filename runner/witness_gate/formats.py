@@ -63,11 +63,16 @@ class Finding:
         counts = f"failed {self.failures}/{self.runs} replays" if self.runs else "failed"
         unshrunk = "" if self.unshrunk_input is None else f" Unshrunk input: {self.unshrunk_input}"
         changed = f" Changed implementation it reaches: {', '.join(self.changed)}." if self.changed else ""
-        return (f"{self.label}: {self.assertion_id} {counts}; witness {self.file} ({self.witness_hash[:12]}) - " f"{self.next_step} "
-                f"Cause: {self.cause}: {self.reason} Failing input: {self.failing_input}{unshrunk}{changed}")
+        return (
+            f"{self.label}: {self.assertion_id} {counts}; witness {self.file} ({self.witness_hash[:12]}) - "
+            f"{self.next_step} "
+            f"Cause: {self.cause}: {self.reason} Failing input: {self.failing_input}{unshrunk}{changed}"
+        )
 
 
-def findings(record: dict[str, Any], witnesses: dict[str, dict[str, Any]], changed: tuple[str, ...] = ()) -> list[Finding]:
+def findings(
+    record: dict[str, Any], witnesses: dict[str, dict[str, Any]], changed: tuple[str, ...] = ()
+) -> list[Finding]:
     """Findings from a report or gate record; `witnesses` maps a witness file name to its
     record, `changed` names the changed implementation files the record's tests reach."""
     found = []
@@ -77,9 +82,22 @@ def findings(record: dict[str, Any], witnesses: dict[str, dict[str, Any]], chang
         blocks = row.get("blocks", row["label"] != "flake")
         found.append(
             Finding(
-                row["assertion_id"], row["witness_hash"], row["file"], row["label"], row["failures"], row["runs"],
-                row["next_step"], blocks, row.get("frozen_by"), prop.get("path"), prop.get("line"), row["cause"], row["reason"],
-                row["input"], row["unshrunk_input"], changed,
+                row["assertion_id"],
+                row["witness_hash"],
+                row["file"],
+                row["label"],
+                row["failures"],
+                row["runs"],
+                row["next_step"],
+                blocks,
+                row.get("frozen_by"),
+                prop.get("path"),
+                prop.get("line"),
+                row["cause"],
+                row["reason"],
+                row["input"],
+                row["unshrunk_input"],
+                changed,
             )
         )
     return found
@@ -94,12 +112,18 @@ def junit_xml(record: dict[str, Any], found: list[Finding], suite: str) -> bytes
     return junit_document([junit_testsuite(record, found, suite)])
 
 
-def junit_testsuite(record: dict[str, Any], found: list[Finding], suite: str, reasons: list[str] | None = None) -> ElementTree.Element:
+def junit_testsuite(
+    record: dict[str, Any], found: list[Finding], suite: str, reasons: list[str] | None = None
+) -> ElementTree.Element:
     """One testcase per witness (failing when it blocks, skipped when a freeze silences it),
     plus one for the verdict, which carries diff-level reasons such as a mixed edit."""
     cases = []
     for finding in found:
-        case = ElementTree.Element("testcase", classname=finding.property_path or suite, name=f"{finding.assertion_id}[{finding.witness_hash[:12]}]")
+        case = ElementTree.Element(
+            "testcase",
+            classname=finding.property_path or suite,
+            name=f"{finding.assertion_id}[{finding.witness_hash[:12]}]",
+        )
         if finding.frozen_by:
             ElementTree.SubElement(case, "skipped", message=f"flake frozen by {finding.frozen_by}")
         elif finding.blocks:
@@ -112,12 +136,16 @@ def junit_testsuite(record: dict[str, Any], found: list[Finding], suite: str, re
     if record["exit_code"] != 0:
         shown = diff_reasons(record) if reasons is None else reasons
         text = "\n".join([*shown, f"verdict: {record['verdict']} (exit {record['exit_code']})"])
-        failure = ElementTree.SubElement(verdict, "failure", message=f"verdict: {record['verdict']}", type=record["verdict"])
+        failure = ElementTree.SubElement(
+            verdict, "failure", message=f"verdict: {record['verdict']}", type=record["verdict"]
+        )
         failure.text = text
     cases.append(verdict)
     failed = sum(1 for case in cases if case.find("failure") is not None)
     skipped = sum(1 for case in cases if case.find("skipped") is not None)
-    testsuite = ElementTree.Element("testsuite", name=suite, tests=str(len(cases)), failures=str(failed), errors="0", skipped=str(skipped))
+    testsuite = ElementTree.Element(
+        "testsuite", name=suite, tests=str(len(cases)), failures=str(failed), errors="0", skipped=str(skipped)
+    )
     testsuite.extend(cases)
     return testsuite
 
@@ -155,25 +183,47 @@ def sarif_results(found: list[Finding]) -> list[dict[str, Any]]:
         if finding.property_path:
             places.append((finding.property_path, finding.property_line or 1))
         if places:
-            result["locations"] = [{
-                "physicalLocation": {"artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"}, "region": {"startLine": line}}
-            } for path, line in places]
+            result["locations"] = [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": line},
+                    }
+                }
+                for path, line in places
+            ]
         results.append(result)
     return results
 
 
 def sarif_log(results: list[dict[str, Any]], verdict: str, reasons: list[str]) -> dict[str, Any]:
     """A SARIF 2.1.0 log of one run."""
-    rules = [{"id": label, "name": _RULE_NAMES[label], "shortDescription": {"text": text}, "help": {"text": NEXT_STEPS[label]}}
-             for label, text in _RULE_HELP.items()]
+    rules = [
+        {
+            "id": label,
+            "name": _RULE_NAMES[label],
+            "shortDescription": {"text": text},
+            "help": {"text": NEXT_STEPS[label]},
+        }
+        for label, text in _RULE_HELP.items()
+    ]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "witness-gate", "version": __version__, "informationUri": "https://witness-gate.dev", "rules": rules}},
-            "results": results,
-            "properties": {"verdict": verdict, "reasons": reasons},
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "witness-gate",
+                        "version": __version__,
+                        "informationUri": "https://witness-gate.dev",
+                        "rules": rules,
+                    }
+                },
+                "results": results,
+                "properties": {"verdict": verdict, "reasons": reasons},
+            }
+        ],
     }
 
 
@@ -204,7 +254,11 @@ def witness_annotations(found: list[Finding]) -> list[str]:
         if not finding.blocks and not finding.frozen_by:
             continue
         kind = "error" if finding.blocks else "notice"
-        where = f"file={_escape_property(finding.property_path)},line={finding.property_line or 1}," if finding.property_path else ""
+        where = (
+            f"file={_escape_property(finding.property_path)},line={finding.property_line or 1},"
+            if finding.property_path
+            else ""
+        )
         title = _escape_property("witness-gate " + finding.label)
         lines.append(f"::{kind} {where}title={title}::{_escape_data(finding.message)}")
     return lines
@@ -237,7 +291,9 @@ def review_sarif(review: dict[str, Any], suites: list[SuiteFindings], reasons: l
 def review_annotations(suites: list[SuiteFindings], reasons: list[str]) -> list[str]:
     """An error per blocking witness and per blocking reason; a warning per oracle edit."""
     lines = [line for suite in suites for line in witness_annotations(suite.found)]
-    return lines + [annotation("warning" if reason.startswith("oracle edit: ") else "error", reason) for reason in reasons]
+    return lines + [
+        annotation("warning" if reason.startswith("oracle edit: ") else "error", reason) for reason in reasons
+    ]
 
 
 def _cell(text: str) -> str:
@@ -249,7 +305,12 @@ def _code(text: str) -> str:
     return f"`` {_cell(text)} ``" if "`" in text else f"`{_cell(text)}`"
 
 
-def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons: list[str], freeze_steps: dict[tuple[str, str], list[str]]) -> str:
+def review_summary(
+    review: dict[str, Any],
+    suites: list[SuiteFindings],
+    reasons: list[str],
+    freeze_steps: dict[tuple[str, str], list[str]],
+) -> str:
     """Markdown for a pull request (a comment, or $GITHUB_STEP_SUMMARY): a row per witness
     with its label, counts, cause and failing input, a row for each suite without one, every
     freeze that applies with its expiry, the steps that write an unfrozen flake's freeze, and
@@ -265,24 +326,46 @@ def review_summary(review: dict[str, Any], suites: list[SuiteFindings], reasons:
     for suite in suites:
         for finding in suite.found:
             counts = f"{finding.failures}/{finding.runs}" if finding.runs else "-"
-            expiry = next((row["expires_at"] for row in suite.record["freezes"] if row["file"] == finding.frozen_by), None)
+            expiry = next(
+                (row["expires_at"] for row in suite.record["freezes"] if row["file"] == finding.frozen_by), None
+            )
             step = _cell(f"frozen by {finding.frozen_by} until {expiry}" if finding.frozen_by else finding.next_step)
             if (suite.name, finding.file) in freeze_steps:
                 step += " To freeze it: the steps below."
-            lines.append(f"| {_cell(suite.name)} | {_cell(finding.assertion_id)} | **{finding.label}** | {counts} | " f"{finding.cause} "
-                         f"| {_code(finding.failing_input)} | {step} |")
+            lines.append(
+                f"| {_cell(suite.name)} | {_cell(finding.assertion_id)} | **{finding.label}** | {counts} | "
+                f"{finding.cause} "
+                f"| {_code(finding.failing_input)} | {step} |"
+            )
         if not suite.found:
             suite_reasons = _cell("; ".join(suite.record["reasons"]) or "nothing failed")
             lines.append(f"| {_cell(suite.name)} | - | {suite.record['verdict']} | - | - | - | {suite_reasons} |")
     freezes = [(suite.name, row) for suite in suites for row in suite.record["freezes"]]
     if freezes:
-        lines += ["", "### Freezes", "", "| suite | freeze | witness | expires | holds |", "| --- | --- | --- | --- | --- |"]
-        lines += [f"| {_cell(name)} | {_code(row['file'])} | `{row['witness_hash'][:12]}` | {row['expires_at']} "
-                  f"| {_cell('no: ' + '; '.join(row['problems'])) if row['problems'] else 'yes'} |" for name, row in freezes]
+        lines += [
+            "",
+            "### Freezes",
+            "",
+            "| suite | freeze | witness | expires | holds |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| {_cell(name)} | {_code(row['file'])} | `{row['witness_hash'][:12]}` | {row['expires_at']} "
+            f"| {_cell('no: ' + '; '.join(row['problems'])) if row['problems'] else 'yes'} |"
+            for name, row in freezes
+        ]
     for (name, file), steps in freeze_steps.items():
-        lines += ["", f"### To freeze {_cell(name)}: {_code(file.rsplit('/', 1)[-1])}", "",
-                  "In a checkout of the base, with this job's artifacts in `.artifacts/`; the freeze goes in a pull request "
-                  "of its own, which the review answers with exit 3 until the oracle's owners approve it:", "", "```bash", *steps, "```"]
+        lines += [
+            "",
+            f"### To freeze {_cell(name)}: {_code(file.rsplit('/', 1)[-1])}",
+            "",
+            "In a checkout of the base, with this job's artifacts in `.artifacts/`; the freeze goes in a pull request "
+            "of its own, which the review answers with exit 3 until the oracle's owners approve it:",
+            "",
+            "```bash",
+            *steps,
+            "```",
+        ]
     if reasons:
         lines += ["", *(f"- {_cell(reason)}" for reason in reasons)]
     return "\n".join(lines) + "\n"

@@ -26,12 +26,28 @@ def command(gate_dir: Path, row: dict[str, Any], freezes_dir: str, hours: int) -
     """The command that writes the freeze of a flake a gate found, from that gate's
     artifacts in `gate_dir` (a gate record's row), into `freezes_dir` (pure)."""
     name = row["file"].rsplit("/", 1)[-1]
-    return shlex.join([
-        "witness-gate", "freeze", "--assertion", row["assertion_id"], "--lock", str(gate_dir / "fixture.lock"),
-        "--witness", str(gate_dir / row["file"]), "--report", str(gate_dir / "classification.json"),
-        "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", str(hours),
-        "--out", f"{freezes_dir.rstrip('/')}/{name}",
-    ])
+    return shlex.join(
+        [
+            "witness-gate",
+            "freeze",
+            "--assertion",
+            row["assertion_id"],
+            "--lock",
+            str(gate_dir / "fixture.lock"),
+            "--witness",
+            str(gate_dir / row["file"]),
+            "--report",
+            str(gate_dir / "classification.json"),
+            "--failures",
+            str(row["failures"]),
+            "--runs",
+            str(row["runs"]),
+            "--expires-in-hours",
+            str(hours),
+            "--out",
+            f"{freezes_dir.rstrip('/')}/{name}",
+        ]
+    )
 
 
 # The runner as a repository with a `pants` launcher runs it (docs/adopt.md: a `pex_binary`
@@ -45,10 +61,12 @@ JOB_PATH = ".ci/witness-gate-review.sh"
 _JOB_VENV = '"$HOME/.cache/witness-gate/job-runner"'
 JOB_RUNNER = (f'{_JOB_VENV[:-1]}/bin/witness-gate"',)
 _JOB_RUNNER_STEPS = [
-    f"sed -n \"/<<'PINS'\\$/,/^PINS\\$/{{/<<'PINS'\\$/d;/^PINS\\$/d;p}}\" {JOB_PATH} " ">.artifacts/runner-requirements.txt  # the job's pins",
+    f"sed -n \"/<<'PINS'\\$/,/^PINS\\$/{{/<<'PINS'\\$/d;/^PINS\\$/d;p}}\" {JOB_PATH} "
+    ">.artifacts/runner-requirements.txt  # the job's pins",
     f"python3.11 -m venv --clear {_JOB_VENV}",
     f'{_JOB_VENV[:-1]}/bin/pip" install --quiet --require-hashes --only-binary :all: --no-deps '
-    '${WITNESS_GATE_INDEX_URL:+--index-url "$WITNESS_GATE_INDEX_URL"} -r .artifacts/runner-requirements.txt  # the ' 'job\'s runner, by sha256',
+    '${WITNESS_GATE_INDEX_URL:+--index-url "$WITNESS_GATE_INDEX_URL"} -r .artifacts/runner-requirements.txt  # the '
+    "job's runner, by sha256",
 ]
 
 
@@ -73,20 +91,43 @@ def review_command(where: ReviewFreeze, suite: str, row: dict[str, Any], freezes
     artifacts, in any checkout holding the base and head commits (pure)."""
     name = row["file"].rsplit("/", 1)[-1]
     suites = ["--suites", SUITES_FILE] if where.suites_goal is not None else []
-    runner = " ".join(where.runner) if where.runner == JOB_RUNNER else shlex.join(where.runner)  # the job's is shell words
-    return runner + " " + shlex.join([
-        "freeze", "--review", where.review_dir, "--suite", suite, *suites, "--assertion", row["assertion_id"],
-        "--witness", f"{where.review_dir.rstrip('/')}/{suite}/{row['file']}",
-        "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", str(hours),
-        "--out", f"{freezes_dir.rstrip('/')}/{name}",
-    ])
+    runner = (
+        " ".join(where.runner) if where.runner == JOB_RUNNER else shlex.join(where.runner)
+    )  # the job's is shell words
+    return (
+        runner
+        + " "
+        + shlex.join(
+            [
+                "freeze",
+                "--review",
+                where.review_dir,
+                "--suite",
+                suite,
+                *suites,
+                "--assertion",
+                row["assertion_id"],
+                "--witness",
+                f"{where.review_dir.rstrip('/')}/{suite}/{row['file']}",
+                "--failures",
+                str(row["failures"]),
+                "--runs",
+                str(row["runs"]),
+                "--expires-in-hours",
+                str(hours),
+                "--out",
+                f"{freezes_dir.rstrip('/')}/{name}",
+            ]
+        )
+    )
 
 
 def review_steps(where: ReviewFreeze, command: str, freezes_dir: str, file: str) -> list[str]:
     """Every step from a checkout of the base to the freeze's pull request (pure)."""
     name = file.rsplit("/", 1)[-1]
     steps = [
-        f"git fetch origin {where.head}  # the reviewed head: the freeze replays its witness in the tree the review " "judged",
+        f"git fetch origin {where.head}  # the reviewed head: the freeze replays its witness in the tree the review "
+        "judged",
     ]
     if where.suites_goal is not None:
         steps.append(where.suites_goal.replace("<file>", SUITES_FILE) + "  # the base's suites, printed by the base")
@@ -123,7 +164,10 @@ def later_moment(text: str, now: datetime) -> datetime:
     except OverflowError:
         raise WitnessGateError(f"--as-of {text!r} is out of range in UTC") from None
     if moment < now:
-        raise WitnessGateError(f"--as-of {timestamp(moment)} is before now ({timestamp(now)}): freezes are checked now or later, never " "earlier")
+        raise WitnessGateError(
+            f"--as-of {timestamp(moment)} is before now ({timestamp(now)}): freezes are checked now or later, never "
+            "earlier"
+        )
     return moment
 
 
@@ -142,24 +186,37 @@ def build(
     """The freeze record, or a refusal saying which binding does not hold (naming the
     witness file as `witness_name`)."""
     if not 1 <= expires_in_hours <= max_hours:
-        raise WitnessGateError(f"--expires-in-hours must be between 1 and {max_hours} (the configured maximum), got {expires_in_hours}")
+        raise WitnessGateError(
+            f"--expires-in-hours must be between 1 and {max_hours} (the configured maximum), got {expires_in_hours}"
+        )
     if witness_record["assertion_id"] != assertion_id:
-        raise WitnessGateError(f"{witness_name}: witness is for assertion {witness_record['assertion_id']!r}, not {assertion_id!r}")
+        raise WitnessGateError(
+            f"{witness_name}: witness is for assertion {witness_record['assertion_id']!r}, not {assertion_id!r}"
+        )
     digest_matches = witness_record["fixture_digest"] == lock["fixture"]["sha256"]
     if not digest_matches:
-        raise WitnessGateError(f"{witness_name}: /fixture_digest: witness of another fixture than the lock's: re-pin and re-check")
+        raise WitnessGateError(
+            f"{witness_name}: /fixture_digest: witness of another fixture than the lock's: re-pin and re-check"
+        )
     if failures == runs:
-        raise WitnessGateError(f"failures == runs ({failures}): that is a regression, not a flake (caller bug); no freeze")
+        raise WitnessGateError(
+            f"failures == runs ({failures}): that is a regression, not a flake (caller bug); no freeze"
+        )
     kind = classify(failures, runs, report["diff"]["impl_changed"], report["diff"]["oracle_changed"])
     if kind != "flake":
-        raise WitnessGateError(f"--failures {failures} --runs {runs} under this diff give {kind!r}: only a flake may be frozen")
+        raise WitnessGateError(
+            f"--failures {failures} --runs {runs} under this diff give {kind!r}: only a flake may be frozen"
+        )
     recorded = [e for e in report["witnesses"] if e["witness_hash"] == witness_record["witness_hash"]]
     if not recorded:
-        raise WitnessGateError(f"{witness_name}: the classification report has no entry for this witness hash: classify first")
+        raise WitnessGateError(
+            f"{witness_name}: the classification report has no entry for this witness hash: classify first"
+        )
     entry = recorded[0]
     if (entry["failures"], entry["runs"]) != (failures, runs):
         raise WitnessGateError(
-            f"{witness_name}: --failures {failures} --runs {runs} disagree with classify's record " f"{entry['failures']}/{entry['runs']} for this witness"
+            f"{witness_name}: --failures {failures} --runs {runs} disagree with classify's record "
+            f"{entry['failures']}/{entry['runs']} for this witness"
         )
     if entry["label"] != "flake" or not freeze_allowed(kind, witness_present=True, digest_matches=digest_matches):
         raise WitnessGateError(f"label is {entry['label']!r}: only a flake may be frozen")
@@ -176,7 +233,12 @@ def build(
 
 
 def problems(
-    freeze: dict[str, Any], lock: dict[str, Any], report: dict[str, Any], now: datetime, max_hours: int, as_of: datetime | None = None
+    freeze: dict[str, Any],
+    lock: dict[str, Any],
+    report: dict[str, Any],
+    now: datetime,
+    max_hours: int,
+    as_of: datetime | None = None,
 ) -> list[str]:
     """What makes a (schema-valid) freeze unusable now, or by `as_of` when that is later;
     empty when it holds.
@@ -200,7 +262,11 @@ def problems(
         found.append(f"failures == runs ({freeze['failures']}/{freeze['runs']}) is a regression, not a flake")
     if freeze["fixture_digest"] != lock["fixture"]["sha256"]:
         found.append("bound to another fixture digest")
-    entries = [e for e in report["witnesses"] if e["witness_hash"] == freeze["witness_hash"] and e["assertion_id"] == freeze["assertion_id"]]
+    entries = [
+        e
+        for e in report["witnesses"]
+        if e["witness_hash"] == freeze["witness_hash"] and e["assertion_id"] == freeze["assertion_id"]
+    ]
     if not entries:
         found.append("points at no classified witness of that assertion and hash")
     elif entries[0]["label"] != "flake":

@@ -41,41 +41,74 @@ def _commit(repo: Path, sha: str, role: str) -> str:
     try:
         return git.commit(repo, sha, role)
     except WitnessGateError:
-        raise WitnessGateError(f"the review's {role} {sha} is not in this repository: fetch it first (git fetch origin {sha})") from None
+        raise WitnessGateError(
+            f"the review's {role} {sha} is not in this repository: fetch it first (git fetch origin {sha})"
+        ) from None
 
 
-def rebuild(repo: Path, review: dict[str, Any], suite_name: str, report: dict[str, Any], lock: dict[str, Any],
-            suites_document: Path | None, scratch: Path) -> ReviewedTree:
+def rebuild(
+    repo: Path,
+    review: dict[str, Any],
+    suite_name: str,
+    report: dict[str, Any],
+    lock: dict[str, Any],
+    suites_document: Path | None,
+    scratch: Path,
+) -> ReviewedTree:
     """The suite's tree under `scratch`, checked against the artifacts (`review`: review.json,
     `report` and `lock`: the suite's classification.json and fixture.lock); refuses, naming
     what disagrees, when any of them is not what this base and head give."""
     if review["merged_tree"] is None:
-        raise WitnessGateError("review.json: the head did not merge into the base: that review ran no suite, so it found no flake")
+        raise WitnessGateError(
+            "review.json: the head did not merge into the base: that review ran no suite, so it found no flake"
+        )
     base, head = _commit(repo, review["base"], "base"), _commit(repo, review["head"], "head")
     landed = git.merge(repo, base, head)
     if landed.tree != review["merged_tree"]:
-        raise WitnessGateError(f"review.json: /merged_tree {review['merged_tree']} is not what its base and head merge to "
-                               f"({landed.tree or 'a conflict'}): these artifacts are not that review's")
+        raise WitnessGateError(
+            f"review.json: /merged_tree {review['merged_tree']} is not what its base and head merge to "
+            f"({landed.tree or 'a conflict'}): these artifacts are not that review's"
+        )
     changes = git.changes(repo, base, landed.tree)
     paths = [change.path for change in changes]
     if sha256_hex(gate_list(paths)) != report["diff"]["paths_sha256"]:
-        raise WitnessGateError("classification.json: /diff/paths_sha256: the report was not made from this review's changed paths")
+        raise WitnessGateError(
+            "classification.json: /diff/paths_sha256: the report was not made from this review's changed paths"
+        )
     config = reviews._base_config(repo, base, base, suites_document)
     base_tree = scratch / "base"
     git.export(repo, base, base_tree)
     config = reviews.with_imported_helpers(base_tree, config)
-    ownership = own(paths, config, reviews._symlinked_oracle(base_tree, config), reviews._gated_build_files(repo, (base, landed.tree), paths))
+    ownership = own(
+        paths,
+        config,
+        reviews._symlinked_oracle(base_tree, config),
+        reviews._gated_build_files(repo, (base, landed.tree), paths),
+    )
     if ownership.oracle:
         shown = ", ".join(sorted(ownership.oracle)[:3])
-        raise WitnessGateError(f"the reviewed change edits oracle paths ({shown}): its witnesses are an oracle review's or a mixed " "edit's, never a flake to freeze")
+        raise WitnessGateError(
+            f"the reviewed change edits oracle paths ({shown}): its witnesses are an oracle review's or a mixed "
+            "edit's, never a flake to freeze"
+        )
     if list(ownership.impl) != review["implementation_paths"]:
-        raise WitnessGateError("review.json: /implementation_paths is not what the base declares of this change: these artifacts are not " "that review's")
+        raise WitnessGateError(
+            "review.json: /implementation_paths is not what the base declares of this change: these artifacts are not "
+            "that review's"
+        )
     suite = next((s for s in config.suites if s.name == suite_name), None)
     if suite is None:
-        raise WitnessGateError(f"--suite {suite_name!r}: the base declares no such suite ({', '.join(s.name for s in config.suites)})")
-    fixture = b"" if suite.fixture is None else git.read_file(repo, base, suite.fixture)  # none declared: the digest of no bytes
+        raise WitnessGateError(
+            f"--suite {suite_name!r}: the base declares no such suite ({', '.join(s.name for s in config.suites)})"
+        )
+    fixture = (
+        b"" if suite.fixture is None else git.read_file(repo, base, suite.fixture)
+    )  # none declared: the digest of no bytes
     if lock["fixture"]["path"] != suite.fixture or fixture is None or sha256_hex(fixture) != lock["fixture"]["sha256"]:
-        raise WitnessGateError(f"fixture.lock: /fixture: does not pin the base's {suite.fixture or 'declaration without fixture data'} " "(sha256 of the base's blob)")
+        raise WitnessGateError(
+            f"fixture.lock: /fixture: does not pin the base's {suite.fixture or 'declaration without fixture data'} "
+            "(sha256 of the base's blob)"
+        )
     by_path = {change.path: change for change in changes}
     linked = reviews._symlinked_closure(base_tree, config)
     tree = scratch / "suite"
@@ -86,7 +119,10 @@ def rebuild(repo: Path, review: dict[str, Any], suite_name: str, report: dict[st
     config, provided = reviews._with_dependencies(repo, base, config, scratch / "dependencies")
     config = reviews.suite_config(suite, config)
     if list(config.import_paths) != report["import_paths"]:
-        raise WitnessGateError("classification.json: /import_paths is not what the review replayed with: these artifacts are not that " "review's")
+        raise WitnessGateError(
+            "classification.json: /import_paths is not what the review replayed with: these artifacts are not that "
+            "review's"
+        )
     return ReviewedTree(tree, suite, config, provided)
 
 
@@ -107,8 +143,12 @@ def suite_artifacts(review_dir: Path, suite_name: str, witness_path: Path) -> Ar
     review = store.load_artifact(review_dir / "review.json", "review")
     if review["suites"].get(suite_name, "unaffected") == "unaffected" or "/" in suite_name or suite_name in (".", ".."):
         ran = ", ".join(name for name, verdict in review["suites"].items() if verdict != "unaffected") or "none"
-        raise WitnessGateError(f"--suite {suite_name!r}: no suite of that name ran in {review_dir / 'review.json'} (ran: {ran})")
+        raise WitnessGateError(
+            f"--suite {suite_name!r}: no suite of that name ran in {review_dir / 'review.json'} (ran: {ran})"
+        )
     gate_dir = review_dir / suite_name
     if witness_path.parent.resolve() != (gate_dir / "witnesses").resolve():
-        raise WitnessGateError(f"{witness_path}: --witness must be a file of {gate_dir / 'witnesses'}, the suite's own witnesses")
+        raise WitnessGateError(
+            f"{witness_path}: --witness must be a file of {gate_dir / 'witnesses'}, the suite's own witnesses"
+        )
     return Artifacts(gate_dir / "fixture.lock", gate_dir / "classification.json", review)

@@ -122,19 +122,40 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
     root = request.root
     if not request.check_only and request.diff_path is None:
         raise WitnessGateError("gate needs --diff-paths (the changed-file list) unless --check-only")
-    config = request.config if request.ownership_lists is None else with_ownership(request.config, *request.ownership_lists)
+    config = (
+        request.config if request.ownership_lists is None else with_ownership(request.config, *request.ownership_lists)
+    )
     lock_path, witness_dir = stage / LOCK_NAME, stage / WITNESS_DIR
-    lock = locks.pin(request.fixture, root, request.generator_version, request.replays, request.max_examples,
-                     replay_interpreters=request.replay_interpreters, declared_conditions=request.conditions, search_salt=request.search_salt)
+    lock = locks.pin(
+        request.fixture,
+        root,
+        request.generator_version,
+        request.replays,
+        request.max_examples,
+        replay_interpreters=request.replay_interpreters,
+        declared_conditions=request.conditions,
+        search_salt=request.search_salt,
+    )
     if not request.check_only:  # bad freezes or a bad diff are refused before any search or replay
         assert request.diff_path is not None
         freeze_dir = locks.relative_to_root(request.freezes_dir, root, "freeze directory")
         loaded = _load_freezes(request.freezes_dir, root)
-        changed = parse_changed_paths(store.read_regular_file(request.diff_path, "changed-file list"), str(request.diff_path))
+        changed = parse_changed_paths(
+            store.read_regular_file(request.diff_path, "changed-file list"), str(request.diff_path)
+        )
     store.save_artifact(lock_path, "lock", lock)
-    checked = checks.run(lock_path, list(request.property_files), witness_dir, root, config.import_paths, config.replay_timeout_seconds,
-                         fixture_just_pinned=True)
-    retained, copied = _add_corpus(request, lock, witness_dir) if not request.check_only else (corpora.Corpus([], []), frozenset())
+    checked = checks.run(
+        lock_path,
+        list(request.property_files),
+        witness_dir,
+        root,
+        config.import_paths,
+        config.replay_timeout_seconds,
+        fixture_just_pinned=True,
+    )
+    retained, copied = (
+        _add_corpus(request, lock, witness_dir) if not request.check_only else (corpora.Corpus([], []), frozenset())
+    )
     blocking = [*checked.problems, *plain_test_failures(checked)]
     if request.check_only:
         record = _check_only_record(lock, witness.load_directory(witness_dir, lock), blocking, checked.unsearched)
@@ -142,23 +163,42 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
         assert request.diff_path is not None  # refused at the start unless check_only
         try:
             report = classification.build(
-                lock_path, witness_dir, request.diff_path, root, config, request.progress,
-                published_lock_path=request.out_dir / LOCK_NAME, fixture_just_verified=True,
+                lock_path,
+                witness_dir,
+                request.diff_path,
+                root,
+                config,
+                request.progress,
+                published_lock_path=request.out_dir / LOCK_NAME,
+                fixture_just_verified=True,
                 corpus_files=retained.names,
                 found_again=retained.names - copied,
             )
         except FixtureChanged as error:
             # Checked after the replays: the fixture moved while code under test ran, its doing.
             reasons = [f"blocked: {problem}" for problem in blocking]
-            reasons.append(f"blocked: {error}; the code under test may have written it, so nothing replayed can be trusted")
+            reasons.append(
+                f"blocked: {error}; the code under test may have written it, so nothing replayed can be trusted"
+            )
             record = _record("gate", lock, [], [], reasons, 1)
         else:
             for row in report.get("corpus", []):  # it held: the run's witnesses are the failures it found
                 (witness_dir / row["file"]).unlink()
             store.save_artifact(stage / REPORT_NAME, "report", report)
-            record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, [*blocking, *retained.stale],
-                            checked.unsearched)
-            commands = freeze_commands(record, request.artifacts_at or request.out_dir, freeze_dir, config.max_freeze_hours)
+            record = decide(
+                report,
+                lock,
+                loaded,
+                changed,
+                freeze_dir,
+                now,
+                config.max_freeze_hours,
+                [*blocking, *retained.stale],
+                checked.unsearched,
+            )
+            commands = freeze_commands(
+                record, request.artifacts_at or request.out_dir, freeze_dir, config.max_freeze_hours
+            )
             record = _with_pytest(record, checked)
             store.save_artifact(stage / GATE_NAME, "gate", record)
             return GateResult(record, summary_lines(record, commands))
@@ -170,14 +210,18 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
 # Why a failing plain test blocks with a reason and no label: a label is what replays tell of a
 # witness, and a plain test has none (no input to replay, one run that cannot tell a flake from
 # a regression). Failing closed, it blocks; the way out is the oracle's to take.
-PLAIN_TEST_FAILED = ("a plain test (no @given, no state machine) failed: {failure}. It is no witness (it ran once, with no input "
-                     "to replay, so nothing tells a flake from a regression) and so has no label: fix the code, or have the test's "
-                     "owners change it (mark it skip or xfail in the test module: an oracle change)")
+PLAIN_TEST_FAILED = (
+    "a plain test (no @given, no state machine) failed: {failure}. It is no witness (it ran once, with no input "
+    "to replay, so nothing tells a flake from a regression) and so has no label: fix the code, or have the test's "
+    "owners change it (mark it skip or xfail in the test module: an oracle change)"
+)
 
 
 def plain_test_failures(checked: checks.CheckResult) -> list[str]:
     """A blocking line for each plain test of a gated pytest module that failed (pure)."""
-    return [f"{node_id}: {PLAIN_TEST_FAILED.format(failure=failure)}" for node_id, failure in checked.plain_failures.items()]
+    return [
+        f"{node_id}: {PLAIN_TEST_FAILED.format(failure=failure)}" for node_id, failure in checked.plain_failures.items()
+    ]
 
 
 def _with_pytest(record: dict[str, Any], checked: checks.CheckResult) -> dict[str, Any]:
@@ -187,11 +231,26 @@ def _with_pytest(record: dict[str, Any], checked: checks.CheckResult) -> dict[st
     no module was pytest's."""
     if not checked.given and not checked.skipped and not checked.plain:
         return record
-    plain = [{"node_id": node_id, "passed": passed, **({"failure": checked.plain_failures[node_id]} if node_id in checked.plain_failures else {})}
-             for node_id, passed in sorted(checked.plain.items())]
+    plain = [
+        {
+            "node_id": node_id,
+            "passed": passed,
+            **({"failure": checked.plain_failures[node_id]} if node_id in checked.plain_failures else {}),
+        }
+        for node_id, passed in sorted(checked.plain.items())
+    ]
     cases = {node_id: checked.cases.get(node_id, 0) for node_id in checked.given}
-    return {**record, "pytest": {"given_tests": list(checked.given), "stateful_tests": list(checked.stateful), "cases_run": cases,
-                                 "skipped_tests": list(checked.skipped), "plain_tests": plain, "nothing_to_search": list(checked.nothing_to_search)}}
+    return {
+        **record,
+        "pytest": {
+            "given_tests": list(checked.given),
+            "stateful_tests": list(checked.stateful),
+            "cases_run": cases,
+            "skipped_tests": list(checked.skipped),
+            "plain_tests": plain,
+            "nothing_to_search": list(checked.nothing_to_search),
+        },
+    }
 
 
 def _add_corpus(request: GateRequest, lock: dict[str, Any], witness_dir: Path) -> tuple[corpora.Corpus, frozenset[str]]:
@@ -201,8 +260,12 @@ def _add_corpus(request: GateRequest, lock: dict[str, Any], witness_dir: Path) -
     never held."""
     if request.corpus_dir is None:
         return corpora.Corpus([], []), frozenset()
-    modules = {locks.relative_to_root(path, request.root, "property module"): sha256_hex(store.read_regular_file(path, "property module"))
-               for path in request.property_files}
+    modules = {
+        locks.relative_to_root(path, request.root, "property module"): sha256_hex(
+            store.read_regular_file(path, "property module")
+        )
+        for path in request.property_files
+    }
     found = corpora.load(request.corpus_dir, lock, modules)
     witness_dir.mkdir(parents=True, exist_ok=True)
     copied = set()
@@ -219,8 +282,7 @@ def _load_freezes(directory: Path, root: Path) -> list[tuple[str, dict[str, Any]
     if directory.is_symlink() or not directory.is_dir():
         raise WitnessGateError(f"{directory}: freeze directory is not a plain directory")
     return [
-        (locks.relative_to_root(path, root, "freeze"), freezes.load(path))
-        for path in sorted(directory.glob("*.json"))
+        (locks.relative_to_root(path, root, "freeze"), freezes.load(path)) for path in sorted(directory.glob("*.json"))
     ]
 
 
@@ -242,9 +304,19 @@ def decide(
     valid: dict[tuple[str, str], tuple[str, str]] = {}
     for name, record in loaded_freezes:
         found = freezes.problems(record, lock, report, now, max_freeze_hours)
-        applies = any(e["assertion_id"] == record["assertion_id"] and e["witness_hash"] == record["witness_hash"] for e in report["witnesses"])
+        applies = any(
+            e["assertion_id"] == record["assertion_id"] and e["witness_hash"] == record["witness_hash"]
+            for e in report["witnesses"]
+        )
         if applies:
-            freeze_rows.append({"file": name, "witness_hash": record["witness_hash"], "expires_at": record["expires_at"], "problems": found})
+            freeze_rows.append(
+                {
+                    "file": name,
+                    "witness_hash": record["witness_hash"],
+                    "expires_at": record["expires_at"],
+                    "problems": found,
+                }
+            )
             if not found:
                 valid.setdefault((record["assertion_id"], record["witness_hash"]), (name, record["expires_at"]))
     rows = []
@@ -253,8 +325,15 @@ def decide(
         rows.append(_row(entry, cover))
     reasons = [*(f"blocked: {problem}" for problem in problems), *classification.diff_reasons(report)]
     prefix = freeze_dir.rstrip("/") + "/"
-    if lock["fixture"]["path"] is not None and lock["fixture"]["path"] in changed and any(path.startswith(prefix) for path in changed):
-        reasons.append(f"the diff changes the fixture {lock['fixture']['path']} and a freeze under {freeze_dir}: one patch may " "not refresh the pin and the silence together")
+    if (
+        lock["fixture"]["path"] is not None
+        and lock["fixture"]["path"] in changed
+        and any(path.startswith(prefix) for path in changed)
+    ):
+        reasons.append(
+            f"the diff changes the fixture {lock['fixture']['path']} and a freeze under {freeze_dir}: one patch may "
+            "not refresh the pin and the silence together"
+        )
     exit_code = gate_exit_code(((row["label"], row["frozen_by"] is not None) for row in rows), bool(reasons))
     exit_code, reasons = _with_unsearched(exit_code, reasons, unsearched)
     record = _record("gate", lock, rows, freeze_rows, reasons, exit_code)
@@ -266,8 +345,10 @@ def _row(entry: dict[str, Any], cover: tuple[str, str] | None) -> dict[str, Any]
     if cover is not None:
         next_step = f"Frozen until {cover[1]}; reopen it before then."
     elif label == "flake":
-        next_step = ("No valid freeze covers this witness: fix the flake, or write a freeze with `witness-gate freeze` bound " "to this witness."
-                     + freeze_caveat(entry["cause"]))
+        next_step = (
+            "No valid freeze covers this witness: fix the flake, or write a freeze with `witness-gate freeze` bound "
+            "to this witness." + freeze_caveat(entry["cause"])
+        )
     else:
         next_step = entry["next_step"]
     return {
@@ -294,8 +375,9 @@ def _with_unsearched(exit_code: int, reasons: list[str], unsearched: Sequence[st
     return most_severe([exit_code, EXIT_INCOMPLETE]), [*reasons, *(f"incomplete: {why}" for why in unsearched)]
 
 
-def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, Any]]], problems: list[str],
-                       unsearched: Sequence[str]) -> dict[str, Any]:
+def _check_only_record(
+    lock: dict[str, Any], found: list[tuple[Path, dict[str, Any]]], problems: list[str], unsearched: Sequence[str]
+) -> dict[str, Any]:
     rows = [
         {
             "file": f"{WITNESS_DIR}/{path.name}",
@@ -308,7 +390,8 @@ def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, A
             "blocks": True,
             "next_step": "The property failed; the gate is disabled, so nothing is classified and no freeze applies.",
             "cause": "none_found",
-            "reason": f"{record['evidence']['exception_type'] or record['evidence']['kind']}: " f"{record['evidence']['message']}",
+            "reason": f"{record['evidence']['exception_type'] or record['evidence']['kind']}: "
+            f"{record['evidence']['message']}",
             **witness.shown_inputs(record),
         }
         for path, record in found
@@ -318,7 +401,14 @@ def _check_only_record(lock: dict[str, Any], found: list[tuple[Path, dict[str, A
     return _record("check_only", lock, rows, [], reasons, exit_code)
 
 
-def _record(mode: str, lock: dict[str, Any], rows: list[dict[str, Any]], freeze_rows: list[dict[str, Any]], reasons: list[str], exit_code: int) -> dict[str, Any]:
+def _record(
+    mode: str,
+    lock: dict[str, Any],
+    rows: list[dict[str, Any]],
+    freeze_rows: list[dict[str, Any]],
+    reasons: list[str],
+    exit_code: int,
+) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         "mode": mode,
@@ -350,13 +440,20 @@ def _pytest_lines(run: dict[str, Any]) -> list[str]:
     skipped = run["skipped_tests"]
     ran = run.get("cases_run", {}).values()
     given = len(run["given_tests"]) - len(stateful)
-    lines = [f"pytest: {given} @given test(s)" + (f" and {len(stateful)} state machine(s)" if stateful else "") + " searched"
-             + (f" ({min(ran)}-{max(ran)} cases each)" if ran else "")
-             + (f", {len(skipped)} skipped by pytest, so not searched: {', '.join(skipped)}" if skipped else "")
-             + f"; plain tests (run once; a failure blocks): {len(plain) - len(failed)} passed, {len(failed)} failed"
-             + (f": {', '.join(failed)}" if failed else "")]
-    lines += [f"pytest: {module}: nothing to search (no @given test, no state machine): only its plain tests ran, once each; "
-              "no input of it was searched" for module in run.get("nothing_to_search", [])]
+    lines = [
+        f"pytest: {given} @given test(s)"
+        + (f" and {len(stateful)} state machine(s)" if stateful else "")
+        + " searched"
+        + (f" ({min(ran)}-{max(ran)} cases each)" if ran else "")
+        + (f", {len(skipped)} skipped by pytest, so not searched: {', '.join(skipped)}" if skipped else "")
+        + f"; plain tests (run once; a failure blocks): {len(plain) - len(failed)} passed, {len(failed)} failed"
+        + (f": {', '.join(failed)}" if failed else "")
+    ]
+    lines += [
+        f"pytest: {module}: nothing to search (no @given test, no state machine): only its plain tests ran, once each; "
+        "no input of it was searched"
+        for module in run.get("nothing_to_search", [])
+    ]
     return lines
 
 
@@ -370,7 +467,9 @@ def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None
         lines.append(f"  {row['reason']}")
         lines.extend(classification.input_lines(row))
         if commands is not None and row["file"] in commands:
-            lines.append(f"  to freeze it, in a pull request of its own that the oracle's owners review: {commands[row['file']]}")
+            lines.append(
+                f"  to freeze it, in a pull request of its own that the oracle's owners review: {commands[row['file']]}"
+            )
     for row in record["freezes"]:
         if row["problems"]:
             lines.append(f"freeze {row['file']} does not hold: {'; '.join(row['problems'])}")
@@ -380,5 +479,8 @@ def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None
     if "pytest" in record:
         lines.extend(_pytest_lines(record["pytest"]))
     lines.extend(record["reasons"])
-    lines.append(f"gate: {record['verdict']} (exit {record['exit_code']}, {len(record['witnesses'])} witnesses, mode " f"{record['mode']})")
+    lines.append(
+        f"gate: {record['verdict']} (exit {record['exit_code']}, {len(record['witnesses'])} witnesses, mode "
+        f"{record['mode']})"
+    )
     return lines

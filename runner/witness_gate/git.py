@@ -25,8 +25,19 @@ from witness_gate.errors import WitnessGateError
 # A ref that names "wherever the checkout is now" cannot be a review base.
 _MOVING = re.compile(r"^(@|HEAD|[A-Z_]*_HEAD)($|[~^@:])|^@")
 # Git reads these from the environment; none may redirect what a review reads.
-_GIT_ENV_DROPPED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-                    "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_NAMESPACE", "GIT_REPLACE_REF_BASE")
+_GIT_ENV_DROPPED = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_COUNT",
+    "GIT_NAMESPACE",
+    "GIT_REPLACE_REF_BASE",
+)
 
 
 @dataclass(frozen=True)
@@ -42,7 +53,13 @@ def _run(repo: Path, *args: str, stdin: bytes | None = None) -> subprocess.Compl
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROPPED and not k.startswith("GIT_CONFIG_")}
     env["GIT_NO_REPLACE_OBJECTS"] = "1"  # `git replace` could swap the objects a review reads
     env["GIT_GRAFT_FILE"] = os.devnull  # `.git/info/grafts` could rewrite the history it walks
-    return subprocess.run(["git", "-c", "core.quotePath=false", "-C", str(repo), *args], input=stdin, capture_output=True, env=env, check=False)
+    return subprocess.run(
+        ["git", "-c", "core.quotePath=false", "-C", str(repo), *args],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        check=False,
+    )
 
 
 def _failure(args: tuple[str, ...], done: subprocess.CompletedProcess[bytes]) -> WitnessGateError:
@@ -72,12 +89,20 @@ def commit(repo: Path, ref: str, role: str) -> str:
     if role != "base" or _OBJECT_ID.match(ref) or ref.startswith("refs/"):
         full = ref
     elif _MOVING.search(ref):
-        raise WitnessGateError(f"--base {ref!r} moves with the checkout under review; name the branch or commit it was reviewed against")
+        raise WitnessGateError(
+            f"--base {ref!r} moves with the checkout under review; name the branch or commit it was reviewed against"
+        )
     else:
-        found = [namespace + ref for namespace in _REF_NAMESPACES if _run(repo, "show-ref", "--verify", "--quiet", namespace + ref).returncode == 0]
+        found = [
+            namespace + ref
+            for namespace in _REF_NAMESPACES
+            if _run(repo, "show-ref", "--verify", "--quiet", namespace + ref).returncode == 0
+        ]
         if len(found) != 1:
             why = f"names {' and '.join(found)}" if found else "is no branch, remote branch or tag"
-            raise WitnessGateError(f"--{role} {ref!r} {why}: give a full ref (e.g. refs/remotes/origin/main) or a commit id")
+            raise WitnessGateError(
+                f"--{role} {ref!r} {why}: give a full ref (e.g. refs/remotes/origin/main) or a commit id"
+            )
         [full] = found
     return _git(repo, "rev-parse", "--verify", "--end-of-options", f"{full}^{{commit}}").decode().strip()
 
@@ -129,7 +154,13 @@ def changes(repo: Path, old: str, new: str) -> list[Change]:
         meta, raw_path = fields[index], fields[index + 1]
         old_mode, new_mode = meta.lstrip(b":").split(b" ")[:2]
         path = raw_path.decode("utf-8", "surrogateescape")
-        found.append(Change(path, None if old_mode == b"000000" else old_mode.decode(), None if new_mode == b"000000" else new_mode.decode()))
+        found.append(
+            Change(
+                path,
+                None if old_mode == b"000000" else old_mode.decode(),
+                None if new_mode == b"000000" else new_mode.decode(),
+            )
+        )
     return found
 
 
@@ -175,7 +206,7 @@ def _blobs(repo: Path, object_ids: list[bytes]) -> list[bytes]:
     for _ in object_ids:
         header_end = out.index(b"\n", at)
         size = int(out[at:header_end].rsplit(b" ", 1)[1])
-        contents.append(out[header_end + 1:header_end + 1 + size])
+        contents.append(out[header_end + 1 : header_end + 1 + size])
         at = header_end + 1 + size + 1
     return contents
 
@@ -216,7 +247,9 @@ def _inside(tree: Path, path: str) -> Path:
     for part in parts[:-1]:
         directory = directory / part
         if directory.is_symlink():
-            raise WitnessGateError(f"{path}: its directory {directory.relative_to(tree)} is a symlink; a path through a link is refused")
+            raise WitnessGateError(
+                f"{path}: its directory {directory.relative_to(tree)} is a symlink; a path through a link is refused"
+            )
         if directory.exists() and not directory.is_dir():
             raise WitnessGateError(f"{path}: {directory.relative_to(tree)} is a file in the tree")
     return tree / path

@@ -63,13 +63,25 @@ def declared_tests(source: bytes) -> dict[str, DeclaredTest]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return {}
-    givens = {"given"} | {alias.asname for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module == "hypothesis"
-                          for alias in node.names if alias.name == "given" and alias.asname}
-    module_marked = any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets)
-                        and _unconditional_marks(node.value) for node in tree.body)
+    givens = {"given"} | {
+        alias.asname
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "hypothesis"
+        for alias in node.names
+        if alias.name == "given" and alias.asname
+    }
+    module_marked = any(
+        isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets)
+        and _unconditional_marks(node.value)
+        for node in tree.body
+    )
     scopes: list[tuple[str, list[ast.stmt], list[ast.expr]]] = [("", tree.body, [])]
-    scopes += [(f"{node.name}::", node.body, node.decorator_list) for node in tree.body
-               if isinstance(node, ast.ClassDef) and node.name.startswith("Test")]
+    scopes += [
+        (f"{node.name}::", node.body, node.decorator_list)
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test")
+    ]
     found = {}
     for prefix, body, outer in scopes:
         for node in body:
@@ -86,10 +98,13 @@ def declared_tests(source: bytes) -> dict[str, DeclaredTest]:
         if isinstance(node, ast.Assign) and _is_test_case_of(node.value, machines):
             for target in node.targets:
                 if isinstance(target, ast.Name):
-                    found[f"{target.id}::runTest"] = DeclaredTest(False, module_marked, False, stateful=True, line=node.lineno)
+                    found[f"{target.id}::runTest"] = DeclaredTest(
+                        False, module_marked, False, stateful=True, line=node.lineno
+                    )
         elif isinstance(node, ast.ClassDef) and any(_is_test_case_of(base, machines) for base in node.bases):
-            found[f"{node.name}::runTest"] = DeclaredTest(False, module_marked or _marked(node.decorator_list), False, stateful=True,
-                                                          line=node.lineno)
+            found[f"{node.name}::runTest"] = DeclaredTest(
+                False, module_marked or _marked(node.decorator_list), False, stateful=True, line=node.lineno
+            )
     return found
 
 
@@ -99,8 +114,15 @@ def _state_machines(tree: ast.Module) -> set[str]:
     machines: set[str] = set()
     classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
     while True:
-        more = {node.name for node in classes if node.name not in machines and any(
-            _called_name(base) == "RuleBasedStateMachine" or isinstance(base, ast.Name) and base.id in machines for base in node.bases)}
+        more = {
+            node.name
+            for node in classes
+            if node.name not in machines
+            and any(
+                _called_name(base) == "RuleBasedStateMachine" or isinstance(base, ast.Name) and base.id in machines
+                for base in node.bases
+            )
+        }
         if not more:
             return machines
         machines |= more
@@ -108,12 +130,19 @@ def _state_machines(tree: ast.Module) -> set[str]:
 
 def _is_test_case_of(node: ast.expr, machines: set[str]) -> bool:
     """`Machine.TestCase`, for a state machine of the module."""
-    return isinstance(node, ast.Attribute) and node.attr == "TestCase" and isinstance(node.value, ast.Name) and node.value.id in machines
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "TestCase"
+        and isinstance(node.value, ast.Name)
+        and node.value.id in machines
+    )
 
 
 def _runs_a_state_machine(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether a test function calls `run_state_machine_as_test` itself (not through a helper)."""
-    return any(isinstance(node, ast.Call) and _called_name(node) == "run_state_machine_as_test" for node in ast.walk(function))
+    return any(
+        isinstance(node, ast.Call) and _called_name(node) == "run_state_machine_as_test" for node in ast.walk(function)
+    )
 
 
 def declared_searched_tests(source: bytes) -> dict[str, bool]:
@@ -128,8 +157,10 @@ def function_key(node_id: str) -> str:
 
 
 def _sets_max_examples(decorators: list[ast.expr]) -> bool:
-    return any(isinstance(d, ast.Call) and _called_name(d) == "settings" and any(k.arg == "max_examples" for k in d.keywords)
-               for d in decorators)
+    return any(
+        isinstance(d, ast.Call) and _called_name(d) == "settings" and any(k.arg == "max_examples" for k in d.keywords)
+        for d in decorators
+    )
 
 
 def _called_name(node: ast.expr) -> str | None:
@@ -148,16 +179,24 @@ def _marked(decorators: list[ast.expr]) -> bool:
     condition (`skipif`, or a positional or `condition=` argument, depends on run time)."""
     for decorator in decorators:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        if not (isinstance(target, ast.Attribute) and target.attr in ("skip", "xfail")
-                and isinstance(target.value, (ast.Attribute, ast.Name)) and _called_name(target.value) == "mark"):
+        if not (
+            isinstance(target, ast.Attribute)
+            and target.attr in ("skip", "xfail")
+            and isinstance(target.value, (ast.Attribute, ast.Name))
+            and _called_name(target.value) == "mark"
+        ):
             continue
-        if isinstance(decorator, ast.Call) and (decorator.args and target.attr == "xfail" or any(k.arg == "condition" for k in decorator.keywords)):
+        if isinstance(decorator, ast.Call) and (
+            decorator.args and target.attr == "xfail" or any(k.arg == "condition" for k in decorator.keywords)
+        ):
             continue
         return True
     return False
 
 
-def unsearched(module: str, declared: dict[str, bool], searched: dict[str, int], skipped: set[str], plain: set[str]) -> list[str]:
+def unsearched(
+    module: str, declared: dict[str, bool], searched: dict[str, int], skipped: set[str], plain: set[str]
+) -> list[str]:
     """Why each searched test of the base's `module` (`declared`: `declared_searched_tests`) was
     not searched (pure), node by node:
     no case ran (`searched`: node id -> cases run), skipped, or run once as a plain test
@@ -171,12 +210,23 @@ def unsearched(module: str, declared: dict[str, bool], searched: dict[str, int],
     def marked(node_id: str) -> bool:  # a test the module does not declare (inherited, nested) is never exempt
         return declared.get(function_key(node_id), False)
 
-    reasons = [f"{node_id}: no case ran (the search ran nothing)" for node_id in ours(searched) if searched[node_id] == 0]
+    reasons = [
+        f"{node_id}: no case ran (the search ran nothing)" for node_id in ours(searched) if searched[node_id] == 0
+    ]
     reasons += [f"{node_id}: skipped" for node_id in ours(skipped) if not marked(node_id)]
-    reasons += [f"{node_id}: run once as a plain test (marked xfail?), not searched" for node_id in ours(plain)
-                if function_key(node_id) in declared and not marked(node_id)]
+    reasons += [
+        f"{node_id}: run once as a plain test (marked xfail?), not searched"
+        for node_id in ours(plain)
+        if function_key(node_id) in declared and not marked(node_id)
+    ]
     collected = {function_key(node_id) for node_id in ours([*searched, *skipped, *plain])}
-    reasons += [f"{module}::{key}: not collected (deselected, or no longer a test at run time)"
-                for key, exempt in sorted(declared.items()) if not exempt and key not in collected]
-    return [f"{reason}; a @given or stateful test of the base's module must be searched, unless the module itself marks it " "skip or xfail"
-            for reason in reasons]
+    reasons += [
+        f"{module}::{key}: not collected (deselected, or no longer a test at run time)"
+        for key, exempt in sorted(declared.items())
+        if not exempt and key not in collected
+    ]
+    return [
+        f"{reason}; a @given or stateful test of the base's module must be searched, unless the module itself marks it "
+        "skip or xfail"
+        for reason in reasons
+    ]

@@ -65,7 +65,9 @@ def verify_own_code() -> None:
     try:
         changed = differences(Path(pex), [Path(entry or ".") for entry in sys.path])
     except (OSError, zipfile.BadZipFile) as error:
-        raise WitnessGateError(f"{pex}: cannot read the runner's own PEX to check its installed copy: {error}") from None
+        raise WitnessGateError(
+            f"{pex}: cannot read the runner's own PEX to check its installed copy: {error}"
+        ) from None
     if changed:
         shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
         raise WitnessGateError(

@@ -17,7 +17,8 @@ NEXT_STEPS = {
     "flake": "A freeze bound to the assertion, the fixture digest and the witness hash may be written.",
     "oracle_defect": "Open a separate oracle review. No freeze on the implementation ticket.",
     "mixed_edit": "Block. Split the diff before classification is trusted.",
-    "not_reproduced": "Not a pass: this witness no longer shows the failure; investigate before declaring it gone. No " "freeze.",
+    "not_reproduced": "Not a pass: this witness no longer shows the failure; investigate before declaring it gone. No "
+    "freeze.",
     "unclassified": "Not a pass: the evidence is incomplete; fix the pin or the changed-file list and classify again.",
 }
 
@@ -25,8 +26,10 @@ NEXT_STEPS = {
 # clock, threads, the OS, the memory layout and collector timing the search met) can end
 # the next run's search on another payload: a freeze binds one witness hash.
 UNREPEATABLE_FLAKE = (
-    "Its cause is nothing the runner holds fixed from run to run, so the next run's search may keep a different " "witness, "
-    "which a freeze of this one would not cover; a rare flake of this kind belongs on the suite's ordinary retry " "policy."
+    "Its cause is nothing the runner holds fixed from run to run, so the next run's search may keep a different "
+    "witness, "
+    "which a freeze of this one would not cover; a rare flake of this kind belongs on the suite's ordinary retry "
+    "policy."
 )
 
 
@@ -54,7 +57,12 @@ _EXIT_BY_LABEL = {
 }
 # Bad input (2) is raised, never computed; among computed statuses 1 > 3 > 4 > 0.
 _SEVERITY = {EXIT_PASS: 0, EXIT_INCOMPLETE: 1, EXIT_ORACLE_REVIEW: 2, EXIT_BLOCKED: 3}
-VERDICTS = {EXIT_PASS: "pass", EXIT_BLOCKED: "blocked", EXIT_ORACLE_REVIEW: "oracle_review", EXIT_INCOMPLETE: "incomplete"}
+VERDICTS = {
+    EXIT_PASS: "pass",
+    EXIT_BLOCKED: "blocked",
+    EXIT_ORACLE_REVIEW: "oracle_review",
+    EXIT_INCOMPLETE: "incomplete",
+}
 
 
 def classify(failures: int, runs: int, impl_changed: bool, oracle_changed: bool) -> str:

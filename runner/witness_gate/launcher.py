@@ -67,14 +67,20 @@ def _mount_view(root: str, paths: list[str]) -> None:
     # Opened in the new namespace (a bind takes its source from the caller's own mounts), and
     # before the view covers its directory.
     opened = [os.open(path, os.O_PATH | os.O_CLOEXEC) for path in paths]
-    _checked(libc.mount(b"witness-gate-view", root.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0755,size=1m"), f"tmpfs on {root}")
+    _checked(
+        libc.mount(b"witness-gate-view", root.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0755,size=1m"),
+        f"tmpfs on {root}",
+    )
     for index, descriptor in enumerate(opened):
         target = view_path(root, index)
         if os.path.isdir(f"/proc/self/fd/{descriptor}"):
             os.mkdir(target, 0o755)
         else:
             os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
-        _checked(libc.mount(f"/proc/self/fd/{descriptor}".encode(), target.encode(), None, _MS_BIND | _MS_REC, None), f"binding {paths[index]}")
+        _checked(
+            libc.mount(f"/proc/self/fd/{descriptor}".encode(), target.encode(), None, _MS_BIND | _MS_REC, None),
+            f"binding {paths[index]}",
+        )
         os.close(descriptor)
 
 

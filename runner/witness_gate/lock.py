@@ -48,7 +48,9 @@ def relative_to_root(path: Path, root: Path, what: str) -> str:
     return text
 
 
-def seed_schedule(fixture_digest: str, generator_version: int, rounds: int, search_salt: str | None = None) -> list[int]:
+def seed_schedule(
+    fixture_digest: str, generator_version: int, rounds: int, search_salt: str | None = None
+) -> list[int]:
     """The search seeds (pure): the fixed schedule of the pin, then, with a `search_salt` (one
     `review` draws at random when the base asks for a search per change), as many seeds more
     drawn from the salt too. The fixed schedule always runs first, so what it finds a salt
@@ -108,7 +110,10 @@ def pin(
         relative = relative_to_root(fixture, root, "fixture")
         digest, size = hash_fixture(fixture)
         if size == 0:
-            raise WitnessGateError(f"{fixture}: fixture is empty: there are no bytes to pin (a suite without fixture data declares " "fixture = false)")
+            raise WitnessGateError(
+                f"{fixture}: fixture is empty: there are no bytes to pin (a suite without fixture data declares "
+                "fixture = false)"
+            )
         pinned = {"path": relative, "sha256": digest, "size": size}
     digest = pinned["sha256"]
     record = {
@@ -173,12 +178,15 @@ def verify_fixture(lock: dict[str, Any], root: Path, when: str = "") -> None:
     digest, size = hash_fixture(path)
     if digest != lock["fixture"]["sha256"] or size != lock["fixture"]["size"]:
         prefix = f"fixture changed {when}" if when else "fixture no longer matches the lock"
-        raise FixtureChanged(f"{path}: {prefix} (sha256 {digest[:12]}..., lock says {lock['fixture']['sha256'][:12]}...): re-pin")
+        raise FixtureChanged(
+            f"{path}: {prefix} (sha256 {digest[:12]}..., lock says {lock['fixture']['sha256'][:12]}...): re-pin"
+        )
 
 
 def verify_hypothesis_version(lock: dict[str, Any], lock_path: Path) -> None:
     running = hypothesis_version()
     if running != lock["hypothesis_version"]:
         raise WitnessGateError(
-            f"{lock_path}: pinned with Hypothesis {lock['hypothesis_version']}, running {running}: seeded searches " "differ across versions; re-pin"
+            f"{lock_path}: pinned with Hypothesis {lock['hypothesis_version']}, running {running}: seeded searches "
+            "differ across versions; re-pin"
         )

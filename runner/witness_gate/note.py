@@ -29,16 +29,26 @@ _ROW_FIELDS = ("label", "failures", "runs", "cause")
 def render(gate: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> str:
     """Markdown: the verdict, the fixture, and for each witness its label, counts, cause,
     input and the quoted witness JSON (`witnesses` by the row's file name)."""
-    lines = [f"# witness-gate: {gate['verdict']} (exit {gate['exit_code']})", "",
-             f"Fixture sha256 `{gate['fixture_digest']}`; {len(gate['witnesses'])} witness(es).", ""]
+    lines = [
+        f"# witness-gate: {gate['verdict']} (exit {gate['exit_code']})",
+        "",
+        f"Fixture sha256 `{gate['fixture_digest']}`; {len(gate['witnesses'])} witness(es).",
+        "",
+    ]
     for row in gate["witnesses"]:
         record = witnesses[row["file"].rsplit("/", 1)[-1]]
-        quoted = {key: record[key] for key in ("assertion_id", "witness_hash", "payload", "fixture_digest", "hypothesis_version")}
-        status = f"frozen by {row['frozen_by']}" if row["frozen_by"] else ("blocks" if row["blocks"] else "does not block")
+        quoted = {
+            key: record[key]
+            for key in ("assertion_id", "witness_hash", "payload", "fixture_digest", "hypothesis_version")
+        }
+        status = (
+            f"frozen by {row['frozen_by']}" if row["frozen_by"] else ("blocks" if row["blocks"] else "does not block")
+        )
         lines += [
             f"## {row['assertion_id']}: {row['label']}",
             "",
-            f"- {row['assertion_id']}: {row['label']}, {row['failures']}/{row['runs']} replays failed (cause: " f"{row['cause']}); {status}",
+            f"- {row['assertion_id']}: {row['label']}, {row['failures']}/{row['runs']} replays failed (cause: "
+            f"{row['cause']}); {status}",
             f"- witness `{row['witness_hash']}` ({row['file']})",
             "",
             "```json",
@@ -69,7 +79,9 @@ def disagreements(text: str, gate: dict[str, Any], witnesses: dict[str, dict[str
                 problems.append(f"line {number}: says {named[0]} is {label}; the gate labelled it {_labels(rows)}")
         for failures, runs in _COUNTS.findall(line):
             if all((row["failures"], row["runs"]) != (int(failures), int(runs)) for row in rows):
-                problems.append(f"line {number}: says {named[0]} failed {failures}/{runs}; the gate counted {_counts(rows)}")
+                problems.append(
+                    f"line {number}: says {named[0]} failed {failures}/{runs}; the gate counted {_counts(rows)}"
+                )
     quoted_any = False
     for index, block in enumerate(_JSON_BLOCK.findall(text), start=1):
         try:
@@ -89,9 +101,13 @@ def disagreements(text: str, gate: dict[str, Any], witnesses: dict[str, dict[str
             if key not in source:
                 problems.append(f"JSON block {index}: {key!r} is no field of witness {quoted['witness_hash'][:12]}")
             elif _canonical(value) != _canonical(source[key]):
-                problems.append(f"JSON block {index}: {key} is {_short(value)}; the witness file has {_short(source[key])}")
+                problems.append(
+                    f"JSON block {index}: {key} is {_short(value)}; the witness file has {_short(source[key])}"
+                )
     if gate["witnesses"] and not quoted_any and not set(_HASH.findall(text)) & set(by_hash):
-        problems.append("the note quotes no witness of these artifacts (no witness hash, no witness JSON): it is not evidence")
+        problems.append(
+            "the note quotes no witness of these artifacts (no witness hash, no witness JSON): it is not evidence"
+        )
     return problems
 
 

@@ -32,7 +32,7 @@ def imported_names(source: bytes, path: str) -> list[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 directory = path.split("/")[:-1]
-                base = directory[:len(directory) - (node.level - 1)] if node.level - 1 <= len(directory) else None
+                base = directory[: len(directory) - (node.level - 1)] if node.level - 1 <= len(directory) else None
                 if base is None:
                     continue
                 stem = "/".join([*base, *(node.module.split(".") if node.module else [])])
@@ -54,11 +54,15 @@ def _candidates(name: str, import_paths: Iterable[str]) -> list[tuple[str, list[
         parts, roots = name[1:].split("/"), [""]
     else:
         parts, roots = name.split("."), ["" if root in ("", ".") else root.rstrip("/") + "/" for root in import_paths]
-    relatives = [f"{'/'.join(parts[:depth])}{suffix}" for depth in range(1, len(parts) + 1) for suffix in (".py", "/__init__.py")]
+    relatives = [
+        f"{'/'.join(parts[:depth])}{suffix}" for depth in range(1, len(parts) + 1) for suffix in (".py", "/__init__.py")
+    ]
     return [(root, relatives) for root in roots]
 
 
-def helpers(tree: Path, modules: Iterable[str], import_paths: Iterable[str], is_impl: Callable[[str], bool]) -> dict[str, str]:
+def helpers(
+    tree: Path, modules: Iterable[str], import_paths: Iterable[str], is_impl: Callable[[str], bool]
+) -> dict[str, str]:
     """Repository path -> the module that imports it, for every module of `tree` that the
     `modules` (the property modules, and what pytest reads on the way to them) import,
     directly or through other such modules, outside the implementation (`is_impl`): the
@@ -84,7 +88,13 @@ def helpers(tree: Path, modules: Iterable[str], import_paths: Iterable[str], is_
                         continue
                     found.setdefault(candidate, module)
                     stem = _stem(relative)
-                    found.update({shadow: module for shadow, shadow_stem in earlier if shadow_stem == stem and shadow not in found})
+                    found.update(
+                        {
+                            shadow: module
+                            for shadow, shadow_stem in earlier
+                            if shadow_stem == stem and shadow not in found
+                        }
+                    )
                     if candidate not in seen:
                         seen.add(candidate)
                         pending.append(candidate)

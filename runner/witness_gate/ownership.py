@@ -29,8 +29,21 @@ Owner = Literal["impl", "oracle"]
 # Bazel's: `.bazelignore` can hide a gated package from `bazel test //...`, and `bazel/` holds
 # the rules that run the gate (defs.bzl, the test script, the runner and changed-list flags).
 # CODEOWNERS, in each place GitHub reads it: who may approve an oracle review (`approvals`).
-CONTROL_PATHS = ("pyproject.toml", "pants.toml", ".pants.rc", "pants", "BUILD", "WORKSPACE", ".bazelrc", ".bazelignore", "bazel/",
-                 ".ci/", ".github/", "CODEOWNERS", "docs/CODEOWNERS")
+CONTROL_PATHS = (
+    "pyproject.toml",
+    "pants.toml",
+    ".pants.rc",
+    "pants",
+    "BUILD",
+    "WORKSPACE",
+    ".bazelrc",
+    ".bazelignore",
+    "bazel/",
+    ".ci/",
+    ".github/",
+    "CODEOWNERS",
+    "docs/CODEOWNERS",
+)
 # A build file anywhere that declares (or declared) a gated target is a control too: it says
 # what `pants test` / `bazel test` gate, and so is a Starlark file that defines or wraps the
 # gated rules. Other build files are the implementation's business.
@@ -92,7 +105,7 @@ def split_paths(
             start = framed.find(needle)
             while start >= 0:
                 end = framed.find("\n", start + 1)
-                if owner(framed[start + 1:end], impl_prefixes, oracle_prefixes, generated_oracle) == side:
+                if owner(framed[start + 1 : end], impl_prefixes, oracle_prefixes, generated_oracle) == side:
                     return True
                 start = framed.find(needle, end)
         return False
@@ -147,7 +160,9 @@ def pytest_entries(config: GateConfig) -> list[tuple[str, str]]:
     return sorted(entries.items())
 
 
-def own(paths: list[str], config: GateConfig, symlinked: dict[str, str], gated_build_files: frozenset[str] = frozenset()) -> Ownership:
+def own(
+    paths: list[str], config: GateConfig, symlinked: dict[str, str], gated_build_files: frozenset[str] = frozenset()
+) -> Ownership:
     """Splits the changed paths: oracle by every entry above (anything an oracle path
     reaches through a symlink too, a build file that declares gated targets, an attributes
     file, a path no entry owns that a build-graph suite's oracle glob matches), everything
@@ -166,9 +181,15 @@ def own(paths: list[str], config: GateConfig, symlinked: dict[str, str], gated_b
         elif name in _ATTRIBUTE_FILES:
             oracle[path] = "gate controls (git attributes)"
         elif (side := owner(path, config.impl_prefixes, prefixes)) == "oracle":
-            found = [(entry, who) for entry, who in entries if path == entry.rstrip("/") or path.startswith(entry.rstrip("/") + "/")]
+            found = [
+                (entry, who)
+                for entry, who in entries
+                if path == entry.rstrip("/") or path.startswith(entry.rstrip("/") + "/")
+            ]
             oracle[path] = max(found, key=lambda pair: len(pair[0].rstrip("/")))[1]
-        elif side is None and (matched := [(s.name, p) for s in config.suites for p in s.oracle_globs if glob_matches(path, p)]):
+        elif side is None and (
+            matched := [(s.name, p) for s in config.suites for p in s.oracle_globs if glob_matches(path, p)]
+        ):
             oracle[path] = f"suite {matched[0][0]} (matches {matched[0][1]})"
         else:  # implementation, or declared by no one: the code under test may read it, so it comes from the head
             impl.append(path)
@@ -188,7 +209,9 @@ def declares_gated_targets(path: str, text: bytes) -> bool:
 def with_every_oracle_entry(config: GateConfig) -> GateConfig:
     """`config` with every oracle entry of the base among its oracle prefixes, controls and
     freezes included: what the gate judges a review's suite with."""
-    extra = tuple(entry for entry, _ in (*oracle_entries(config), *pytest_entries(config)) if entry not in config.oracle_prefixes)
+    extra = tuple(
+        entry for entry, _ in (*oracle_entries(config), *pytest_entries(config)) if entry not in config.oracle_prefixes
+    )
     return replace(config, oracle_prefixes=(*config.oracle_prefixes, *extra))
 
 
@@ -196,15 +219,21 @@ def suite_sides(suites: Sequence[Suite]) -> tuple[tuple[str, ...], tuple[str, ..
     """(implementation, oracle) paths of the suites a build graph declares, each sorted: a
     file one target tests and another's oracle reads is the oracle's, the stricter owner."""
     # A build graph's suite always has its fixture (schemas/suites.schema.json).
-    oracle = {path for suite in suites for path in (suite.fixture, *suite.properties, *suite.oracle_paths) if path is not None}
+    oracle = {
+        path for suite in suites for path in (suite.fixture, *suite.properties, *suite.oracle_paths) if path is not None
+    }
     impl = {path for suite in suites for path in suite.impl} - oracle
     return tuple(sorted(impl)), tuple(sorted(oracle))
 
 
-def exactly_listed(config: GateConfig, impl: Sequence[str], oracle: Sequence[str], impl_source: str, oracle_source: str) -> GateConfig:
+def exactly_listed(
+    config: GateConfig, impl: Sequence[str], oracle: Sequence[str], impl_source: str, oracle_source: str
+) -> GateConfig:
     """`config` owning exactly the listed paths, e.g. derived from a build graph; a path on
     both sides is refused."""
     both = sorted(set(impl) & set(oracle))
     if both:
-        raise WitnessGateError(f"{impl_source}: {both[0]!r} is listed as implementation and in {oracle_source} as oracle")
+        raise WitnessGateError(
+            f"{impl_source}: {both[0]!r} is listed as implementation and in {oracle_source} as oracle"
+        )
     return replace(config, impl_prefixes=tuple(impl), oracle_prefixes=tuple(oracle), generated_oracle_paths=())

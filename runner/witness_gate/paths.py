@@ -60,7 +60,9 @@ def check_repo_path(path: str, source: str) -> str:
 
 # Every character `str.isspace` accepts but the line break (and CR, refused apart), as an
 # explicit class: far faster to scan for than the negated category [^\S\n].
-_WHITESPACE_BUT_NEWLINE = re.compile("[\u0009\u000b\u000c\u001c\u001d\u001e\u001f\u0020\u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000]")
+_WHITESPACE_BUT_NEWLINE = re.compile(
+    "[\u0009\u000b\u000c\u001c\u001d\u001e\u001f\u0020\u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000]"
+)
 _DOT_SEGMENT = re.compile(r"[/\n]\.\.?[/\n]")
 
 
@@ -126,7 +128,7 @@ def _segment_regex(segment: str) -> str:
         elif char == "?":
             out.append("[^/]")
         elif close != -1:
-            body = segment[at + 1:close]
+            body = segment[at + 1 : close]
             negated, members = body[0] in "!^", body.replace("\\", "\\\\")
             out.append("[" + ("^" + members[1:] if negated else members) + "]")
             at = close

@@ -50,7 +50,11 @@ def property(
                 f"witness_gate.property {function.__qualname__}: take (payload) or (payload, fixture), "
                 f"not ({', '.join(parameters)})"
             )
-        setattr(function, _MARK, PropertySpec(payloads, tuple(examples), tuple(rejects), fixture_payloads, len(parameters) == 2))
+        setattr(
+            function,
+            _MARK,
+            PropertySpec(payloads, tuple(examples), tuple(rejects), fixture_payloads, len(parameters) == 2),
+        )
         return function
 
     return decorate

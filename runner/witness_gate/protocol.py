@@ -41,13 +41,17 @@ from witness_gate.canonical import canonical_bytes
 class Event:
     """The names of the worker's messages, with the fields each carries."""
 
-    MODULE = "module"  # the module loaded: sha256, properties [{assertion_id, line}], kind "pytest" for a pytest module,
+    MODULE = (
+        "module"  # the module loaded: sha256, properties [{assertion_id, line}], kind "pytest" for a pytest module,
+    )
     # whose searched tests also say whether each is a state machine ("stateful": true; shown, never decided from)
     PROPERTY = "property"  # check: the calls that follow are this assertion_id's
     SEARCH = "search"  # check: a search under this seed of the schedule begins
     CALL = "call"  # check: origin and payload, before the call runs; replay: job and slot
     RESULT = "result"  # check: the announced call passed, or its evidence
-    SEARCHED = "searched"  # check: the property's searches ended with status (`SEARCH_STATUSES`), and a pytest test's given
+    SEARCHED = (
+        "searched"  # check: the property's searches ended with status (`SEARCH_STATUSES`), and a pytest test's given
+    )
     PLAIN = "plain"  # check: a pytest plain test (no @given, no state machine) ran once: assertion_id, passed, evidence
     MISSING = "missing"  # replay: the module has no assertion for this job
     OUTCOME = "outcome"  # replay: job and slot failed, or not, with evidence
@@ -66,6 +70,7 @@ SEARCH_STATUSES = ("passed", "falsified", "flaky", "skipped")
 
 _MAX_MESSAGE = 2000
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+
 
 class EvidenceKind:
     """What a failing call's evidence says happened (a witness's `evidence.kind`,
@@ -126,8 +131,14 @@ def call_seed(search_seed: int, assertion_id: str, case: int) -> int:
     return seeds.call_random_seed(search_seed, assertion_id, canonical_bytes(case_payload(case)))
 
 
-def left_out(jobs: list[dict[str, Any]], index: int, slot: int, failed: Mapping[int, Sequence[bool]], slots: int,
-             probe_pass: int | None) -> bool:
+def left_out(
+    jobs: list[dict[str, Any]],
+    index: int,
+    slot: int,
+    failed: Mapping[int, Sequence[bool]],
+    slots: int,
+    probe_pass: int | None,
+) -> bool:
     """Whether a replay interpreter leaves out job `index` at `slot`, `failed` holding each
     job's outcomes so far in slot order (of `slots`). The worker skips such a replay and the
     runner expects no outcome for it: both read this, so neither side can leave out more.
@@ -150,8 +161,12 @@ def left_out(jobs: list[dict[str, Any]], index: int, slot: int, failed: Mapping[
     if not job["history"] or not job["fork"]:
         return False
     return any(
-        alone["fork"] and not alone["history"] and alone["witness"] == job["witness"] and alone["payload"] == job["payload"]
-        and len(failed.get(other, ())) == slots and all(failed[other])
+        alone["fork"]
+        and not alone["history"]
+        and alone["witness"] == job["witness"]
+        and alone["payload"] == job["payload"]
+        and len(failed.get(other, ())) == slots
+        and all(failed[other])
         for other, alone in enumerate(jobs)
     )
 

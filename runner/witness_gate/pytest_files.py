@@ -6,8 +6,15 @@ from __future__ import annotations
 # The files pytest may take its configuration from, in the order it tries them in each
 # directory (pytest 9 reads the TOML ones first), with the section that makes each one count
 # (None: any such file counts; pyproject's `[tool.pytest]` or `[tool.pytest.ini_options]`).
-INI_FILES = (("pytest.toml", None), (".pytest.toml", None), ("pytest.ini", None), (".pytest.ini", None),
-             ("pyproject.toml", b"[tool.pytest"), ("tox.ini", b"[pytest]"), ("setup.cfg", b"[tool:pytest]"))
+INI_FILES = (
+    ("pytest.toml", None),
+    (".pytest.toml", None),
+    ("pytest.ini", None),
+    (".pytest.ini", None),
+    ("pyproject.toml", b"[tool.pytest"),
+    ("tox.ini", b"[pytest]"),
+    ("setup.cfg", b"[tool:pytest]"),
+)
 # What pytest reads in each directory from the root down to a test module, besides ini files.
 COLLECTION_FILES = ("conftest.py", "__init__.py")
 

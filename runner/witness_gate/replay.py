@@ -69,7 +69,16 @@ def jobs_for(name: str, record: dict[str, Any]) -> list[Job]:
     shrunk, unshrunk = record, record["unshrunk"]
 
     def job(variant: str, source: dict[str, Any], history: list[dict[str, Any]], fork: bool = True) -> Job:
-        return Job(name, variant, record["assertion_id"], record["expect"], source["payload"], source["random_seed"], history, fork)
+        return Job(
+            name,
+            variant,
+            record["assertion_id"],
+            record["expect"],
+            source["payload"],
+            source["random_seed"],
+            history,
+            fork,
+        )
 
     jobs = [job("shrunk", shrunk, [])]
     differs = unshrunk["witness_hash"] != shrunk["witness_hash"]
@@ -120,7 +129,11 @@ def replay_module(
 
 
 def _replay_under(
-    module: str, witnesses: list[tuple[str, dict[str, Any]]], condition: dict[str, str], plan: ReplayPlan, progress: Progress | None
+    module: str,
+    witnesses: list[tuple[str, dict[str, Any]]],
+    condition: dict[str, str],
+    plan: ReplayPlan,
+    progress: Progress | None,
 ) -> dict[str, WitnessReplays]:
     lock = plan.lock
     results = {name: WitnessReplays() for name, _ in witnesses}
@@ -132,7 +145,12 @@ def _replay_under(
     round_number = 0
     with tempfile.TemporaryDirectory(prefix="witness-gate-replay-") as scratch:
         while active:
-            jobs = [job for name in active for job in jobs_for(name, records[name]) if replayed_again(results[name].by_variant, job.variant)]
+            jobs = [
+                job
+                for name in active
+                for job in jobs_for(name, records[name])
+                if replayed_again(results[name].by_variant, job.variant)
+            ]
             secret = records[active[0]]["hash_secret"]
             outcomes = _round(module, jobs, round_number, secret, condition, plan, Path(scratch), hung, progress)
             for job, replay, evidence in outcomes:
@@ -169,10 +187,13 @@ def _replay_under(
             active = still
         probed = [name for name, result in results.items() if result.by_variant and name not in hung]
         if probed:
-            first = round_number * lock["replay_interpreters"]  # the index the next round's first interpreter would have had
+            first = (
+                round_number * lock["replay_interpreters"]
+            )  # the index the next round's first interpreter would have had
             secret = conditions.hash_secret(condition, records[probed[0]]["hash_secret"])
-            for job, replay, evidence in _probe_collector(module, [(n, records[n], results[n]) for n in probed], first, secret, condition,
-                                                          plan, Path(scratch)):
+            for job, replay, evidence in _probe_collector(
+                module, [(n, records[n], results[n]) for n in probed], first, secret, condition, plan, Path(scratch)
+            ):
                 results[job.witness].by_variant[COLLECTOR].append(replay)
                 if replay.failed and evidence is not None:
                     results[job.witness].first_evidence.setdefault(COLLECTOR, evidence)
@@ -193,9 +214,22 @@ def passing(witnesses: list[tuple[str, dict[str, Any]]], plan: ReplayPlan) -> se
         for (module, _), group in sorted(by_group.items()):
             jobs = [jobs_for(name, record)[0] for name, record in group]  # the shrunk payload, forked, alone
             condition = group[0][1].get("condition", {})
-            found = _interpreter(module, jobs, [[job.recorded_seed for job in jobs]], group[0][1]["hash_secret"], seeds.check_pid_offset(lock, module),
-                                 condition, plan, Path(scratch), set())
-            passed |= {jobs[index].witness for (index, _), (failed, evidence) in found.items() if not failed and evidence is None}
+            found = _interpreter(
+                module,
+                jobs,
+                [[job.recorded_seed for job in jobs]],
+                group[0][1]["hash_secret"],
+                seeds.check_pid_offset(lock, module),
+                condition,
+                plan,
+                Path(scratch),
+                set(),
+            )
+            passed |= {
+                jobs[index].witness
+                for (index, _), (failed, evidence) in found.items()
+                if not failed and evidence is None
+            }
     return passed
 
 
@@ -207,8 +241,13 @@ _COLLECTOR_PASSES = 2
 
 
 def _probe_collector(
-    module: str, witnesses: list[tuple[str, dict[str, Any], WitnessReplays]], index: int, secret: int, condition: dict[str, str],
-    plan: ReplayPlan, scratch: Path,
+    module: str,
+    witnesses: list[tuple[str, dict[str, Any], WitnessReplays]],
+    index: int,
+    secret: int,
+    condition: dict[str, str],
+    plan: ReplayPlan,
+    scratch: Path,
 ) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
     """The collector probe: each witness's replayed variant (its payload, after its history
     where that is what decided) in forked children under every collector setting of the
@@ -217,15 +256,38 @@ def _probe_collector(
     jobs = []
     for name, record, result in witnesses:
         variant = replayed_variant(result.by_variant)
-        [job] = [job for job in jobs_for(name, record) if job.variant == ("shrunk" if variant == "in_process" else variant)]
+        [job] = [
+            job for job in jobs_for(name, record) if job.variant == ("shrunk" if variant == "in_process" else variant)
+        ]
         failures, runs = counts(result.by_variant[variant])
-        jobs.append(Job(job.witness, COLLECTOR, job.assertion_id, job.expect, job.payload, job.recorded_seed, job.history, fork=True,
-                        settled=failures in (0, runs)))
+        jobs.append(
+            Job(
+                job.witness,
+                COLLECTOR,
+                job.assertion_id,
+                job.expect,
+                job.payload,
+                job.recorded_seed,
+                job.history,
+                fork=True,
+                settled=failures in (0, runs),
+            )
+        )
     settings = seeds.collector_settings(plan.lock)
     slots = [setting for _ in range(_COLLECTOR_PASSES) for setting in range(len(settings))]
     pid_offset = seeds.check_pid_offset(plan.lock, module)
-    found = _interpreter(module, jobs, [[job.recorded_seed for job in jobs] for _ in slots], secret, pid_offset, condition, plan, scratch, set(),
-                         collector=[settings[setting] for setting in slots])
+    found = _interpreter(
+        module,
+        jobs,
+        [[job.recorded_seed for job in jobs] for _ in slots],
+        secret,
+        pid_offset,
+        condition,
+        plan,
+        scratch,
+        set(),
+        collector=[settings[setting] for setting in slots],
+    )
     return [
         (jobs[job_index], Replay(index, secret, pid_offset, 0, slot, failed, collector=slots[slot]), evidence)
         for (job_index, slot), (failed, evidence) in sorted(found.items())
@@ -242,9 +304,15 @@ def search_came_and_went(record: dict[str, Any]) -> bool:
     one failure and nothing else: escalating it would only replay a certainty. So did a
     @given test's failure Hypothesis saved no choices for (its witness is the search up to
     it, `protocol`)."""
-    stopped_at_it = "given" in record and "search" in record["payload"]  # a @given test's search, run to the case that failed
-    return (record["origin"] == "search" and not record["fully_shrunk"] and not stopped_at_it
-            and record["evidence"]["kind"] not in ENDED_CALL_KINDS)
+    stopped_at_it = (
+        "given" in record and "search" in record["payload"]
+    )  # a @given test's search, run to the case that failed
+    return (
+        record["origin"] == "search"
+        and not record["fully_shrunk"]
+        and not stopped_at_it
+        and record["evidence"]["kind"] not in ENDED_CALL_KINDS
+    )
 
 
 @dataclass(frozen=True)
@@ -256,7 +324,11 @@ class Interpreter:
 
 
 def plan_round(
-    lock: dict[str, Any], round_number: int, search_secret: int, search_pid_offset: int, condition: dict[str, str] | None = None
+    lock: dict[str, Any],
+    round_number: int,
+    search_secret: int,
+    search_pid_offset: int,
+    condition: dict[str, str] | None = None,
 ) -> list[Interpreter]:
     """The interpreters of one round, laid out so causes can be told apart.
 
@@ -281,7 +353,9 @@ def plan_round(
     def secret(number: int) -> int:
         if round_number == 0 and number == 0:
             return search_secret
-        return conditions.hash_secret(condition or {}, seeds.replay_hash_secret(lock, round_number * secrets_per_round + number))
+        return conditions.hash_secret(
+            condition or {}, seeds.replay_hash_secret(lock, round_number * secrets_per_round + number)
+        )
 
     fresh = seeds.replay_pid_offsets(lock, round_number, pids_per_round, avoid=search_pid_offset)
     pids = (search_pid_offset, *fresh[1:]) if round_number == 0 else fresh
@@ -289,13 +363,27 @@ def plan_round(
     def window(number: int) -> tuple[int, ...]:
         return tuple(range(base + 2 * number, base + 2 * number + slots))
 
-    return [Interpreter(round_number * count + k, secret((k + 1) // 2 % secrets_per_round), window((k + 1) // 2 % secrets_per_round),
-                        pids[k // 2]) for k in range(count)]
+    return [
+        Interpreter(
+            round_number * count + k,
+            secret((k + 1) // 2 % secrets_per_round),
+            window((k + 1) // 2 % secrets_per_round),
+            pids[k // 2],
+        )
+        for k in range(count)
+    ]
 
 
 def _round(
-    module: str, jobs: list[Job], round_number: int, search_secret: int, condition: dict[str, str], plan: ReplayPlan, scratch: Path,
-    hung: set[str], progress: Progress | None,
+    module: str,
+    jobs: list[Job],
+    round_number: int,
+    search_secret: int,
+    condition: dict[str, str],
+    plan: ReplayPlan,
+    scratch: Path,
+    hung: set[str],
+    progress: Progress | None,
 ) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
     lock = plan.lock
     interpreters = plan_round(lock, round_number, search_secret, seeds.check_pid_offset(lock, module), condition)
@@ -304,11 +392,31 @@ def _round(
     def run(interpreter: Interpreter) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
         nonlocal done
         # Column 0 is the seed the failing call ran under in check, for each job.
-        seed_rows = [[job.recorded_seed if column == 0 else seeds.replay_random_seed(lock, column) for job in jobs] for column in interpreter.columns]
-        found = _interpreter(module, jobs, seed_rows, interpreter.hash_secret, interpreter.pid_offset, condition, plan, scratch, set(hung))
+        seed_rows = [
+            [job.recorded_seed if column == 0 else seeds.replay_random_seed(lock, column) for job in jobs]
+            for column in interpreter.columns
+        ]
+        found = _interpreter(
+            module,
+            jobs,
+            seed_rows,
+            interpreter.hash_secret,
+            interpreter.pid_offset,
+            condition,
+            plan,
+            scratch,
+            set(hung),
+        )
         rows = []
         for (job_index, slot), (failed, evidence) in sorted(found.items()):
-            replay = Replay(interpreter.index, interpreter.hash_secret, interpreter.pid_offset, interpreter.columns[slot], slot, failed)
+            replay = Replay(
+                interpreter.index,
+                interpreter.hash_secret,
+                interpreter.pid_offset,
+                interpreter.columns[slot],
+                slot,
+                failed,
+            )
             rows.append((jobs[job_index], replay, evidence))
         with counting:  # one count and its line at a time: the lines say 1, 2, 3 whatever order interpreters end in
             done += 1
@@ -321,8 +429,16 @@ def _round(
 
 
 def _interpreter(
-    module: str, jobs: list[Job], seed_rows: list[list[int]], secret: int, pid_offset: int, condition: dict[str, str], plan: ReplayPlan,
-    scratch: Path, hung: set[str], collector: list[dict[str, Any]] | None = None,
+    module: str,
+    jobs: list[Job],
+    seed_rows: list[list[int]],
+    secret: int,
+    pid_offset: int,
+    condition: dict[str, str],
+    plan: ReplayPlan,
+    scratch: Path,
+    hung: set[str],
+    collector: list[dict[str, Any]] | None = None,
 ) -> dict[tuple[int, int], tuple[bool, dict[str, Any] | None]]:
     """Outcomes by (job index, slot) of one replay interpreter; every replay it did not
     report is a failure with the reason, and a job it reports missing maps to `_MISSING`.
@@ -330,12 +446,25 @@ def _interpreter(
     another without pause."""
     lock = plan.lock
     request = {
-        "mode": "replay", "root": str(plan.root.absolute()), "import_paths": list(plan.import_paths), "module": module,
-        "fixture_path": None if plan.fixture_path is None else str(plan.fixture_path.absolute()), "fixture_sha256": lock["fixture"]["sha256"],
-        "timeout": plan.timeout, "spacing_seconds": 0 if collector else lock["replay_spacing_ms"] / 1000, "max_examples": lock["max_examples"],
+        "mode": "replay",
+        "root": str(plan.root.absolute()),
+        "import_paths": list(plan.import_paths),
+        "module": module,
+        "fixture_path": None if plan.fixture_path is None else str(plan.fixture_path.absolute()),
+        "fixture_sha256": lock["fixture"]["sha256"],
+        "timeout": plan.timeout,
+        "spacing_seconds": 0 if collector else lock["replay_spacing_ms"] / 1000,
+        "max_examples": lock["max_examples"],
         "jobs": [
-            {"witness": job.witness, "assertion_id": job.assertion_id, "expect": job.expect, "payload": job.payload,
-             "history": job.history, "fork": job.fork, "settled": job.settled}
+            {
+                "witness": job.witness,
+                "assertion_id": job.assertion_id,
+                "expect": job.expect,
+                "payload": job.payload,
+                "history": job.history,
+                "fork": job.fork,
+                "settled": job.settled,
+            }
             for job in jobs
         ],
         "hung": sorted(hung),
@@ -368,9 +497,16 @@ def _interpreter(
                 missing.add(message["job"])
             elif event == Event.OUTCOME and key in wanted and isinstance(message.get("failed"), bool):
                 evidence = message.get("evidence")
-                if message["failed"] and not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
-                    evidence = failure_evidence(EvidenceKind.PROTOCOL, None, "the replay reported a failure without evidence")
-                outcomes[cast(tuple[int, int], key)] = (message["failed"], evidence if message["failed"] else None)  # in `wanted`
+                if message["failed"] and not (
+                    isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}
+                ):
+                    evidence = failure_evidence(
+                        EvidenceKind.PROTOCOL, None, "the replay reported a failure without evidence"
+                    )
+                outcomes[cast(tuple[int, int], key)] = (
+                    message["failed"],
+                    evidence if message["failed"] else None,
+                )  # in `wanted`
             elif event not in (Event.MODULE, Event.CALL):
                 worker.close()
                 ended = Ended("protocol", f"broke the message protocol ({event!r} message)")
@@ -382,7 +518,9 @@ def _interpreter(
         if (job_index, slot) in outcomes and len(failed.setdefault(job_index, [])) == slot:
             failed[job_index].append(outcomes[job_index, slot][0])
     for key in sorted(wanted):
-        if key not in outcomes and protocol.left_out(request["jobs"], *key, failed, len(seed_rows), request["collector_pass"]):
+        if key not in outcomes and protocol.left_out(
+            request["jobs"], *key, failed, len(seed_rows), request["collector_pass"]
+        ):
             continue  # a replay that decides nothing, which the worker leaves out too
         if key[0] in missing:
             results[key] = (False, _MISSING)
@@ -398,9 +536,21 @@ def _unreported(ended: Ended | None, timeout: float) -> dict[str, Any]:
     """The evidence for a replay the interpreter never reported: a failure with why, or why
     it never ran (the module did not load)."""
     if ended is None:
-        return failure_evidence(EvidenceKind.PROTOCOL, None, "the replay interpreter finished without reporting this replay")
+        return failure_evidence(
+            EvidenceKind.PROTOCOL, None, "the replay interpreter finished without reporting this replay"
+        )
     if ended.kind == "timeout":
-        return failure_evidence(EvidenceKind.TIMEOUT, None, f"a call in the replay interpreter did not return within {timeout:g} s; the runner killed it")
+        return failure_evidence(
+            EvidenceKind.TIMEOUT,
+            None,
+            f"a call in the replay interpreter did not return within {timeout:g} s; the runner killed it",
+        )
     if ended.kind == "problem":
-        return failure_evidence(EvidenceKind.UNLOADABLE, None, f"the replay interpreter could not load the module: {ended.detail}")
-    return failure_evidence(EvidenceKind.CRASHED if ended.kind == "exited" else EvidenceKind.PROTOCOL, None, f"the replay interpreter {ended.detail} before this replay ran")
+        return failure_evidence(
+            EvidenceKind.UNLOADABLE, None, f"the replay interpreter could not load the module: {ended.detail}"
+        )
+    return failure_evidence(
+        EvidenceKind.CRASHED if ended.kind == "exited" else EvidenceKind.PROTOCOL,
+        None,
+        f"the replay interpreter {ended.detail} before this replay ran",
+    )

@@ -35,11 +35,33 @@ from witness_gate import freeze as freezes
 from witness_gate import lock as locks
 from witness_gate import replay as replays
 from witness_gate import gate as gates
-from witness_gate import cache_trust, corpus, dependencies, git, integrity, oracle_imports, pytest_files, sandbox, shared_failures, store, witness
+from witness_gate import (
+    cache_trust,
+    corpus,
+    dependencies,
+    git,
+    integrity,
+    oracle_imports,
+    pytest_files,
+    sandbox,
+    shared_failures,
+    store,
+    witness,
+)
 from witness_gate.labels import EXIT_BLOCKED, EXIT_ORACLE_REVIEW, VERDICTS, most_severe
 from witness_gate.config import GateConfig, Suite, parse_config
 from witness_gate.errors import SetupFailed, WitnessGateError
-from witness_gate.ownership import STARLARK_SUFFIX, Ownership, declares_gated_targets, dependency_files, is_build_file, oracle_entries, own, owner, with_every_oracle_entry
+from witness_gate.ownership import (
+    STARLARK_SUFFIX,
+    Ownership,
+    declares_gated_targets,
+    dependency_files,
+    is_build_file,
+    oracle_entries,
+    own,
+    owner,
+    with_every_oracle_entry,
+)
 from witness_gate.paths import gate_list, glob_matches, listable
 from witness_gate.properties import property_files
 from witness_gate.suites_document import BAZEL_GOAL, GOAL, declared_by, graph_config
@@ -57,9 +79,15 @@ class ReviewResult:
     record: dict[str, Any]
     suites: dict[str, dict[str, Any]]  # each suite's gate record, by name (its directory under --out)
     reasons: list[str]  # what blocks or needs review beyond the suites' own lines
-    freeze_commands: dict[tuple[str, str], str] = field(default_factory=dict)  # (suite, witness file) of each unfrozen flake
-    freeze_steps: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # the same keys: every step to its freeze's pull request
-    reached: dict[str, tuple[str, ...]] = field(default_factory=dict)  # each suite that ran: the changed implementation files it reached
+    freeze_commands: dict[tuple[str, str], str] = field(
+        default_factory=dict
+    )  # (suite, witness file) of each unfrozen flake
+    freeze_steps: dict[tuple[str, str], list[str]] = field(
+        default_factory=dict
+    )  # the same keys: every step to its freeze's pull request
+    reached: dict[str, tuple[str, ...]] = field(
+        default_factory=dict
+    )  # each suite that ran: the changed implementation files it reached
 
 
 def with_imported_helpers(tree: Path, config: GateConfig) -> GateConfig:
@@ -69,15 +97,26 @@ def with_imported_helpers(tree: Path, config: GateConfig) -> GateConfig:
     suites = []
     for suite in config.suites:
         try:
-            modules = [path.relative_to(tree).as_posix() for path in property_files([tree / entry for entry in suite.properties])]
+            modules = [
+                path.relative_to(tree).as_posix()
+                for path in property_files([tree / entry for entry in suite.properties])
+            ]
         except (WitnessGateError, ValueError):  # the suite's own run names what is missing
             modules = []
         # What pytest imports on the way to them too: conftest files and test packages' __init__.py.
-        modules += [path for entry in suite.properties for path in pytest_files.read_at_collection(entry)
-                    if path.endswith(".py") and (tree / path).is_file()]
+        modules += [
+            path
+            for entry in suite.properties
+            for path in pytest_files.read_at_collection(entry)
+            if path.endswith(".py") and (tree / path).is_file()
+        ]
         impl = set(suite.impl)
-        found = oracle_imports.helpers(tree, modules, suite.import_paths or config.import_paths,
-                                       lambda path: path in impl or owner(path, config.impl_prefixes, ()) == "impl")
+        found = oracle_imports.helpers(
+            tree,
+            modules,
+            suite.import_paths or config.import_paths,
+            lambda path: path in impl or owner(path, config.impl_prefixes, ()) == "impl",
+        )
         extra = tuple(path for path in sorted(found) if path not in suite.oracle_dependencies)
         suites.append(replace(suite, oracle_dependencies=(*suite.oracle_dependencies, *extra)) if extra else suite)
     return replace(config, suites=tuple(suites))
@@ -110,7 +149,11 @@ def _real_locations(tree: Path, entries: list[str]) -> dict[str, str]:
 
 def _gated_build_files(repo: Path, revisions: tuple[str, ...], paths: list[str]) -> frozenset[str]:
     """The changed build (and .bzl) files that name a gated target type in any of the revisions."""
-    return frozenset(path for path in paths if any(declares_gated_targets(path, git.read_file(repo, revision, path) or b"") for revision in revisions))
+    return frozenset(
+        path
+        for path in paths
+        if any(declares_gated_targets(path, git.read_file(repo, revision, path) or b"") for revision in revisions)
+    )
 
 
 def suite_config(suite: Suite, config: GateConfig) -> GateConfig:
@@ -119,8 +162,11 @@ def suite_config(suite: Suite, config: GateConfig) -> GateConfig:
     if not suite.impl:
         return config
     provided = tuple(path for path in config.import_paths if path == dependencies.INSIDE)
-    return replace(config, impl_prefixes=tuple(p for p in suite.impl if p in config.impl_prefixes) or config.impl_prefixes,
-                   import_paths=(*provided, *(suite.import_paths or (".",))))
+    return replace(
+        config,
+        impl_prefixes=tuple(p for p in suite.impl if p in config.impl_prefixes) or config.impl_prefixes,
+        import_paths=(*provided, *(suite.import_paths or (".",))),
+    )
 
 
 def _each_passes_on(suite: Suite, tree: Path, config: GateConfig, gate_out: Path, rows: list[dict[str, Any]]) -> bool:
@@ -128,18 +174,36 @@ def _each_passes_on(suite: Suite, tree: Path, config: GateConfig, gate_out: Path
     the gate's own lock: then the base shares none of them, and a base gate run, a search and
     every replay again, would only say so at length."""
     lock = locks.load(gate_out / gates.LOCK_NAME)
-    records = {f"{gates.WITNESS_DIR}/{path.name}": record for path, record in witness.load_directory(gate_out / gates.WITNESS_DIR, lock)}
+    records = {
+        f"{gates.WITNESS_DIR}/{path.name}": record
+        for path, record in witness.load_directory(gate_out / gates.WITNESS_DIR, lock)
+    }
     config = suite_config(suite, config)
-    plan = replays.ReplayPlan(tree, config.import_paths, locks.fixture_path(lock, tree), lock, config.replay_timeout_seconds)
+    plan = replays.ReplayPlan(
+        tree, config.import_paths, locks.fixture_path(lock, tree), lock, config.replay_timeout_seconds
+    )
     return replays.passing([(row["file"], records[row["file"]]) for row in rows], plan) == {row["file"] for row in rows}
 
 
-def _run_suite(suite: Suite, tree: Path, config: GateConfig, changed: Path, out: Path, now: datetime, salt: str | None = None) -> dict[str, Any]:
+def _run_suite(
+    suite: Suite, tree: Path, config: GateConfig, changed: Path, out: Path, now: datetime, salt: str | None = None
+) -> dict[str, Any]:
     config = suite_config(suite, config)
     files = property_files([tree / entry for entry in suite.properties])
     request = gates.GateRequest(
-        tree, None if suite.fixture is None else tree / suite.fixture, suite.generator_version, suite.replays, suite.max_examples, files, out, False, changed,
-        tree / config.freezes_dir, with_every_oracle_entry(config), conditions=suite.conditions, corpus_dir=tree / config.corpus_dir,
+        tree,
+        None if suite.fixture is None else tree / suite.fixture,
+        suite.generator_version,
+        suite.replays,
+        suite.max_examples,
+        files,
+        out,
+        False,
+        changed,
+        tree / config.freezes_dir,
+        with_every_oracle_entry(config),
+        conditions=suite.conditions,
+        corpus_dir=tree / config.corpus_dir,
         search_salt=salt,
     )
     return gates.run(request, now).record
@@ -174,8 +238,10 @@ def selection(suite: Suite, ownership: Ownership, linked: Mapping[str, str] | No
     for path, who in ownership.oracle.items():
         if not who.startswith("suite "):
             return True, f"runs: {path} changed ({who}), which every suite depends on"
-    return False, (f"unaffected: none of the {len(changed)} changed paths is in its closure ({len(closure)} files), "
-                   "under its source roots or beside its files")
+    return False, (
+        f"unaffected: none of the {len(changed)} changed paths is in its closure ({len(closure)} files), "
+        "under its source roots or beside its files"
+    )
 
 
 def _reaches(suite: Suite, closure: set[str], path: str) -> str | None:
@@ -202,7 +268,9 @@ def _reaching(suite: Suite, linked: Mapping[str, str]) -> Callable[[str], bool] 
 
 def _closure(suite: Suite, linked: Mapping[str, str] | None) -> set[str]:
     """A graph suite's declared files, and the real files behind those that are symlinks."""
-    declared = {path for path in (*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths) if path is not None}
+    declared = {
+        path for path in (*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths) if path is not None
+    }
     return declared | {real for real, link in (linked or {}).items() if link in declared}
 
 
@@ -220,7 +288,9 @@ def _closure_only(suite: Suite, config: GateConfig, linked: Mapping[str, str]) -
 def _symlinked_closure(tree: Path, config: GateConfig) -> dict[str, str]:
     """Real path -> closure path, for each graph suite's file that a symlink in the base
     tree leads to."""
-    return _real_locations(tree, sorted({path for suite in config.suites if suite.impl for path in _closure(suite, None)}))
+    return _real_locations(
+        tree, sorted({path for suite in config.suites if suite.impl for path in _closure(suite, None)})
+    )
 
 
 def compiled_code(path: str) -> bool:
@@ -242,16 +312,26 @@ def unreviewable(path: str, change: git.Change) -> str | None:
     if change.head_mode is None:
         return None
     if compiled_code(path):
-        return (f"{path}: compiled code in the patch (bytecode or an extension module) is not reviewed: "
-                "the review tests only what the diff shows as source; blocked")
+        return (
+            f"{path}: compiled code in the patch (bytecode or an extension module) is not reviewed: "
+            "the review tests only what the diff shows as source; blocked"
+        )
     if name in _START_UP_FILES or name.endswith(".pth"):
-        return (f"{path}: code an interpreter runs at start-up, which the gate's workers skip (-S), is not reviewed: "
-                "it would change what the landed code does unseen; blocked")
+        return (
+            f"{path}: code an interpreter runs at start-up, which the gate's workers skip (-S), is not reviewed: "
+            "it would change what the landed code does unseen; blocked"
+        )
     return None
 
 
-def _apply_head(repo: Path, landed: str, tree: Path, ownership: Ownership, changes: dict[str, git.Change],
-                reaching: Callable[[str], bool] | None) -> list[str]:
+def _apply_head(
+    repo: Path,
+    landed: str,
+    tree: Path,
+    ownership: Ownership,
+    changes: dict[str, git.Change],
+    reaching: Callable[[str], bool] | None,
+) -> list[str]:
     """Puts the landed implementation into the base's tree (but for the unreviewable paths,
     which block on their own, and, in a graph suite's tree, the paths that do not reach it);
     returns what could not be applied."""
@@ -292,35 +372,81 @@ def _attempt(run: Callable[[], dict[str, Any]]) -> dict[str, Any] | str:
 def _blocked_unless_run(outcome: dict[str, Any] | str) -> dict[str, Any]:
     if isinstance(outcome, dict):
         return outcome
-    return {"exit_code": EXIT_BLOCKED, "verdict": "blocked", "witnesses": [], "freezes": [], "reasons": [f"blocked: {outcome}"], "mode": "gate"}
+    return {
+        "exit_code": EXIT_BLOCKED,
+        "verdict": "blocked",
+        "witnesses": [],
+        "freezes": [],
+        "reasons": [f"blocked: {outcome}"],
+        "mode": "gate",
+    }
 
 
-def review(repo: Path, base_ref: str, head_ref: str, out_dir: Path, now: datetime, environ: Mapping[str, str],
-           suites_document: Path | None = None) -> ReviewResult:
+def review(
+    repo: Path,
+    base_ref: str,
+    head_ref: str,
+    out_dir: Path,
+    now: datetime,
+    environ: Mapping[str, str],
+    suites_document: Path | None = None,
+) -> ReviewResult:
     integrity.verify_own_code()
     sandbox.require_confinement("review")
     base, head = git.commit(repo, base_ref, "base"), git.commit(repo, head_ref, "head")
     # The job's environment and the base's Pants configuration: the head's is an oracle edit.
-    writes = cache_trust.cache_write_settings(environ, {f"{base_ref}:{name}": git.read_file(repo, base, name) for name in cache_trust.CONFIG_FILES})
+    writes = cache_trust.cache_write_settings(
+        environ, {f"{base_ref}:{name}": git.read_file(repo, base, name) for name in cache_trust.CONFIG_FILES}
+    )
     if writes:
-        raise WitnessGateError(f"{'; '.join(writes)}: a pull-request job must not write the shared remote cache; {cache_trust.FIX} " "(docs/scale-out.md)")
+        raise WitnessGateError(
+            f"{'; '.join(writes)}: a pull-request job must not write the shared remote cache; {cache_trust.FIX} "
+            "(docs/scale-out.md)"
+        )
     config = _base_config(repo, base_ref, base, suites_document)
     with store.staged_directory(out_dir, "review.json", "--out") as stage:
         result = _review(repo, base, head, config, stage, now)
-    runner = (freezes.JOB_RUNNER if git.read_file(repo, base, freezes.JOB_PATH) is not None
-              else freezes.PANTS_RUNNER if git.read_file(repo, base, "pants") is not None else freezes.PLAIN_RUNNER)
-    where = freezes.ReviewFreeze(str(out_dir), base, head, runner,
-                                 None if suites_document is None else f"./{GOAL}" if git.read_file(repo, base, "pants") is not None else BAZEL_GOAL)
+    runner = (
+        freezes.JOB_RUNNER
+        if git.read_file(repo, base, freezes.JOB_PATH) is not None
+        else freezes.PANTS_RUNNER
+        if git.read_file(repo, base, "pants") is not None
+        else freezes.PLAIN_RUNNER
+    )
+    where = freezes.ReviewFreeze(
+        str(out_dir),
+        base,
+        head,
+        runner,
+        None
+        if suites_document is None
+        else f"./{GOAL}"
+        if git.read_file(repo, base, "pants") is not None
+        else BAZEL_GOAL,
+    )
     hours = min(freezes.SUGGESTED_HOURS, config.max_freeze_hours)
-    commands = {(name, row["file"]): freezes.review_command(where, name, row, config.freezes_dir, hours)
-                for name, record in result.suites.items() for row in gates.unfrozen_flakes(record)}
+    commands = {
+        (name, row["file"]): freezes.review_command(where, name, row, config.freezes_dir, hours)
+        for name, record in result.suites.items()
+        for row in gates.unfrozen_flakes(record)
+    }
     steps = {key: freezes.review_steps(where, command, config.freezes_dir, key[1]) for key, command in commands.items()}
-    told = [f"{name}: to freeze it, open a pull request of its own against the base (its owners review it), from a " "checkout of the "
-            f"base with this review's --out at {out_dir} and the head fetched, with the file this writes: {command}"
-            for (name, _), command in commands.items()]
-    declared = f"the base's build graph ({suites_document})" if suites_document is not None else "the base's pyproject.toml"
+    told = [
+        f"{name}: to freeze it, open a pull request of its own against the base (its owners review it), from a "
+        "checkout of the "
+        f"base with this review's --out at {out_dir} and the head fetched, with the file this writes: {command}"
+        for (name, _), command in commands.items()
+    ]
+    declared = (
+        f"the base's build graph ({suites_document})" if suites_document is not None else "the base's pyproject.toml"
+    )
     suites = f"suites: {', '.join(suite.name for suite in config.suites)} (declared in {declared})"
-    return replace(result, lines=[suites, *result.lines[:-1], *told, result.lines[-1]], freeze_commands=commands, freeze_steps=steps)
+    return replace(
+        result,
+        lines=[suites, *result.lines[:-1], *told, result.lines[-1]],
+        freeze_commands=commands,
+        freeze_steps=steps,
+    )
 
 
 def _base_config(repo: Path, base_ref: str, base: str, suites_document: Path | None) -> GateConfig:
@@ -331,19 +457,27 @@ def _base_config(repo: Path, base_ref: str, base: str, suites_document: Path | N
     if suites_document is not None:
         data = store.read_regular_file(suites_document, "--suites document")
         return graph_config(data, str(suites_document), base, pyproject)
-    declaring = {path: goal for path, text in sorted(git.files_where(repo, base, _is_build_declaration).items())
-                 if (goal := declared_by(path, text)) is not None}
+    declaring = {
+        path: goal
+        for path, text in sorted(git.files_where(repo, base, _is_build_declaration).items())
+        if (goal := declared_by(path, text)) is not None
+    }
     if declaring:
         shown = ", ".join(list(declaring)[:3]) + (f" and {len(declaring) - 3} more" if len(declaring) > 3 else "")
         goals = " or ".join(f"`{goal}`" for goal in sorted(set(declaring.values())))
         raise WitnessGateError(
-            f"{base_ref}: {shown} declare gated targets (witness_properties, witness_gate_test), which only the build " "graph describes: "
+            f"{base_ref}: {shown} declare gated targets (witness_properties, witness_gate_test), which only the build "
+            "graph describes: "
             f"run {goals} in a clean checkout of the base and pass that file with --suites"
         )
     if policy is None:
-        raise WitnessGateError(f"{base_ref}: the base has no pyproject.toml and no gated target: nothing declares what to gate")
+        raise WitnessGateError(
+            f"{base_ref}: the base has no pyproject.toml and no gated target: nothing declares what to gate"
+        )
     if not pyproject.suites:
-        raise WitnessGateError(f"{base_ref}:pyproject.toml: [[tool.witness-gate.suites]] declares no suite: nothing to gate")
+        raise WitnessGateError(
+            f"{base_ref}:pyproject.toml: [[tool.witness-gate.suites]] declares no suite: nothing to gate"
+        )
     return pyproject
 
 
@@ -354,13 +488,17 @@ def _is_build_declaration(path: str) -> bool:
 def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path, now: datetime) -> ReviewResult:
     fork_point = git.merge_base(repo, base, head)
     if fork_point is None:
-        problem = ("the head has no merge base with the base: its history is unrelated (or this clone is shallow: "
-                   "fetch the full history, e.g. fetch-depth: 0), so what it changes cannot be known")
+        problem = (
+            "the head has no merge base with the base: its history is unrelated (or this clone is shallow: "
+            "fetch the full history, e.g. fetch-depth: 0), so what it changes cannot be known"
+        )
         return _verdict(base, head, None, None, [], Ownership((), {}), {}, {}, [problem], out_dir)
     landed = git.merge(repo, base, head)
     if landed.tree is None:
         conflicts = ", ".join(landed.conflicts[:5]) or "(no path named)"
-        problem = f"the head does not merge cleanly into the base ({conflicts}): rebase it onto the base, then review again"
+        problem = (
+            f"the head does not merge cleanly into the base ({conflicts}): rebase it onto the base, then review again"
+        )
         return _verdict(base, head, fork_point, None, [], Ownership((), {}), {}, {}, [problem], out_dir)
     landed_tree = landed.tree  # a str from here on, for the suites' closure below too
     changes = git.changes(repo, base, landed.tree)
@@ -376,14 +514,33 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         try:
             ownership = own(paths, config, _symlinked_oracle(base_tree, config), gated_build_files)
         except (OSError, RuntimeError) as error:  # a symlink loop among the base's oracle paths
-            return _verdict(base, head, fork_point, landed.tree, paths, Ownership((), {}), {}, {}, [f"{type(error).__name__}: {error}"], out_dir)
+            return _verdict(
+                base,
+                head,
+                fork_point,
+                landed.tree,
+                paths,
+                Ownership((), {}),
+                {},
+                {},
+                [f"{type(error).__name__}: {error}"],
+                out_dir,
+            )
         # What decides lives outside every tree a worker sees: the changed-file list, the
         # ownership (in memory) and each suite's artifacts. A name the list cannot carry (a
         # line break, a backslash, not UTF-8) still counts above.
-        problems += [f"{p[:200]!r}: a changed path the gate's list cannot carry; judged by its owner only" for p in paths if not listable(p)]
+        problems += [
+            f"{p[:200]!r}: a changed path the gate's list cannot carry; judged by its owner only"
+            for p in paths
+            if not listable(p)
+        ]
         changed_list = work / "changed.txt"
         changed_list.write_bytes(gate_list(paths))
-        if (base_tree / _WORK).exists() or (base_tree / _WORK).is_symlink() or any(p.split("/", 1)[0] == _WORK for p in paths):
+        if (
+            (base_tree / _WORK).exists()
+            or (base_tree / _WORK).is_symlink()
+            or any(p.split("/", 1)[0] == _WORK for p in paths)
+        ):
             problems.append(f"{_WORK}/ is committed: it is the review's own work directory; remove it")
         # What the head may not carry blocks whether or not a suite runs.
         problems += [refusal for path in ownership.impl if (refusal := unreviewable(path, by_path[path])) is not None]
@@ -392,7 +549,11 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         selected = {suite.name: selection(suite, ownership, linked) for suite in config.suites}
         affected = [(index, suite) for index, suite in enumerate(config.suites) if selected[suite.name][0]]
         runs_head_oracle = bool(ownership.oracle) and not ownership.impl
-        config, provided = _with_dependencies(repo, base, config, work / "dependencies") if affected or runs_head_oracle else (config, {})
+        config, provided = (
+            _with_dependencies(repo, base, config, work / "dependencies")
+            if affected or runs_head_oracle
+            else (config, {})
+        )
 
         # Drawn now, at random: a salt the author could compute (the merged tree id) would let
         # commits be ground offline until one search misses the bug. Recorded in each lock.
@@ -406,7 +567,9 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             applied = _apply_head(repo, landed_tree, tree, ownership, by_path, _reaching(suite, linked))
             _remove(tree / _WORK)
             salt = per_change_salt if config.per_change_search else None
-            record = _blocked_unless_run(_attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now, salt)))
+            record = _blocked_unless_run(
+                _attempt(lambda: _run_suite(suite, tree, config, changed_list, tree / _WORK / suite.name, now, salt))
+            )
             _copy_out(tree / _WORK / suite.name, out_dir / suite.name)
             shareable = shared_failures.shareable(record)
             if not shareable:  # a flake's way out is a freeze: the base is not asked
@@ -416,9 +579,15 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             git.export(repo, base, on_base, _closure_only(suite, config, linked))
             _remove(on_base / _WORK)
             if _each_passes_on(suite, on_base, config, out_dir / suite.name, shareable):
-                return record, applied, []  # each passed there once, so none fails there on every replay: all the patch's
+                return (
+                    record,
+                    applied,
+                    [],
+                )  # each passed there once, so none fails there on every replay: all the patch's
             shutil.copytree(out_dir / suite.name / gates.WITNESS_DIR, on_base / _WORK / suite.name / gates.WITNESS_DIR)
-            base_record = _attempt(lambda: _run_suite(suite, on_base, config, changed_list, on_base / _WORK / suite.name, now, salt))
+            base_record = _attempt(
+                lambda: _run_suite(suite, on_base, config, changed_list, on_base / _WORK / suite.name, now, salt)
+            )
             return record, applied, shared_failures.shared(record, base_record) if isinstance(base_record, dict) else []
 
         with sandbox.providing(provided):
@@ -433,21 +602,53 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             _remove(head_tree / _WORK)
 
             def run_head_oracle(suite: Suite) -> dict[str, Any]:
-                outcome = _attempt(lambda: _run_suite(suite, head_tree, config, changed_list, head_tree / _WORK / suite.name, now))
+                outcome = _attempt(
+                    lambda: _run_suite(suite, head_tree, config, changed_list, head_tree / _WORK / suite.name, now)
+                )
                 _copy_out(head_tree / _WORK / suite.name, out_dir / "head-oracle" / suite.name)
                 return outcome if isinstance(outcome, dict) else {"error": outcome}
 
             with sandbox.providing(provided):
-                head_oracle = dict(zip((suite.name for suite in config.suites), _concurrently(run_head_oracle, [(suite,) for suite in config.suites])))
-    result = _verdict(base, head, fork_point, landed.tree, paths, ownership, suites, head_oracle, problems, out_dir, selected, pre_existing)
-    return replace(result, reached={suite.name: reached_implementation(ownership, by_path, _reaching(suite, linked)) for _, suite in affected})
+                head_oracle = dict(
+                    zip(
+                        (suite.name for suite in config.suites),
+                        _concurrently(run_head_oracle, [(suite,) for suite in config.suites]),
+                    )
+                )
+    result = _verdict(
+        base,
+        head,
+        fork_point,
+        landed.tree,
+        paths,
+        ownership,
+        suites,
+        head_oracle,
+        problems,
+        out_dir,
+        selected,
+        pre_existing,
+    )
+    return replace(
+        result,
+        reached={
+            suite.name: reached_implementation(ownership, by_path, _reaching(suite, linked)) for _, suite in affected
+        },
+    )
 
 
-def reached_implementation(ownership: Ownership, changes: dict[str, git.Change], reaching: Callable[[str], bool] | None) -> tuple[str, ...]:
+def reached_implementation(
+    ownership: Ownership, changes: dict[str, git.Change], reaching: Callable[[str], bool] | None
+) -> tuple[str, ...]:
     """The changed implementation files a suite's tree took from the head and that still
     exist there: where its failing tests point besides the property (pure)."""
-    return tuple(path for path in ownership.impl if changes[path].head_mode not in (None, "160000") and not compiled_code(path)
-                 and (reaching is None or reaching(path)))
+    return tuple(
+        path
+        for path in ownership.impl
+        if changes[path].head_mode not in (None, "160000")
+        and not compiled_code(path)
+        and (reaching is None or reaching(path))
+    )
 
 
 def _with_dependencies(repo: Path, base: str, config: GateConfig, target: Path) -> tuple[GateConfig, dict[str, Path]]:
@@ -465,7 +666,9 @@ def _with_dependencies(repo: Path, base: str, config: GateConfig, target: Path) 
     if config.resolve is not None:
         pinned = dependencies.pinned_from_lock(pinned, config.resolve.projects, where)
     dependencies.install(pinned, where, target / "site")
-    return replace(config, import_paths=(dependencies.INSIDE, *config.import_paths)), {dependencies.INSIDE: target / "site"}
+    return replace(config, import_paths=(dependencies.INSIDE, *config.import_paths)), {
+        dependencies.INSIDE: target / "site"
+    }
 
 
 # Memory one running suite may need: its gate's replay interpreters and their children.
@@ -503,11 +706,13 @@ def _orphaned_corpus(repo: Path, tree: str, config: GateConfig, scratch: Path) -
     """Why each corpus entry of the landed tree that no gate would replay blocks (its module
     renamed, moved or no longer gated), and each that is no valid witness."""
     prefix = config.corpus_dir.rstrip("/") + "/"
-    found = git.files_where(repo, tree, lambda path: path.startswith(prefix) and "/" not in path[len(prefix):] and path.endswith(".json"))
+    found = git.files_where(
+        repo, tree, lambda path: path.startswith(prefix) and "/" not in path[len(prefix) :] and path.endswith(".json")
+    )
     scratch.mkdir(parents=True, exist_ok=True)
     entries, problems = {}, []
     for path, data in found.items():
-        name = path[len(prefix):]
+        name = path[len(prefix) :]
         (scratch / name).write_bytes(data)
         try:
             entries[name] = witness.load(scratch / name)
@@ -515,7 +720,8 @@ def _orphaned_corpus(repo: Path, tree: str, config: GateConfig, scratch: Path) -
             problems.append(str(error).replace(str(scratch / name), path))
     gated = [entry.rstrip("/") for suite in config.suites for entry in suite.properties]
     return problems + corpus.orphaned(
-        entries, lambda module: any(module == entry or module.startswith(entry + "/") for entry in gated),
+        entries,
+        lambda module: any(module == entry or module.startswith(entry + "/") for entry in gated),
         lambda module: git.read_file(repo, tree, module) is not None,
     )
 
@@ -532,14 +738,27 @@ def _copy_out(gate_dir: Path, destination: Path) -> None:
         shutil.copytree(gate_dir, destination, symlinks=True)
 
 
-def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | None, paths: list[str], ownership: Ownership, suites: dict[str, Any], head_oracle: dict[str, Any],
-             problems: list[str], out_dir: Path, selected: dict[str, tuple[bool, str]] | None = None,
-             pre_existing: dict[str, list[dict[str, Any]]] | None = None) -> ReviewResult:
+def _verdict(
+    base: str,
+    head: str,
+    fork_point: str | None,
+    merged_tree: str | None,
+    paths: list[str],
+    ownership: Ownership,
+    suites: dict[str, Any],
+    head_oracle: dict[str, Any],
+    problems: list[str],
+    out_dir: Path,
+    selected: dict[str, tuple[bool, str]] | None = None,
+    pre_existing: dict[str, list[dict[str, Any]]] | None = None,
+) -> ReviewResult:
     """`selected`: each suite's `selection` (whether it ran, and why); `pre_existing`: each
     suite's blocking rows the base fails the same way (`shared_failures`)."""
     unaffected = {name: why for name, (runs, why) in (selected or {}).items() if not runs}
     codes = [EXIT_BLOCKED] * len(problems)
-    reasons = [f"blocked: {problem}" for problem in problems]  # each is the patch's doing: a verdict, never a refusal it could choose
+    reasons = [
+        f"blocked: {problem}" for problem in problems
+    ]  # each is the patch's doing: a verdict, never a refusal it could choose
     suite_lines = []
     verdicts = {}
     for name, record in suites.items():
@@ -551,35 +770,59 @@ def _verdict(base: str, head: str, fork_point: str | None, merged_tree: str | No
         suite_lines += [f"{name}: {(selected or {})[name][1]}"] if name in (selected or {}) else []
         suite_lines += [f"{name}: {line}" for line in gates.summary_lines(record)[:-1]]
         suite_lines += [f"{name}: {line}" for line in shared_failures.lines(shared)]
-        suite_lines.append(f"{name}: gate {record['verdict']} under the base's oracle and freezes, with the head's implementation"
-                           + (f"; {verdicts[name]} with the failures the base shares set aside" if code != record["exit_code"] else ""))
+        suite_lines.append(
+            f"{name}: gate {record['verdict']} under the base's oracle and freezes, with the head's implementation"
+            + (f"; {verdicts[name]} with the failures the base shares set aside" if code != record["exit_code"] else "")
+        )
     suite_lines += [f"{name}: {reason}" for name, reason in unaffected.items()]
     for name, record in head_oracle.items():
         if "error" in record:
             reasons.append(f"{name}: the head's own oracle could not run: {record['error']}")
         else:
-            reasons += [f"{name}: the head's oracle rejects the unchanged implementation: {row['assertion_id']} " f"({row['label']})" for row in record["witnesses"]]
+            reasons += [
+                f"{name}: the head's oracle rejects the unchanged implementation: {row['assertion_id']} "
+                f"({row['label']})"
+                for row in record["witnesses"]
+            ]
     if ownership.oracle:
         reasons += [f"oracle edit: {path} (owner: {who})" for path, who in sorted(ownership.oracle.items())]
         if ownership.impl:
             codes.append(EXIT_BLOCKED)
-            reasons.append("mixed_edit: the patch changes implementation and oracle paths - Block. Split the diff: oracle first, " "in its own review.")
+            reasons.append(
+                "mixed_edit: the patch changes implementation and oracle paths - Block. Split the diff: oracle first, "
+                "in its own review."
+            )
         else:
             codes.append(EXIT_ORACLE_REVIEW)
-            reasons.append("oracle_review: the patch changes oracle paths - Open a separate oracle review; the owners of each " "path above must approve it.")
-    lines = [*reasons[:len(problems)], *suite_lines, *reasons[len(problems):]]
+            reasons.append(
+                "oracle_review: the patch changes oracle paths - Open a separate oracle review; the owners of each "
+                "path above must approve it."
+            )
+    lines = [*reasons[: len(problems)], *suite_lines, *reasons[len(problems) :]]
     exit_code = most_severe(codes)
     record = {
         "schema_version": SCHEMA_VERSION,
-        "base": base, "head": head, "merge_base": fork_point, "merged_tree": merged_tree, "changed_paths": len(paths),
-        "implementation_paths": list(ownership.impl), "oracle_paths": dict(sorted(ownership.oracle.items())),
+        "base": base,
+        "head": head,
+        "merge_base": fork_point,
+        "merged_tree": merged_tree,
+        "changed_paths": len(paths),
+        "implementation_paths": list(ownership.impl),
+        "oracle_paths": dict(sorted(ownership.oracle.items())),
         "suites": {**verdicts, **{name: "unaffected" for name in unaffected}},
-        "verdict": VERDICTS[exit_code], "exit_code": exit_code,
+        "verdict": VERDICTS[exit_code],
+        "exit_code": exit_code,
     }
     if pre_existing and any(pre_existing.values()):
-        record["pre_existing"] = {name: [{key: row[key] for key in ("file", "assertion_id", "witness_hash", "label")} for row in rows]
-                                  for name, rows in sorted(pre_existing.items()) if rows}
-    lines.append(f"review: {record['verdict']} (exit {exit_code}; base {base[:12]}, head {head[:12]}, {len(paths)} changed " "paths)")
+        record["pre_existing"] = {
+            name: [{key: row[key] for key in ("file", "assertion_id", "witness_hash", "label")} for row in rows]
+            for name, rows in sorted(pre_existing.items())
+            if rows
+        }
+    lines.append(
+        f"review: {record['verdict']} (exit {exit_code}; base {base[:12]}, head {head[:12]}, {len(paths)} changed "
+        "paths)"
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     store.save_artifact(out_dir / "review.json", "review", record)
     return ReviewResult(exit_code, lines, record, suites, reasons)

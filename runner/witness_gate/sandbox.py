@@ -66,7 +66,13 @@ _MAX_MESSAGE = 32 << 20
 _MAX_SANDBOX_WORDS = 2000
 _EXIT_GRACE_SECONDS = 1.0
 # A fixed, documented environment: the same on every machine and under every caller.
-_BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC", "PYTHONDONTWRITEBYTECODE": "1"}
+_BASE_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TZ": "UTC",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
 _requests = itertools.count()
 _PR_SET_CHILD_SUBREAPER = 36
 _live_workers: set[int] = set()
@@ -82,7 +88,14 @@ _stopping: Stopped | None = None
 
 # --- the confinement contract ----------------------------------------------------------
 
-_NAMESPACES = ("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try")
+_NAMESPACES = (
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-net",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+)
 _NOBODY = "65534"
 # What every interpreter needs from the system, read-only: programs and libraries, and the
 # files the dynamic linker and `pwd` read. Nothing the runner or the CI job wrote.
@@ -109,8 +122,10 @@ _DROPPED_USER_LIMITS = {"RLIMIT_NPROC": WORKER_PROCESSES}
 _LAUNCH = "import sys; sys.path.append(sys.argv[1]); from witness_gate.launcher import main; main(sys.argv[2])"
 _REQUEST_INSIDE = "/run/witness-gate/request.json"
 _BWRAP_SEARCH = "/usr/local/bin:/usr/bin:/bin"
-_FIX = ("install Debian's `bubblewrap` and run as root or where unprivileged user namespaces are allowed "
-        "(kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0)")
+_FIX = (
+    "install Debian's `bubblewrap` and run as root or where unprivileged user namespaces are allowed "
+    "(kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0)"
+)
 
 
 @dataclass(frozen=True)
@@ -124,8 +139,23 @@ class Confinement:
 def _confinement(bwrap: str, binds: list[tuple[str, Path]], cwd: Path, seccomp_fd: int) -> list[str]:
     """bubblewrap's arguments for one worker: `binds` as (source, path inside) pairs, each
     bound read-only; everything else the worker sees is listed here and nowhere else."""
-    argv = [bwrap, *_NAMESPACES, "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--uid", _NOBODY, "--gid", _NOBODY, "--hostname", "witness-gate", "--seccomp", str(seccomp_fd)]
+    argv = [
+        bwrap,
+        *_NAMESPACES,
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--uid",
+        _NOBODY,
+        "--gid",
+        _NOBODY,
+        "--hostname",
+        "witness-gate",
+        "--seccomp",
+        str(seccomp_fd),
+    ]
     for directory in _SYSTEM_DIRECTORIES:  # Debian's /bin, /lib... are links into /usr
         if os.path.islink(directory):
             argv += ["--symlink", os.readlink(directory), directory]
@@ -168,15 +198,24 @@ def _cgroups_missing() -> str:
     return cgroups.available()
 
 
-def _confined(bwrap: str, readable: list[tuple[Path, Path]], cwd: Path, request: Path | None,
-              command: list[str], account: _Account | None) -> tuple[list[str], tuple[int, ...]]:
+def _confined(
+    bwrap: str,
+    readable: list[tuple[Path, Path]],
+    cwd: Path,
+    request: Path | None,
+    command: list[str],
+    account: _Account | None,
+) -> tuple[list[str], tuple[int, ...]]:
     """The command that runs `command` confined, and the descriptors it must inherit: the
     launcher (limits; under root, the worker's `account` and the view of what it reads, see
     `launcher`), which becomes bubblewrap, which runs `command`."""
     pairs = _outermost(readable) + ([(request, Path(_REQUEST_INSIDE))] if request is not None else [])
     sources = [str(source) for source, _ in pairs]
     view = launcher.view_root(sources) if account is not None else None
-    binds = [(launcher.view_path(view, index) if view is not None else str(source), inside) for index, (source, inside) in enumerate(pairs)]
+    binds = [
+        (launcher.view_path(view, index) if view is not None else str(source), inside)
+        for index, (source, inside) in enumerate(pairs)
+    ]
     filter_read, filter_write = os.pipe()
     os.write(filter_write, _seccomp_program())  # a few hundred bytes: within a pipe's buffer
     os.close(filter_write)
@@ -196,7 +235,9 @@ def _confined(bwrap: str, readable: list[tuple[Path, Path]], cwd: Path, request:
 def _seccomp_program() -> bytes:
     found = seccomp.program(os.uname().machine)
     if found is None:
-        raise WitnessGateError(f"no seccomp filter for this machine ({os.uname().machine}): workers are not confined here")
+        raise WitnessGateError(
+            f"no seccomp filter for this machine ({os.uname().machine}): workers are not confined here"
+        )
     return found
 
 
@@ -243,10 +284,20 @@ def confinement() -> Confinement:
         return Confinement(None, f"bubblewrap (bwrap) is not installed: {_FIX}")
     try:
         probe = _Account(_WORKER_IDS_FROM, ()) if os.geteuid() == 0 else None
-        argv, descriptors = _confined(bwrap, _interpreter_paths(), PRIVATE_TMP, None, [sys.executable, *_INTERPRETER_FLAGS, "-c", ""], probe)
+        argv, descriptors = _confined(
+            bwrap, _interpreter_paths(), PRIVATE_TMP, None, [sys.executable, *_INTERPRETER_FLAGS, "-c", ""], probe
+        )
         try:
-            done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  env=_BASE_ENV, timeout=60, start_new_session=True, pass_fds=descriptors)
+            done = subprocess.run(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env=_BASE_ENV,
+                timeout=60,
+                start_new_session=True,
+                pass_fds=descriptors,
+            )
         finally:
             for descriptor in descriptors:
                 os.close(descriptor)
@@ -265,7 +316,10 @@ def require_confinement(command: str) -> None:
     """Refuses (exit 2) to run `command` where workers cannot be confined: never a silent downgrade."""
     missing = confinement().missing
     if missing:
-        raise WitnessGateError(f"{command} runs the code under test only inside kernel namespaces, and this machine has none for it: " f"{missing}")
+        raise WitnessGateError(
+            f"{command} runs the code under test only inside kernel namespaces, and this machine has none for it: "
+            f"{missing}"
+        )
 
 
 def confinement_notice() -> str | None:
@@ -274,11 +328,16 @@ def confinement_notice() -> str | None:
     anyway), or less than this runner's user could (root without control groups)."""
     missing = confinement().missing
     if missing:
-        return (f"sandbox: off: {missing}. The code under test ran as this user, with this user's files, processes and "
-                "network in reach; `witness-gate review` refuses to run like this.")
+        return (
+            f"sandbox: off: {missing}. The code under test ran as this user, with this user's files, processes and "
+            "network in reach; `witness-gate review` refuses to run like this."
+        )
     if os.geteuid() == 0 and _cgroups_missing():
-        return (f"sandbox: each worker's memory is bounded per process ({WORKER_LIMITS['RLIMIT_AS'] >> 30} GiB), not in " "sum: "
-                f"no control group for it ({_cgroups_missing()}); the kernel's out-of-memory killer takes workers first.")
+        return (
+            f"sandbox: each worker's memory is bounded per process ({WORKER_LIMITS['RLIMIT_AS'] >> 30} GiB), not in "
+            "sum: "
+            f"no control group for it ({_cgroups_missing()}); the kernel's out-of-memory killer takes workers first."
+        )
     return None
 
 
@@ -392,8 +451,13 @@ class Worker:
         os.close(key_write)
         request_path = scratch / f"request-{os.getpid()}-{next(_requests)}.json"
         bwrap = confinement().bwrap
-        request_path.write_text(json.dumps({**request, "protocol_fd": write_end, "key_fd": key_read, "confined": bwrap is not None}), "utf-8")
-        request_path.chmod(0o644)  # whatever the umask: a root runner's worker reads it as a user of its own (`launcher`)
+        request_path.write_text(
+            json.dumps({**request, "protocol_fd": write_end, "key_fd": key_read, "confined": bwrap is not None}),
+            "utf-8",
+        )
+        request_path.chmod(
+            0o644
+        )  # whatever the umask: a root runner's worker reads it as a user of its own (`launcher`)
         if _stopping is not None:
             raise _stopping
         self._account = _account() if bwrap is not None else None
@@ -414,8 +478,16 @@ class Worker:
             self.close()
             raise _stopping
 
-    def _start(self, bwrap: str | None, request: dict[str, Any], hash_secret: int, root: Path, scratch: Path,
-               request_path: Path, channel: tuple[int, int]) -> subprocess.Popen[bytes]:
+    def _start(
+        self,
+        bwrap: str | None,
+        request: dict[str, Any],
+        hash_secret: int,
+        root: Path,
+        scratch: Path,
+        request_path: Path,
+        channel: tuple[int, int],
+    ) -> subprocess.Popen[bytes]:
         import_path = worker_path(root)
         descriptors: tuple[int, ...]
         if bwrap is None:
@@ -423,8 +495,12 @@ class Worker:
             home, descriptors = scratch, ()
         else:
             runner = [*(Path(entry) for entry in import_path), *_link_targets(tuple(import_path))]
-            readable = [*_interpreter_paths(), *((path, path) for path in runner), (root.resolve(), root.absolute()),
-                        *((host.resolve(), Path(inside)) for inside, host in _provided.items())]
+            readable = [
+                *_interpreter_paths(),
+                *((path, path) for path in runner),
+                (root.resolve(), root.absolute()),
+                *((host.resolve(), Path(inside)) for inside, host in _provided.items()),
+            ]
             command = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), _REQUEST_INSIDE]
             argv, descriptors = _confined(bwrap, readable, root.absolute(), request_path, command, self._account)
             home = PRIVATE_TMP
@@ -509,7 +585,10 @@ class Worker:
     def _parse(self, line: bytes) -> dict[str, Any] | Ended:
         body = protocol.opened(self._key, line)
         if body is None:
-            return self._end("protocol", f"wrote a message the worker did not sign (the code under test writing to its channel?): {line[:80]!r}")
+            return self._end(
+                "protocol",
+                f"wrote a message the worker did not sign (the code under test writing to its channel?): {line[:80]!r}",
+            )
         try:
             message = json.loads(body)
         except (ValueError, UnicodeDecodeError):

@@ -32,7 +32,14 @@ def call_random_seed(search_seed: int, assertion_id: str, payload_bytes: bytes) 
     A function of the payload, not of the call's position: the same payload always sees
     the same `random` state, so Hypothesis can shrink a failure that follows `random`
     without calling it flaky, while different payloads explore different branches."""
-    material = b"witness-gate/call-random/v1\0" + str(search_seed).encode() + b"\0" + assertion_id.encode() + b"\0" + payload_bytes
+    material = (
+        b"witness-gate/call-random/v1\0"
+        + str(search_seed).encode()
+        + b"\0"
+        + assertion_id.encode()
+        + b"\0"
+        + payload_bytes
+    )
     return int.from_bytes(hashlib.sha256(material).digest()[:8], "big")
 
 

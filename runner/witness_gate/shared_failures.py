@@ -39,7 +39,11 @@ def shareable(head: dict[str, Any]) -> list[dict[str, Any]]:
 def shared(head: dict[str, Any], base: dict[str, Any]) -> list[dict[str, Any]]:
     """The head's blocking rows that the base's run of the same witnesses blocks the same way."""
     blocking_on_base = {_key(row) for row in base.get("witnesses", []) if row["blocks"]}
-    return [row for row in head["witnesses"] if row["blocks"] and row["label"] in _SHAREABLE and _key(row) in blocking_on_base]
+    return [
+        row
+        for row in head["witnesses"]
+        if row["blocks"] and row["label"] in _SHAREABLE and _key(row) in blocking_on_base
+    ]
 
 
 def exit_code_without(record: dict[str, Any], rows: list[dict[str, Any]]) -> int:
@@ -48,21 +52,38 @@ def exit_code_without(record: dict[str, Any], rows: list[dict[str, Any]]) -> int
     if record["reasons"] or not rows:
         return cast(int, record["exit_code"])
     aside = {row["file"] for row in rows}
-    return gate_exit_code(((row["label"], row["frozen_by"] is not None) for row in record["witnesses"] if row["file"] not in aside), False)
+    return gate_exit_code(
+        ((row["label"], row["frozen_by"] is not None) for row in record["witnesses"] if row["file"] not in aside), False
+    )
 
 
 def set_aside(record: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The record as the review shows it (its lines, SARIF, JUnit, summary): `rows` no longer
     block, and say why. The suite's own gate.json keeps the gate's word."""
     aside = {row["file"] for row in rows}
-    return {**record, "witnesses": [{**row, "blocks": False, "next_step": "The base fails this witness the same way: the base's debt, not "
-                                     "this patch's regression (pre-existing, below)."} if row["file"] in aside else row
-                                    for row in record["witnesses"]]}
+    return {
+        **record,
+        "witnesses": [
+            {
+                **row,
+                "blocks": False,
+                "next_step": "The base fails this witness the same way: the base's debt, not "
+                "this patch's regression (pre-existing, below).",
+            }
+            if row["file"] in aside
+            else row
+            for row in record["witnesses"]
+        ],
+    }
 
 
 def lines(rows: list[dict[str, Any]]) -> list[str]:
     """What the review says of each shared row."""
-    return [f"pre-existing: {row['assertion_id']} ({row['label']}, {row['failures']}/{row['runs']} replays; " f"{row['file']}): the base fails "
-            "this witness the same way, so it is not this patch's regression. The base's debt: fix it (then retain the " "witness in "
-            "the corpus); until then this property is searched no further than this failure."
-            for row in rows]
+    return [
+        f"pre-existing: {row['assertion_id']} ({row['label']}, {row['failures']}/{row['runs']} replays; "
+        f"{row['file']}): the base fails "
+        "this witness the same way, so it is not this patch's regression. The base's debt: fix it (then retain the "
+        "witness in "
+        "the corpus); until then this property is searched no further than this failure."
+        for row in rows
+    ]

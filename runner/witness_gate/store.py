@@ -26,8 +26,13 @@ _MAX_ARTIFACT_BYTES = 64 << 20
 # The one key of the record that takes a stale artifact's place (see `mark_stale`).
 STALE_KEY = "stale"
 _KINDS = (
-    (stat.S_ISREG, "regular file"), (stat.S_ISDIR, "directory"), (stat.S_ISLNK, "symlink"), (stat.S_ISFIFO, "FIFO"),
-    (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket"),
+    (stat.S_ISREG, "regular file"),
+    (stat.S_ISDIR, "directory"),
+    (stat.S_ISLNK, "symlink"),
+    (stat.S_ISFIFO, "FIFO"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+    (stat.S_ISSOCK, "socket"),
 )
 
 
@@ -159,7 +164,9 @@ _AT_FDCWD, _RENAME_EXCHANGE = -100, 2
 def _check_replaceable(out: Path, marker: str, what: str) -> None:
     check_output_dir(out, what)
     if out.is_dir() and any(out.iterdir()) and not (out / marker).is_file():
-        raise WitnessGateError(f"{out}: {what} holds files that no earlier run wrote (no {marker}); give a new or empty directory")
+        raise WitnessGateError(
+            f"{out}: {what} holds files that no earlier run wrote (no {marker}); give a new or empty directory"
+        )
 
 
 @contextlib.contextmanager

@@ -31,20 +31,27 @@ def graph_config(data: bytes, source: str, base: str, pyproject: GateConfig, rol
     schemas.validate("suites", document, source)
     if document["commit"] != base:
         raise WitnessGateError(
-            f"{source}: read from commit {document['commit']}, not {role} {base}: run `{GOAL}` in a clean checkout of " f"{role}"
+            f"{source}: read from commit {document['commit']}, not {role} {base}: run `{GOAL}` in a clean checkout of "
+            f"{role}"
         )
     if pyproject.suites:
         raise WitnessGateError(
-            f"{source} and the base's pyproject.toml both declare suites ({_names(s.name for s in pyproject.suites)} " "there, "
+            f"{source} and the base's pyproject.toml both declare suites ({_names(s.name for s in pyproject.suites)} "
+            "there, "
             f"{_names(s['name'] for s in document['suites'])} in the graph): declare each suite once, in BUILD; "
             "remove [[tool.witness-gate.suites]]"
         )
     if not document["suites"]:
-        raise WitnessGateError(f"{source}: the base's build graph declares no witness_properties target: nothing to gate")
+        raise WitnessGateError(
+            f"{source}: the base's build graph declares no witness_properties target: nothing to gate"
+        )
     names = [entry["name"] for entry in document["suites"]]
     if len(set(names)) != len(names):
         twice = sorted({name for name in names if names.count(name) > 1})
-        raise WitnessGateError(f"{source}: two gated targets have the name {twice[0]!r}: review writes each suite to --out/<name>; " "rename one")
+        raise WitnessGateError(
+            f"{source}: two gated targets have the name {twice[0]!r}: review writes each suite to --out/<name>; "
+            "rename one"
+        )
     suites = tuple(_suite(entry, f"{source} suite {entry['name']}") for entry in document["suites"])
     impl, oracle = ownership.suite_sides(suites)
     return GateConfig(
@@ -76,12 +83,24 @@ def _suite(entry: dict[str, Any], where: str) -> Suite:
     oracle = paths("oracle")
     missing = sorted({fixture, *properties} - set(oracle))
     if missing:
-        raise WitnessGateError(f"{where}: {missing[0]} is the suite's fixture or property module but not among its oracle paths")
+        raise WitnessGateError(
+            f"{where}: {missing[0]} is the suite's fixture or property module but not among its oracle paths"
+        )
     return Suite(
-        entry["name"], fixture, entry["generator_version"], properties, entry["replays"], entry["max_examples"],
-        impl=paths("impl"), oracle_paths=tuple(path for path in oracle if path not in {fixture, *properties}),
-        oracle_globs=tuple(entry["oracle_globs"]), import_paths=paths("import_paths"),
-        conditions=conditions.check_matrix((conditions.parse(text, f"{where} conditions") for text in entry.get("conditions", [])), f"{where} conditions"),
+        entry["name"],
+        fixture,
+        entry["generator_version"],
+        properties,
+        entry["replays"],
+        entry["max_examples"],
+        impl=paths("impl"),
+        oracle_paths=tuple(path for path in oracle if path not in {fixture, *properties}),
+        oracle_globs=tuple(entry["oracle_globs"]),
+        import_paths=paths("import_paths"),
+        conditions=conditions.check_matrix(
+            (conditions.parse(text, f"{where} conditions") for text in entry.get("conditions", [])),
+            f"{where} conditions",
+        ),
     )
 
 

@@ -21,7 +21,9 @@ from witness_gate.properties import ASSERTION_ID
 SCHEMA_VERSION = 3
 # A property's name, or a pytest node id's escaped stem (`file_stem`), then the witness
 # hash's first 12 digits: the pattern the report schema gives a witness file, read from it.
-FILE_NAME = re.compile(json.loads(schemas.schema_text("report"))["properties"]["witnesses"]["items"]["properties"]["file"]["pattern"])
+FILE_NAME = re.compile(
+    json.loads(schemas.schema_text("report"))["properties"]["witnesses"]["items"]["properties"]["file"]["pattern"]
+)
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,12 @@ class Call:
     history: tuple[dict[str, Any], ...]
 
     def as_record(self) -> dict[str, Any]:
-        return {"payload": self.payload, "witness_hash": payload_hash(self.payload), "random_seed": self.random_seed, "history": list(self.history)}
+        return {
+            "payload": self.payload,
+            "witness_hash": payload_hash(self.payload),
+            "random_seed": self.random_seed,
+            "history": list(self.history),
+        }
 
 
 @dataclass(frozen=True)
@@ -97,7 +104,10 @@ def shown_input(payload: Any) -> str:
 def _cut(text: str) -> str:
     if len(text) <= INPUT_SHOWN:
         return text
-    return f"{text[:INPUT_SHOWN]}... (cut at {INPUT_SHOWN} of {len(text)} characters: the witness file holds the " "whole input)"
+    return (
+        f"{text[:INPUT_SHOWN]}... (cut at {INPUT_SHOWN} of {len(text)} characters: the witness file holds the "
+        "whole input)"
+    )
 
 
 def shown_inputs(record: dict[str, Any]) -> dict[str, str | None]:
@@ -108,7 +118,10 @@ def shown_inputs(record: dict[str, Any]) -> dict[str, str | None]:
         shown = " ".join(line.strip() for line in record["given"]["failing_example"].splitlines())
         return {"input": _cut(_TEST_INSTANCE.sub("", shown)), "unshrunk_input": None}
     differs = record["unshrunk"]["witness_hash"] != record["witness_hash"]
-    return {"input": shown_input(record["payload"]), "unshrunk_input": shown_input(record["unshrunk"]["payload"]) if differs else None}
+    return {
+        "input": shown_input(record["payload"]),
+        "unshrunk_input": shown_input(record["unshrunk"]["payload"]) if differs else None,
+    }
 
 
 def calls_before(record: dict[str, Any]) -> int:
@@ -141,15 +154,23 @@ def file_stem(assertion_id: str) -> str:
         return assertion_id
     path, _, rest = assertion_id.partition("::")
     names, bracket, parameters = rest.partition("[")
-    stem = (".".join(_escaped(part, _PLAIN) for part in path.removesuffix(".py").split("/")) + "--"
-            + ".".join(_escaped(name, _PLAIN) for name in names.split("::")) + _escaped(bracket + parameters, _PLAIN_PARAMETERS))
-    if len(stem) > _LONGEST_STEM or not path.endswith(".py"):  # (every node id's module ends so; anything else is kept apart)
+    stem = (
+        ".".join(_escaped(part, _PLAIN) for part in path.removesuffix(".py").split("/"))
+        + "--"
+        + ".".join(_escaped(name, _PLAIN) for name in names.split("::"))
+        + _escaped(bracket + parameters, _PLAIN_PARAMETERS)
+    )
+    if len(stem) > _LONGEST_STEM or not path.endswith(
+        ".py"
+    ):  # (every node id's module ends so; anything else is kept apart)
         stem = f"{stem[:_LONGEST_STEM - 34].rstrip('~')}~~{hashlib.sha256(assertion_id.encode()).hexdigest()[:32]}"
     return stem
 
 
 def _escaped(text: str, plain: frozenset[str]) -> str:
-    return "".join(c if c in plain else "".join(f"~{byte:02X}" for byte in c.encode("utf-8", "surrogatepass")) for c in text)
+    return "".join(
+        c if c in plain else "".join(f"~{byte:02X}" for byte in c.encode("utf-8", "surrogatepass")) for c in text
+    )
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -160,7 +181,9 @@ def load(path: Path) -> dict[str, Any]:
     if payload_hash(record["unshrunk"]["payload"]) != record["unshrunk"]["witness_hash"]:
         raise WitnessGateError(f"{path}: /unshrunk/witness_hash: does not match the unshrunk payload")
     if path.name != file_name(record):
-        raise WitnessGateError(f"{path}: file name does not match its assertion id and witness hash (expected {file_name(record)})")
+        raise WitnessGateError(
+            f"{path}: file name does not match its assertion id and witness hash (expected {file_name(record)})"
+        )
     if "condition" in record:  # replayed under it: held to what a declaration may say
         conditions.check_condition(record["condition"], f"{path}: /condition")
     return record
@@ -175,10 +198,14 @@ def load_directory(directory: Path, lock: dict[str, Any]) -> list[tuple[Path, di
         if path.name.startswith("."):
             continue  # an interrupted atomic write's temp file, never a witness
         if not FILE_NAME.match(path.name):
-            raise WitnessGateError(f"{path}: not a witness file name (<property name or escaped test id>.<12 hex>.json)")
+            raise WitnessGateError(
+                f"{path}: not a witness file name (<property name or escaped test id>.<12 hex>.json)"
+            )
         record = load(path)
         if record["fixture_digest"] != lock["fixture"]["sha256"]:
-            raise WitnessGateError(f"{path}: /fixture_digest: witness of another fixture than the lock's; re-run check under this pin")
+            raise WitnessGateError(
+                f"{path}: /fixture_digest: witness of another fixture than the lock's; re-run check under this pin"
+            )
         witnesses.append((path, record))
     return witnesses
 

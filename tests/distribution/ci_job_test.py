@@ -40,8 +40,14 @@ def test_the_documented_ci_job_runs_no_hook_and_blocks_the_bug(tmp_path: Path):
     hook.chmod(0o755)
     build = f"mkdir -p ../trusted/dist/runner && cp {pex.absolute()} ../trusted/dist/runner/witness-gate.pex"
     job = "set -euo pipefail\n" + documented_job().replace(BUILD_STEP, build)
-    done = subprocess.run(["bash", "-c", job], cwd=workspace, env={**os.environ, "PR_HEAD_SHA": head},
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        ["bash", "-c", job],
+        cwd=workspace,
+        env={**os.environ, "PR_HEAD_SHA": head},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     output = done.stdout + done.stderr
     assert done.returncode == 1, output
     assert CAUGHT in output, output
@@ -64,8 +70,14 @@ def test_a_setup_step_of_the_documented_ci_job_that_fails_exits_2_not_a_verdict(
     job = "set -euo pipefail\n" + documented_job()  # verbatim: the example has no ./pants to build the runner with
 
     def run(sha: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["bash", "-c", job], cwd=workspace, env={**os.environ, "PR_HEAD_SHA": sha},
-                              capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            ["bash", "-c", job],
+            cwd=workspace,
+            env={**os.environ, "PR_HEAD_SHA": sha},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     setup_failed(run("0" * 40), "git fetch")  # a head the origin does not have
     setup_failed(run(head), "the base's ./pants could not build the runner")

@@ -27,7 +27,11 @@ def test_the_guide_builds_the_wheels_this_build_makes():
     for name, build in (("witness_gate", "runner/BUILD"), ("witness_gate_pants", "rules/BUILD")):
         assert f"`dist/{name}-{version}-py3-none-any.whl`" in guide(), name
         declared = (ROOT / build).read_text()
-        assert re.search(rf'python_distribution\(\s*name="dist",.*?name="{name.replace("_", "-")}",\s*version="{version}"', declared, re.S), build
+        assert re.search(
+            rf'python_distribution\(\s*name="dist",.*?name="{name.replace("_", "-")}",\s*version="{version}"',
+            declared,
+            re.S,
+        ), build
     [wheel] = Path.cwd().glob(f"witness_gate-{version}-py3-none-any.whl")  # this test's runtime package, runner:dist
     assert "SOURCE_DATE_EPOCH=" in (ROOT / "pants.toml").read_text()
 
@@ -43,7 +47,12 @@ def test_the_gitignore_advice_keeps_out_what_the_tools_write_and_keeps_the_oracl
     runs = "\n".join(guide_blocks("run").values())
     assert '"$buildroot/.pants-bootstrap/pex"' in (ROOT / "pants").read_text()
     assert "mkdir -p .artifacts" in (ROOT / "docs/ci/review-job.sh").read_text()
-    for written in ("python3.11 -m venv .venv", "python3.11 -m venv .pex-tool", "--output-file dist/runner/witness-gate.pex", "> .witness-gate/changed.txt"):
+    for written in (
+        "python3.11 -m venv .venv",
+        "python3.11 -m venv .pex-tool",
+        "--output-file dist/runner/witness-gate.pex",
+        "> .witness-gate/changed.txt",
+    ):
         assert written in runs, written
     (tmp_path / ".gitignore").write_text(guide_blocks("advice")[".gitignore"])
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
@@ -51,12 +60,30 @@ def test_the_gitignore_advice_keeps_out_what_the_tools_write_and_keeps_the_oracl
     def ignored(path: str) -> bool:
         return subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=tmp_path).returncode == 0
 
-    kept_out = [".pants-bootstrap/pex", ".pants.d/run-tracker/x", ".pids/abc/pantsd/pid", "dist/runner/witness-gate.pex", ".venv/bin/python",
-                ".pex-tool/bin/pex", ".artifacts/review/review.json", "bazel-out", "bazel-ledger", ".witness-gate/changed.txt",
-                "src/ledger/__pycache__/balance.cpython-311.pyc"]
+    kept_out = [
+        ".pants-bootstrap/pex",
+        ".pants.d/run-tracker/x",
+        ".pids/abc/pantsd/pid",
+        "dist/runner/witness-gate.pex",
+        ".venv/bin/python",
+        ".pex-tool/bin/pex",
+        ".artifacts/review/review.json",
+        "bazel-out",
+        "bazel-ledger",
+        ".witness-gate/changed.txt",
+        "src/ledger/__pycache__/balance.cpython-311.pyc",
+    ]
     assert [path for path in kept_out if not ignored(path)] == []
-    committed = [".witness-gate/freezes/prop.json", ".witness-gate/corpus/witness.json", "tests/.witness-gate/freezes/prop.json",
-                 "3rdparty/python/default.lock", "src/ledger/balance.py", "pants", "BUILD", ".bazelrc"]
+    committed = [
+        ".witness-gate/freezes/prop.json",
+        ".witness-gate/corpus/witness.json",
+        "tests/.witness-gate/freezes/prop.json",
+        "3rdparty/python/default.lock",
+        "src/ledger/balance.py",
+        "pants",
+        "BUILD",
+        ".bazelrc",
+    ]
     assert [path for path in committed if ignored(path)] == []
 
 

@@ -25,8 +25,14 @@ def pex(tmp_path: Path) -> Path:
 
 def review_with(pex: Path, repo: Repo, pex_root: Path) -> subprocess.CompletedProcess:
     environment = {"PATH": os.environ["PATH"], "HOME": os.environ["HOME"], "PEX_ROOT": str(pex_root)}
-    return subprocess.run([str(pex), "review", "--base", "main", "--head", "patch", "--out", str(repo.root.parent / "out")],
-                          cwd=repo.root, env=environment, capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [str(pex), "review", "--base", "main", "--head", "patch", "--out", str(repo.root.parent / "out")],
+        cwd=repo.root,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def test_a_runner_whose_installed_copy_was_edited_refuses_to_review(pex: Path, tmp_path: Path):

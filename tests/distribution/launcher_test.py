@@ -41,7 +41,14 @@ def launcher() -> Iterator[Path]:
 def run(launcher: Path, path: str, *prefix: str) -> subprocess.CompletedProcess:
     cache = launcher.parent / "cache"
     environment = {"PATH": path, "HOME": str(launcher.parent), "WITNESS_GATE_BOOTSTRAP_CACHE": str(cache)}
-    return subprocess.run([*prefix, str(launcher), "--version"], cwd=launcher.parent, env=environment, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [*prefix, str(launcher), "--version"],
+        cwd=launcher.parent,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_not_root_without_bubblewrap_the_launcher_stops_before_any_work_with_the_command(launcher: Path):
@@ -50,7 +57,9 @@ def test_not_root_without_bubblewrap_the_launcher_stops_before_any_work_with_the
     path = path_without(launcher.parent / "bin", "bwrap", path="/usr/local/bin:/usr/bin:/bin")
     done = run(launcher, path, "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
     assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stderr.splitlines() == [f"./pants: bubblewrap (bwrap), the sandbox of the runner's workers, is not installed; as root run: {INSTALL}"], done.stderr
+    assert done.stderr.splitlines() == [
+        f"./pants: bubblewrap (bwrap), the sandbox of the runner's workers, is not installed; as root run: {INSTALL}"
+    ], done.stderr
     assert sorted(p.name for p in launcher.parent.iterdir()) == ["bin", "pants"]  # no cache, no .pants-bootstrap
 
 
@@ -64,12 +73,19 @@ echo "$*" >> {stand_in}/calls
 case "$*" in *install*bubblewrap*) printf '#!/bin/sh\\necho "bubblewrap 0.8.0"\\n' > {stand_in}/bwrap; chmod +x {stand_in}/bwrap;; esac
 """)  # noqa: E501 (test data: a source file, as written)
     (stand_in / "apt-get").chmod(0o755)
-    path = f"{stand_in}:" + path_without(launcher.parent / "bin", "bwrap", "apt-get", path="/usr/local/bin:/usr/bin:/bin")
+    path = f"{stand_in}:" + path_without(
+        launcher.parent / "bin", "bwrap", "apt-get", path="/usr/local/bin:/usr/bin:/bin"
+    )
     done = run(launcher, path)
     lines = done.stderr.splitlines()
-    assert lines[:2] == [f"./pants: bwrap is missing: installing Debian's bubblewrap (apt-get update, {INSTALL})",
-                         "./pants: installed bubblewrap 0.8.0 (Debian's bubblewrap)"], done.stderr
-    assert (stand_in / "calls").read_text().splitlines() == ["update -qq", "install -y -qq --no-install-recommends bubblewrap"]
+    assert lines[:2] == [
+        f"./pants: bwrap is missing: installing Debian's bubblewrap (apt-get update, {INSTALL})",
+        "./pants: installed bubblewrap 0.8.0 (Debian's bubblewrap)",
+    ], done.stderr
+    assert (stand_in / "calls").read_text().splitlines() == [
+        "update -qq",
+        "install -y -qq --no-install-recommends bubblewrap",
+    ]
     # Then it goes on as ever: here to the missing pants.toml beside the copy.
     assert done.returncode == 1 and "pants.toml has no [pex-cli] known_versions entry" in lines[-1], done.stderr
     # With bwrap there, it says nothing of bubblewrap.

@@ -48,10 +48,19 @@ def test_the_jobs_pins_are_the_lockfile_and_this_builds_runner_wheel(runner_whee
     shipped = pins.shipped(JOB.read_text())
     assert shipped == pins.pins(runner_wheel), (
         "docs/ci/review-job.sh pins another runner wheel or lock: ./pants package runner:dist && "
-        f"python3.11 docs/ci/pin_runner.py dist/{WHEEL}")
+        f"python3.11 docs/ci/pin_runner.py dist/{WHEEL}"
+    )
     # The closure: the runner's own requirements and what they need on CPython 3.11, nothing else.
     names = [line.split("==")[0] for line in shipped.splitlines() if "==" in line]
-    assert names[0] == "witness-gate" and {"hypothesis", "jsonschema", "typer", "rich", "pytest", "rpds-py", "sortedcontainers"} <= set(names)
+    assert names[0] == "witness-gate" and {
+        "hypothesis",
+        "jsonschema",
+        "typer",
+        "rich",
+        "pytest",
+        "rpds-py",
+        "sortedcontainers",
+    } <= set(names)
     assert not {"check-jsonschema", "requests", "colorama", "tomli"} & set(names), names
     assert all(line.strip().startswith("--hash=sha256:") for line in shipped.splitlines() if "==" not in line)
 
@@ -66,15 +75,35 @@ def dependency_wheels(tmp_path_factory, runner_wheel: Path) -> list[Path]:
     dependencies = "".join(others)
     directory = tmp_path_factory.mktemp("wheels")
     (directory / "requirements.txt").write_text(dependencies)
-    subprocess.run(["python3.11", "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--require-hashes", "--only-binary",
-                    ":all:", "--no-deps", "-r", str(directory / "requirements.txt"), "-d", str(directory / "dist")], check=True, timeout=600)
+    subprocess.run(
+        [
+            "python3.11",
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--require-hashes",
+            "--only-binary",
+            ":all:",
+            "--no-deps",
+            "-r",
+            str(directory / "requirements.txt"),
+            "-d",
+            str(directory / "dist"),
+        ],
+        check=True,
+        timeout=600,
+    )
     return sorted((directory / "dist").glob("*.whl"))
 
 
 # The example's suite as a Bazel team declares it, in tests/BUILD.bazel (and nowhere else).
-BAZEL_BUILD = ('load("@witness_gate//bazel:defs.bzl", "witness_gate_test")\n'
-               'witness_gate_test(name = "properties", properties = glob(["properties/*.py"]), fixture = "fixtures/orders.json",\n'
-               '                  generator_version = 3, deps = ["//src/orders_app"], replays = 2)\n')
+BAZEL_BUILD = (
+    'load("@witness_gate//bazel:defs.bzl", "witness_gate_test")\n'
+    'witness_gate_test(name = "properties", properties = glob(["properties/*.py"]), fixture = "fixtures/orders.json",\n'
+    '                  generator_version = 3, deps = ["//src/orders_app"], replays = 2)\n'
+)
 
 
 def bazel_based(tmp_path: Path, bazel: str, change: tuple[str, str]) -> tuple[Repo, Path]:
@@ -119,13 +148,26 @@ def based(tmp_path: Path, pants: str | None = None) -> Repo:
     return repo
 
 
-def run_job(repo: Repo, index: str | None, path: str | None = None, base: str = "main", extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def run_job(
+    repo: Repo, index: str | None, path: str | None = None, base: str = "main", extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     # No pip configuration of this machine: the index named is the only source.
-    environment = {"PATH": path or os.environ["PATH"], "HOME": os.environ["HOME"], "PIP_CONFIG_FILE": os.devnull, **(extra_env or {})}
+    environment = {
+        "PATH": path or os.environ["PATH"],
+        "HOME": os.environ["HOME"],
+        "PIP_CONFIG_FILE": os.devnull,
+        **(extra_env or {}),
+    }
     if index:
         environment["WITNESS_GATE_INDEX_URL"] = index
-    return subprocess.run(["bash", ".ci/witness-gate-review.sh", base, "patch"], cwd=repo.root, env=environment,
-                          capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        ["bash", ".ci/witness-gate-review.sh", base, "patch"],
+        cwd=repo.root,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def setup_failure(done: subprocess.CompletedProcess, reason: str) -> None:
@@ -134,9 +176,13 @@ def setup_failure(done: subprocess.CompletedProcess, reason: str) -> None:
     assert any(line.startswith("setup failed: ") and reason in line for line in done.stderr.splitlines()), output
 
 
-def test_the_job_installs_only_the_pinned_runner_from_the_named_index(tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]):
+def test_the_job_installs_only_the_pinned_runner_from_the_named_index(
+    tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]
+):
     # The index also offers a higher witness-gate, whose `witness-gate` would pass anything.
-    root = simple_index(tmp_path / "index", [runner_wheel, *dependency_wheels, planted_wheel(tmp_path / "planted", "0.5.0")])
+    root = simple_index(
+        tmp_path / "index", [runner_wheel, *dependency_wheels, planted_wheel(tmp_path / "planted", "0.5.0")]
+    )
     repo = based(tmp_path / "job")
     with served(root, tmp_path / "requests.log") as index:
         done = run_job(repo, index)
@@ -172,16 +218,23 @@ def test_without_a_named_index_the_job_stops_as_setup(tmp_path: Path):
 
 def test_without_bubblewrap_the_job_stops_as_setup(tmp_path: Path):
     repo = based(tmp_path / "job")
-    setup_failure(run_job(repo, UNUSED_INDEX, path=path_without(tmp_path / "bin", "bwrap")), "bubblewrap (bwrap) is not on PATH")
+    setup_failure(
+        run_job(repo, UNUSED_INDEX, path=path_without(tmp_path / "bin", "bwrap")), "bubblewrap (bwrap) is not on PATH"
+    )
 
 
 def test_without_cpython_311_the_job_stops_as_setup(tmp_path: Path):
     repo = based(tmp_path / "job")
-    setup_failure(run_job(repo, UNUSED_INDEX, path=path_without(tmp_path / "bin", "python3.11")), "CPython 3.11 (python3.11) is not on PATH")
+    setup_failure(
+        run_job(repo, UNUSED_INDEX, path=path_without(tmp_path / "bin", "python3.11")),
+        "CPython 3.11 (python3.11) is not on PATH",
+    )
 
 
 def test_a_base_whose_pants_fails_stops_the_job_as_setup(tmp_path: Path):
-    repo = based(tmp_path, pants="#!/bin/sh\necho \"$@\" >\"$0.argv\"\necho 'pants: no interpreter for the plugin' >&2\nexit 1\n")
+    repo = based(
+        tmp_path, pants='#!/bin/sh\necho "$@" >"$0.argv"\necho \'pants: no interpreter for the plugin\' >&2\nexit 1\n'
+    )
     done = run_job(repo, UNUSED_INDEX)
     setup_failure(done, "the base's ./pants could not print its suites")
     assert "pants: no interpreter for the plugin" in done.stderr
@@ -206,7 +259,9 @@ def test_the_workflow_sets_up_every_interpreter_the_launcher_and_the_job_need_an
     assert "apt-get install -y --no-install-recommends bubblewrap" in workflow
 
 
-def test_an_oracle_review_passes_the_job_once_its_owners_approved_the_head(tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]):
+def test_an_oracle_review_passes_the_job_once_its_owners_approved_the_head(
+    tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]
+):
     root = simple_index(tmp_path / "index", [runner_wheel, *dependency_wheels])
     repo = based(tmp_path / "job")
     (repo.root / ".github").mkdir()
@@ -218,12 +273,17 @@ def test_an_oracle_review_passes_the_job_once_its_owners_approved_the_head(tmp_p
     repo.git("checkout", "-q", "main")
     head = repo.git("rev-parse", "patch")
     (tmp_path / "teams.json").write_text('{"@org/spec-owners": ["alice"]}')
-    environment = {"WITNESS_GATE_AUTHOR": "dave", "WITNESS_GATE_TEAM_MEMBERS": str(tmp_path / "teams.json"),
-                   "WITNESS_GATE_REVIEWS": str(tmp_path / "reviews.json")}
+    environment = {
+        "WITNESS_GATE_AUTHOR": "dave",
+        "WITNESS_GATE_TEAM_MEMBERS": str(tmp_path / "teams.json"),
+        "WITNESS_GATE_REVIEWS": str(tmp_path / "reviews.json"),
+    }
     outcomes = []
     with served(root, tmp_path / "requests.log") as index:
         for reviewer in ("dave", "alice"):  # the author's own approval, then an owner's
-            (tmp_path / "reviews.json").write_text(f'[{{"user": {{"login": "{reviewer}"}}, "state": "APPROVED", "commit_id": "{head}"}}]')
+            (tmp_path / "reviews.json").write_text(
+                f'[{{"user": {{"login": "{reviewer}"}}, "state": "APPROVED", "commit_id": "{head}"}}]'
+            )
             outcomes.append(run_job(repo, index, extra_env=environment))
     waiting, approved = outcomes
     assert waiting.returncode == 3, waiting.stdout + waiting.stderr
@@ -240,14 +300,19 @@ def test_a_bazel_base_whose_bazel_fails_stops_the_job_as_setup(tmp_path: Path):
     assert "bazel: no @witness_gate repository" in done.stderr
 
 
-def test_a_bazel_base_is_reviewed_with_the_suites_its_bazel_prints(tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]):
+def test_a_bazel_base_is_reviewed_with_the_suites_its_bazel_prints(
+    tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]
+):
     # What `bazel run @witness_gate//bazel:suites` prints for this commit (tests/rules checks
     # the real command field by field), written where the job asks.
-    document = graph_document("COMMIT", oracle=["tests/BUILD.bazel", "tests/fixtures/orders.json", "tests/properties/orders_props.py"])
+    document = graph_document(
+        "COMMIT", oracle=["tests/BUILD.bazel", "tests/fixtures/orders.json", "tests/properties/orders_props.py"]
+    )
     printer = (
         "#!/usr/bin/env python3\nimport json, subprocess, sys\n"
         "assert sys.argv[1:3] == ['run', '@witness_gate//bazel:suites'], sys.argv\n"
-        "commit = subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True, text=True, " "check=True).stdout.strip()\n"
+        "commit = subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True, text=True, "
+        "check=True).stdout.strip()\n"
         f"document = {document!r}\n"
         "document['commit'] = commit\n"
         "open(sys.argv[-1].split('=', 1)[1], 'w').write(json.dumps(document))\n"
@@ -261,7 +326,9 @@ def test_a_bazel_base_is_reviewed_with_the_suites_its_bazel_prints(tmp_path: Pat
     assert "suites: tests.properties (declared in the base's build graph" in output and CAUGHT in output, output
 
 
-def test_a_pytest_only_base_is_reviewed_from_its_pyproject_without_a_fixture(tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]):
+def test_a_pytest_only_base_is_reviewed_from_its_pyproject_without_a_fixture(
+    tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]
+):
     # A team with an existing @given module and no JSON fixture of the gate's: its suite is
     # declared `fixture = false`, and the job as shipped reviews it.
     from support.existing_tests import EXISTING_TESTS, MODULE
@@ -283,5 +350,8 @@ def test_a_pytest_only_base_is_reviewed_from_its_pyproject_without_a_fixture(tmp
         done = run_job(repo, index)
     output = done.stdout + done.stderr
     assert done.returncode == 1, output
-    assert "orders: regression: tests/properties/test_pricing.py::" in output and "failing input: Failing test case:" in output, output
+    assert (
+        "orders: regression: tests/properties/test_pricing.py::" in output
+        and "failing input: Failing test case:" in output
+    ), output
     assert "**regression**" in (repo.root / ".artifacts/review.md").read_text()

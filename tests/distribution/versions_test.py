@@ -31,7 +31,11 @@ REQUIREMENTS = ("hypothesis", "jsonschema", "typer", "rich")
 
 
 def declared(name: str) -> str:
-    [spec] = [r for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"] if re.match(rf"{name}\b", r)]
+    [spec] = [
+        r
+        for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+        if re.match(rf"{name}\b", r)
+    ]
     return spec
 
 
@@ -47,13 +51,19 @@ def test_every_copy_of_the_version_agrees():
     for build in ("runner/BUILD", "rules/BUILD"):
         assert re.findall(r'version="([^"]+)"', (ROOT / build).read_text()) == [version], build
     assert re.search(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), re.M).group(1) == version
-    printed = subprocess.run([sys.executable, "-m", "witness_gate", "--version"], capture_output=True, text=True, check=True)
+    printed = subprocess.run(
+        [sys.executable, "-m", "witness_gate", "--version"], capture_output=True, text=True, check=True
+    )
     assert printed.stdout == f"witness-gate {version} (Hypothesis {hypothesis_version()})\n"
 
 
 @pytest.mark.parametrize("name", REQUIREMENTS)
 def test_each_range_is_declared_once_in_two_places(name: str):
-    requirements = [line for line in (ROOT / "3rdparty/python/requirements.txt").read_text().splitlines() if re.match(rf"{name}\b", line)]
+    requirements = [
+        line
+        for line in (ROOT / "3rdparty/python/requirements.txt").read_text().splitlines()
+        if re.match(rf"{name}\b", line)
+    ]
     assert requirements == [declared(name)]
 
 
@@ -65,8 +75,17 @@ def lowest(tmp_path_factory) -> tuple[str, str]:
     venv = tmp_path_factory.mktemp("lowest") / "venv"
     # The interpreter a venv of this one was made from (a private name of CPython's `sys`).
     subprocess.run([getattr(sys, "_base_executable"), "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin/pip"), "install", "-q", "--disable-pip-version-check", *(f"{name}=={lowest_version(name)}" for name in REQUIREMENTS)],
-                   check=True, timeout=900)
+    subprocess.run(
+        [
+            str(venv / "bin/pip"),
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            *(f"{name}=={lowest_version(name)}" for name in REQUIREMENTS),
+        ],
+        check=True,
+        timeout=900,
+    )
     return str(venv / "bin/python"), str(Path(witness_gate.__file__).resolve().parents[1])
 
 
@@ -100,6 +119,14 @@ def test_the_lowest_versions_gate_a_regression_and_its_lock_is_refused_under_ano
     assert pinned_with != hypothesis_version()
 
     # This interpreter, on the lock pinned above.
-    refused = SampleRepo(old.root).cli("classify", "--lock", ".artifacts/gate/fixture.lock", "--witnesses", ".artifacts/gate/witnesses", "--diff-paths", "changed.txt")
+    refused = SampleRepo(old.root).cli(
+        "classify",
+        "--lock",
+        ".artifacts/gate/fixture.lock",
+        "--witnesses",
+        ".artifacts/gate/witnesses",
+        "--diff-paths",
+        "changed.txt",
+    )
     assert refused.code == 2
     assert f"pinned with Hypothesis {pinned_with}, running {hypothesis_version()}" in refused.stderr

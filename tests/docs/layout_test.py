@@ -37,4 +37,6 @@ def test_the_page_has_a_table_for_each_package():
 def test_a_table_lists_every_module_of_its_folder_and_no_other(folder: str):
     listed, present = tables()[folder], modules(folder)
     assert present, f"{folder}: no modules found (under Pants: a dependency of tests:docs)"
-    assert listed == present, f"docs/layout.md, {folder}: missing {sorted(present - listed)}, not a module {sorted(listed - present)}"
+    assert (
+        listed == present
+    ), f"docs/layout.md, {folder}: missing {sorted(present - listed)}, not a module {sorted(listed - present)}"

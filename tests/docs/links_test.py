@@ -68,11 +68,14 @@ def test_every_relative_link_leads_to_a_file_and_heading_that_exist(page: Path):
     assert not problems, f"{page.relative_to(ROOT)}: " + "; ".join(problems)
 
 
-@pytest.mark.parametrize("heading, expected", [
-    ("The pull-request gate: `witness-gate review`", "the-pull-request-gate-witness-gate-review"),
-    ("4. Under Bazel", "4-under-bazel"),
-    ("`flake`: the same witness fails on some replays", "flake-the-same-witness-fails-on-some-replays"),
-    ("See [the policy](policy.md) first", "see-the-policy-first"),
-])
+@pytest.mark.parametrize(
+    "heading, expected",
+    [
+        ("The pull-request gate: `witness-gate review`", "the-pull-request-gate-witness-gate-review"),
+        ("4. Under Bazel", "4-under-bazel"),
+        ("`flake`: the same witness fails on some replays", "flake-the-same-witness-fails-on-some-replays"),
+        ("See [the policy](policy.md) first", "see-the-policy-first"),
+    ],
+)
 def test_an_anchor_is_spelled_as_github_spells_it(heading: str, expected: str):
     assert anchor(heading) == expected

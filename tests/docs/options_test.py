@@ -23,7 +23,9 @@ def toml_blocks() -> list[tuple[str, str]]:
 
 
 def plugin_options() -> dict[str, str]:
-    rows = re.findall(r"^\| `--witness-gate-([a-z-]+)` \| [^|]* \| (.*) \|$", (ROOT / "docs/targets.md").read_text(), re.M)
+    rows = re.findall(
+        r"^\| `--witness-gate-([a-z-]+)` \| [^|]* \| (.*) \|$", (ROOT / "docs/targets.md").read_text(), re.M
+    )
     return {name.replace("-", "_"): text for name, text in rows}
 
 

@@ -47,7 +47,9 @@ class Adopter(GitRepo):
         self.env = {**os.environ, "PANTS_LOCAL_STORE_DIR": str(caches / "store")}
 
     def sh(self, command: str, timeout: int = 900) -> Run:
-        done = subprocess.run(["bash", "-c", command], cwd=self.root, env=self.env, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=self.root, env=self.env, capture_output=True, text=True, timeout=timeout
+        )
         return Run(done.returncode, done.stdout + done.stderr)
 
     def reset(self, ref: str = "main") -> None:
@@ -75,7 +77,9 @@ def adopter(tmp_path_factory) -> Iterator[Adopter]:
     for path, text in guide_blocks("file").items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
-    (root / ".gitignore").write_text("/.pants-bootstrap/\n/.pants.d/\n/.pids/\n/dist/\n/.venv/\n/.artifacts/\n__pycache__/\n")
+    (root / ".gitignore").write_text(
+        "/.pants-bootstrap/\n/.pants.d/\n/.pids/\n/dist/\n/.venv/\n/.artifacts/\n__pycache__/\n"
+    )
     adopter = Adopter(root, work / "caches")
     adopter.git("init", "-q", "-b", "main")
     [lock, _] = commands("pants")
@@ -108,7 +112,9 @@ def test_pants_test_blocks_a_regression_and_a_mixed_edit(adopter):
     adopter.reset()
     adopter.edit(IMPL, *BUG)
     red = adopter.pants_test()
-    assert red.code == 1 and "regression: prop_balance_is_credits_minus_debits failed 60/60 replays" in red.output, red.output
+    assert (
+        red.code == 1 and "regression: prop_balance_is_credits_minus_debits failed 60/60 replays" in red.output
+    ), red.output
     assert "Block the patch" in red.output
     assert_artifacts_valid(adopter)
 
@@ -128,11 +134,23 @@ def flaky(adopter) -> tuple[Run, str, str]:
     red = adopter.pants_test()
     [row] = adopter.artifact("gate.json")["witnesses"]
     # The command the flake's line prints, run as the guide says: through the runner target.
-    [printed] = re.findall(r"to freeze it, in a pull request of its own that the oracle's owners review: witness-gate (freeze .*)", red.output)
+    [printed] = re.findall(
+        r"to freeze it, in a pull request of its own that the oracle's owners review: witness-gate (freeze .*)",
+        red.output,
+    )
     [guide] = commands("freeze")
-    filled = (guide.replace("<file from the output>", Path(row["file"]).name)
-              .replace("<failures>", str(row["failures"])).replace("<runs>", str(row["runs"])))
-    assert shlex.split(filled) == ["./pants", "run", ":witness-gate", "--", *shlex.split(printed)]  # the guide shows what is printed
+    filled = (
+        guide.replace("<file from the output>", Path(row["file"]).name)
+        .replace("<failures>", str(row["failures"]))
+        .replace("<runs>", str(row["runs"]))
+    )
+    assert shlex.split(filled) == [
+        "./pants",
+        "run",
+        ":witness-gate",
+        "--",
+        *shlex.split(printed),
+    ]  # the guide shows what is printed
     written = adopter.sh(f"./pants run :witness-gate -- {printed}")
     assert written.code == 0, written.output
     freeze = f".witness-gate/freezes/{Path(row['file']).name}"
@@ -165,7 +183,9 @@ def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(adop
     # freeze, and the red run is run, not served from a cache.
     freeze = start_frozen(adopter, flaky)
     clock = ShiftedClock(tmp_path)
-    shifted = "--test-extra-env-vars=" + shlex.quote("+" + json.dumps([f"{name}={value}" for name, value in clock.env().items()]))
+    shifted = "--test-extra-env-vars=" + shlex.quote(
+        "+" + json.dumps([f"{name}={value}" for name, value in clock.env().items()])
+    )
     expiry = expires_at(adopter.root / freeze)
     green = adopter.pants_test(shifted)
     assert green.code == 0 and f"frozen by {freeze}" in green.output, green.output
@@ -178,7 +198,9 @@ def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(adop
 
 def test_a_fixture_changed_in_the_same_diff_as_a_freeze_is_red(adopter, flaky):
     start_frozen(adopter, flaky)
-    adopter.edit(FIXTURE, '{"kind": "debit", "amount": 40}', '{"kind": "debit", "amount": 40}, {"kind": "credit", "amount": 1}')
+    adopter.edit(
+        FIXTURE, '{"kind": "debit", "amount": 40}', '{"kind": "debit", "amount": 40}, {"kind": "credit", "amount": 1}'
+    )
     run = adopter.pants_test()
     assert run.code != 0 and "one patch may not refresh the pin and the silence together" in run.output, run.output
 
@@ -195,16 +217,24 @@ def test_editing_the_build_declaration_with_the_implementation_is_a_mixed_edit(a
     adopter.edit(IMPL, *BUG)
     adopter.edit("tests/BUILD", 'fixture=":accounts",', 'fixture=":accounts",\n    replays=1,')
     run = adopter.pants_test()
-    assert run.code != 0 and "mixed_edit: prop_balance_is_credits_minus_debits failed 12/12 replays" in run.output, run.output
+    assert (
+        run.code != 0 and "mixed_edit: prop_balance_is_credits_minus_debits failed 12/12 replays" in run.output
+    ), run.output
 
 
 def test_code_under_test_that_exits_green_cannot_pass_the_target(adopter):
     # Forged output and the other hostile endings are the runner's tests (hostile_test.py);
     # here, that the target follows the gate's verdict and not the process's status.
     adopter.reset()
-    adopter.edit(IMPL, "    return sum(", '    import os\n    if any(e["amount"] > 5000 for e in entries):\n        os._exit(0)\n    return sum(')
+    adopter.edit(
+        IMPL,
+        "    return sum(",
+        '    import os\n    if any(e["amount"] > 5000 for e in entries):\n        os._exit(0)\n    return sum(',
+    )
     run = adopter.pants_test()
-    assert run.code != 0 and "regression: prop_balance_is_credits_minus_debits" in run.output and "crashed" in run.output, run.output
+    assert (
+        run.code != 0 and "regression: prop_balance_is_credits_minus_debits" in run.output and "crashed" in run.output
+    ), run.output
     assert adopter.artifact("gate.json")["verdict"] == "blocked"
 
 
@@ -235,7 +265,9 @@ def test_the_cli_path_gates_and_reviews_the_same_repository(adopter):
         assert done.code == 0, (command, done.output)
     graph = json.loads((adopter.root / ".artifacts/suites.json").read_text())
     schemas.validate("suites", graph, "suites.json")
-    assert graph["commit"] == adopter.git("rev-parse", "main") and [s["name"] for s in graph["suites"]] == ["tests.properties"]
+    assert graph["commit"] == adopter.git("rev-parse", "main") and [s["name"] for s in graph["suites"]] == [
+        "tests.properties"
+    ]
     reviewed = adopter.sh(review)
     assert reviewed.code == 1, reviewed.output
     assert "suites: tests.properties (declared in the base's build graph" in reviewed.output
@@ -245,14 +277,18 @@ def test_the_cli_path_gates_and_reviews_the_same_repository(adopter):
 
 
 def extra_properties(name: str) -> str:
-    return ('from hypothesis import strategies as st\n\nimport witness_gate\nfrom ledger.balance import balance\n\n\n'
-            '@witness_gate.property(payloads=st.lists(st.fixed_dictionaries({"kind": st.just("credit"), "amount": ' 'st.integers(0, 9)}), max_size=3))\n'
-            f'def prop_{name}(payload: list) -> bool:\n    return balance(payload) == sum(e["amount"] for e in payload)\n')
+    return (
+        "from hypothesis import strategies as st\n\nimport witness_gate\nfrom ledger.balance import balance\n\n\n"
+        '@witness_gate.property(payloads=st.lists(st.fixed_dictionaries({"kind": st.just("credit"), "amount": '
+        "st.integers(0, 9)}), max_size=3))\n"
+        f'def prop_{name}(payload: list) -> bool:\n    return balance(payload) == sum(e["amount"] for e in payload)\n'
+    )
 
 
 def oracle_edit(path: str):
     def edit(adopter: Adopter) -> None:
         (adopter.root / path).write_text((adopter.root / path).read_text() + "# reworded\n")
+
     return edit
 
 
@@ -263,13 +299,20 @@ def oracle_edit(path: str):
     [
         pytest.param(oracle_edit("tests/properties/my props.py"), id="space"),
         pytest.param(oracle_edit("tests/properties/örders.py"), id="umlaut"),
-        pytest.param(lambda adopter: adopter.git("mv", "tests/properties/plain_props.py", "tests/properties/renamed ö props.py"), id="rename"),
+        pytest.param(
+            lambda adopter: adopter.git("mv", "tests/properties/plain_props.py", "tests/properties/renamed ö props.py"),
+            id="rename",
+        ),
     ],
 )
 def test_an_oracle_edit_under_any_name_makes_a_mixed_edit(adopter, edit):
     adopter.reset()
     adopter.git("checkout", "-q", "-B", "names")
-    modules = {"tests/properties/my props.py": "spaced", "tests/properties/örders.py": "umlaut", "tests/properties/plain_props.py": "plain"}
+    modules = {
+        "tests/properties/my props.py": "spaced",
+        "tests/properties/örders.py": "umlaut",
+        "tests/properties/plain_props.py": "plain",
+    }
     for path, name in modules.items():
         (adopter.root / path).write_text(extra_properties(name))
     adopter.commit("property modules under awkward names")
@@ -305,7 +348,9 @@ def test_the_copied_ci_job_reviews_a_pull_request_verbatim_from_the_base(adopter
 
     adopter.git("checkout", "-q", "main")
     # pip finds the runner wheel here as it would find the release on PyPI.
-    run = adopter.sh(f"PIP_FIND_LINKS={shlex.quote(str(adopter.root / 'wheels'))} .ci/witness-gate-review.sh main ci-patch")
+    run = adopter.sh(
+        f"PIP_FIND_LINKS={shlex.quote(str(adopter.root / 'wheels'))} .ci/witness-gate-review.sh main ci-patch"
+    )
     assert run.code == 1, run.output
     assert "tests.properties: regression: prop_balance_is_credits_minus_debits" in run.output
     artifacts = adopter.root / ".artifacts"
@@ -324,7 +369,9 @@ def test_the_copied_ci_job_reviews_a_pull_request_verbatim_from_the_base(adopter
     rendered = adopter.sh(f"./pants run :witness-gate -- note --out {suite} > note.md")
     assert rendered.code == 0, rendered.output
     note = (adopter.root / "note.md").read_text()
-    [hash12] = {row["witness_hash"][:12] for row in json.loads((adopter.root / suite / "gate.json").read_text())["witnesses"]}
+    [hash12] = {
+        row["witness_hash"][:12] for row in json.loads((adopter.root / suite / "gate.json").read_text())["witnesses"]
+    }
     assert hash12 in note, note
     agrees = adopter.sh(f"./pants run :witness-gate -- note --out {suite} --check note.md")
     assert agrees.code == 0 and "note: agrees with" in agrees.output, agrees.output
@@ -343,14 +390,18 @@ def test_a_runner_pex_built_without_pants_gates_the_repository(adopter):
     assert done.output.startswith("witness-gate 0.4.0"), done.output
     adopter.edit(IMPL, *BUG)
     (adopter.root / "changed.txt").write_text(f"{IMPL}\n")
-    red = adopter.sh("python3.11 dist/runner/witness-gate.pex gate --fixture tests/fixtures/accounts.json --generator-version 1 "
-                     "--properties tests/properties --diff-paths changed.txt --import-path src --out .artifacts/pex-gate")
+    red = adopter.sh(
+        "python3.11 dist/runner/witness-gate.pex gate --fixture tests/fixtures/accounts.json --generator-version 1 "
+        "--properties tests/properties --diff-paths changed.txt --import-path src --out .artifacts/pex-gate"
+    )
     assert red.code == 1 and "regression: prop_balance_is_credits_minus_debits" in red.output, red.output
 
 
 # The head's change draws from `random`: a flake of the head's code, which the base's never has.
-FLAKY_CHANGE = ('return sum(entry["amount"]',
-                'import random\n    return sum(entry["amount"] - (1 if entry["amount"] > 5000 and random.random() < 0.4 else 0)')
+FLAKY_CHANGE = (
+    'return sum(entry["amount"]',
+    'import random\n    return sum(entry["amount"] - (1 if entry["amount"] > 5000 and random.random() < 0.4 else 0)',
+)
 
 
 def test_the_jobs_flake_is_frozen_from_the_base_and_merges_once_its_owners_approved(adopter, tmp_path):
@@ -363,7 +414,9 @@ def test_the_jobs_flake_is_frozen_from_the_base_and_merges_once_its_owners_appro
     job.parent.mkdir(exist_ok=True)
     shutil.copy2(SOURCE / "docs/ci/review-job.sh", job)
     (adopter.root / ".github").mkdir(exist_ok=True)
-    (adopter.root / ".github/CODEOWNERS").write_text("/.witness-gate/freezes/ @org/spec-owners\n/tests/ @org/spec-owners\n")
+    (adopter.root / ".github/CODEOWNERS").write_text(
+        "/.witness-gate/freezes/ @org/spec-owners\n/tests/ @org/spec-owners\n"
+    )
     adopter.commit("the pull-request job, and the oracle's owners")
     base = adopter.git("rev-parse", "HEAD").strip()
     adopter.git("checkout", "-q", "-B", "ci-flaky")
@@ -379,12 +432,18 @@ def test_the_jobs_flake_is_frozen_from_the_base_and_merges_once_its_owners_appro
     blocks = [block.split("```", 1)[0].splitlines() for block in summary.split("```bash\n")[1:]]
     steps = blocks[0]
     assert steps[0].startswith("git fetch origin ")  # this repository is its own origin: the head is here already
-    assert steps[1] == "./pants witness-gate-suites --output-file=.artifacts/suites.json ::  # the base's suites, printed by the " "base"
+    assert (
+        steps[1]
+        == "./pants witness-gate-suites --output-file=.artifacts/suites.json ::  # the base's suites, printed by the "
+        "base"
+    )
     # The job's own runner, by its pins: the lock pins the job's Hypothesis, which this
     # repository's resolve (and so `./pants run :witness-gate`) need not hold.
     assert steps[5].startswith('"$HOME/.cache/witness-gate/job-runner/bin/witness-gate" freeze --review '), steps
-    identity = (f"GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@ledger GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@ledger "
-                f"PIP_FIND_LINKS={shlex.quote(str(adopter.root / 'wheels'))}")
+    identity = (
+        f"GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@ledger GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@ledger "
+        f"PIP_FIND_LINKS={shlex.quote(str(adopter.root / 'wheels'))}"
+    )
     for index, block in enumerate(blocks):
         for step in block[1:]:
             if index and step.startswith(("./pants witness-gate-suites", "git switch -c")):
@@ -404,7 +463,11 @@ def test_the_jobs_flake_is_frozen_from_the_base_and_merges_once_its_owners_appro
     assert waiting.code == 3 and "unapproved: .witness-gate/freezes/" in waiting.output, waiting.output
     reviews.write_text(json.dumps([{"user": {"login": "carol"}, "state": "APPROVED", "commit_id": head}]))
     approved = adopter.sh(f"{wheels} {approvals} .ci/witness-gate-review.sh main {branch}")
-    assert approved.code == 0 and f"approvals: {len(blocks)} of {len(blocks)} oracle paths approved by their owners: mergeable" in approved.output, approved.output
+    assert (
+        approved.code == 0
+        and f"approvals: {len(blocks)} of {len(blocks)} oracle paths approved by their owners: mergeable"
+        in approved.output
+    ), approved.output
 
     adopter.git("merge", "-q", "--ff-only", branch)
     adopter.git("rebase", "-q", "main", "ci-flaky")

@@ -36,7 +36,14 @@ from witness_gate import __version__, schemas
 
 TOP = f"witness-gate-bazel-{__version__}"
 # What a repository using the rules needs from witness-gate: its Bazel files, unchanged.
-ARCHIVED = ["bazel/BUILD.bazel", "bazel/changed-files.sh", "bazel/defs.bzl", "bazel/gate_test.sh.tpl", "bazel/repositories.bzl", "bazel/suites.py"]
+ARCHIVED = [
+    "bazel/BUILD.bazel",
+    "bazel/changed-files.sh",
+    "bazel/defs.bzl",
+    "bazel/gate_test.sh.tpl",
+    "bazel/repositories.bzl",
+    "bazel/suites.py",
+]
 TARGET = "//tests:properties"
 PLACEHOLDERS = (f"<URL of {TOP}.tar.gz>", "<the sha256 bazel/release printed>")
 RUNNER_FLAG = "build --@witness_gate//bazel:runner=//:dist/runner/witness-gate.pex\n"
@@ -76,7 +83,11 @@ def test_the_archive_holds_this_repositorys_bazel_files_unchanged(released):
     _, data = released
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         members = {member.name: member for member in archive.getmembers()}
-        files = {name.removeprefix(f"{TOP}/"): archive.extractfile(member).read() for name, member in members.items() if member.isfile()}
+        files = {
+            name.removeprefix(f"{TOP}/"): archive.extractfile(member).read()
+            for name, member in members.items()
+            if member.isfile()
+        }
     assert all(name == TOP or name.startswith(f"{TOP}/") for name in members), sorted(members)
     assert sorted(files) == ["WORKSPACE", *ARCHIVED]
     assert files["WORKSPACE"] == b'workspace(name = "witness_gate")\n'
@@ -91,7 +102,9 @@ class BazelAdopter(GitRepo):
         self.env = env
 
     def sh(self, command: str, timeout: int = 600) -> Run:
-        done = subprocess.run(["bash", "-c", command], cwd=self.root, env=self.env, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=self.root, env=self.env, capture_output=True, text=True, timeout=timeout
+        )
         return Run(done.returncode, done.stdout + done.stderr)
 
     def run_block(self, name: str) -> Run:
@@ -124,14 +137,18 @@ def adopter(released) -> Iterator[BazelAdopter]:
     no_network = work / "no-network.cfg"
     no_network.write_text("block *\n")
     machine_rc = work / "machine.bazelrc"
-    machine_rc.write_text("".join(f"{command} --experimental_downloader_config={no_network}\n" for command in ("build", "query"))
-                          + "build --nosandbox_debug\n")
+    machine_rc.write_text(
+        "".join(f"{command} --experimental_downloader_config={no_network}\n" for command in ("build", "query"))
+        + "build --nosandbox_debug\n"
+    )
     # The `bazel` the guide's commands (and @witness_gate//bazel:suites inside `bazel run`) call.
     shim = work / "bin/bazel"
     shim.parent.mkdir()
     bazel = shutil.which("bazel")
     assert bazel is not None  # require_bazel() above
-    shim.write_text(f'#!/bin/sh\nexec {shlex.quote(bazel)} --output_user_root={work / "out"} --bazelrc={machine_rc} "$@"\n')
+    shim.write_text(
+        f'#!/bin/sh\nexec {shlex.quote(bazel)} --output_user_root={work / "out"} --bazelrc={machine_rc} "$@"\n'
+    )
     shim.chmod(0o755)
 
     for path, text in {**guide_blocks("file", section="1. "), **guide_blocks("bazel-file")}.items():
@@ -140,11 +157,15 @@ def adopter(released) -> Iterator[BazelAdopter]:
             text = text.replace(PLACEHOLDERS[0], archive.as_uri()).replace(PLACEHOLDERS[1], digest)
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
-    assert not [path for path in root.rglob("*") if path.name in ("pants", "pants.toml", "BUILD")], "a Pants file among the Bazel repository's"
+    assert not [
+        path for path in root.rglob("*") if path.name in ("pants", "pants.toml", "BUILD")
+    ], "a Pants file among the Bazel repository's"
     [wheel] = Path.cwd().glob("witness_gate-*.whl")  # this test's runtime package, in its sandbox
     (root / "wheels").mkdir()
     shutil.copy2(wheel, root / "wheels")
-    (root / ".gitignore").write_text("/bazel-*\n/dist/\n/wheels/\n/.pex-tool/\n/.artifacts/\n/.witness-gate/changed.txt\n")
+    (root / ".gitignore").write_text(
+        "/bazel-*\n/dist/\n/wheels/\n/.pex-tool/\n/.artifacts/\n/.witness-gate/changed.txt\n"
+    )
 
     adopter = BazelAdopter(root, {**host_env(), "PATH": f"{shim.parent}:{os.environ['PATH']}"})
     built = adopter.run_block("runner-pex")
@@ -168,7 +189,9 @@ def test_bazel_test_passes_the_library_and_blocks_a_regression_with_its_failing_
     red = adopter.run_block("bazel-gate")
     # The list came from the repository, where `bazel run` was called, not from the runfiles tree.
     assert (adopter.root / ".witness-gate/changed.txt").read_text() == f"{IMPL}\n"
-    assert red.code == 3 and "regression: prop_balance_is_credits_minus_debits failed 60/60 replays" in red.output, red.output
+    assert (
+        red.code == 3 and "regression: prop_balance_is_credits_minus_debits failed 60/60 replays" in red.output
+    ), red.output
     [printed] = re.findall(r"^  failing input: (.*)$", red.output, re.M)
     assert any(entry["kind"] == "credit" and entry["amount"] > 5000 for entry in json.loads(printed)), printed
     gate = adopter.gate_record()
@@ -186,7 +209,12 @@ def test_the_suites_for_review_come_from_bazel_run_in_the_repository(adopter):
     schemas.validate("suites", document, "suites.json")
     assert document["commit"] == adopter.git("rev-parse", "HEAD")
     [suite] = document["suites"]
-    assert (suite["name"], suite["address"], suite["impl"], suite["import_paths"]) == ("tests.properties", TARGET, [IMPL], ["src"])
+    assert (suite["name"], suite["address"], suite["impl"], suite["import_paths"]) == (
+        "tests.properties",
+        TARGET,
+        [IMPL],
+        ["src"],
+    )
     assert suite["oracle"] == ["tests/BUILD.bazel", "tests/fixtures/accounts.json", "tests/properties/ledger_props.py"]
 
 
@@ -195,13 +223,17 @@ def test_without_the_runner_flag_every_gated_test_fails_with_the_line_to_add(ado
     adopter.edit(".bazelrc", RUNNER_FLAG, "")
     run = adopter.sh(f"bazel test {TARGET}")
     assert run.code == 1 and "PASSED" not in run.output, run.output
-    assert (f"{TARGET}: @witness_gate//bazel:runner names no runner PEX: add `{RUNNER_FLAG.strip()}` "
-            "(the label of your runner PEX) to .bazelrc") in run.output, run.output
+    assert (
+        f"{TARGET}: @witness_gate//bazel:runner names no runner PEX: add `{RUNNER_FLAG.strip()}` "
+        "(the label of your runner PEX) to .bazelrc"
+    ) in run.output, run.output
 
 
 def test_without_the_changed_list_the_test_fails_and_names_the_rules_own_command(adopter):
     adopter.reset()
     run = adopter.sh(f"bazel test {TARGET}")
     assert run.code == 3, run.output
-    assert ("`bazel run @witness_gate//bazel:changed-files -- origin/main > .witness-gate/changed.txt`) and pass "
-            "--@witness_gate//bazel:changed_files=//:.witness-gate/changed.txt") in run.output, run.output
+    assert (
+        "`bazel run @witness_gate//bazel:changed-files -- origin/main > .witness-gate/changed.txt`) and pass "
+        "--@witness_gate//bazel:changed_files=//:.witness-gate/changed.txt"
+    ) in run.output, run.output

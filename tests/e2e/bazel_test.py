@@ -44,22 +44,38 @@ class BazelRepo(GitRepo):
         self.output_root = output_root
 
     def bazel(self, *args: str, timeout: int = 600) -> Run:
-        done = subprocess.run(["bazel", f"--output_user_root={self.output_root}", *args], cwd=self.root, env=host_env(),
-                              capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(
+            ["bazel", f"--output_user_root={self.output_root}", *args],
+            cwd=self.root,
+            env=host_env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         return Run(done.returncode, done.stdout + done.stderr)
 
     def gate(self, *options: str) -> Run:
         """What CI runs: the changed-file list against HEAD, then `bazel test` reading it."""
-        listed = subprocess.run(["bazel/changed-files.sh", "HEAD"], cwd=self.root, capture_output=True, text=True, check=True)
+        listed = subprocess.run(
+            ["bazel/changed-files.sh", "HEAD"], cwd=self.root, capture_output=True, text=True, check=True
+        )
         (self.root / CHANGED).parent.mkdir(exist_ok=True)
         (self.root / CHANGED).write_text(listed.stdout)
         return self.bazel("test", "--test_output=all", f"--//bazel:changed_files=//:{CHANGED}", *options, TARGET)
 
     def runner(self, *args: str) -> Run:
         """The runner PEX the tests run, outside Bazel (freeze, review), on the same interpreter."""
-        python = subprocess.run(["python3.11", "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, check=True).stdout.strip()
-        done = subprocess.run([python, str(self.root / "dist/runner/witness-gate.pex"), *args], cwd=self.root, capture_output=True, text=True,
-                              env={**host_env(), "PEX_ROOT": str(self.output_root.parent / "pex")}, timeout=600)
+        python = subprocess.run(
+            ["python3.11", "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        done = subprocess.run(
+            [python, str(self.root / "dist/runner/witness-gate.pex"), *args],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            env={**host_env(), "PEX_ROOT": str(self.output_root.parent / "pex")},
+            timeout=600,
+        )
         return Run(done.returncode, done.stdout + done.stderr)
 
     def reset(self) -> None:
@@ -81,7 +97,9 @@ def repo() -> Iterator[BazelRepo]:
     root = work / "repo"
     for name in PROJECT_FILES:
         if (SOURCE / name).is_dir():
-            shutil.copytree(SOURCE / name, root / name, ignore=shutil.ignore_patterns("BUILD", "__pycache__", ".artifacts"))
+            shutil.copytree(
+                SOURCE / name, root / name, ignore=shutil.ignore_patterns("BUILD", "__pycache__", ".artifacts")
+            )
         else:
             root.mkdir(parents=True, exist_ok=True)
             shutil.copy2(SOURCE / name, root / name)
@@ -111,7 +129,9 @@ def assert_artifacts_valid(artifacts: Path) -> dict:
 def test_a_clean_pass_writes_valid_artifacts_and_an_unchanged_rerun_is_cached(repo):
     repo.reset()
     run = repo.gate()
-    assert run.code == 0 and "gate: pass" in run.output and f"{TARGET} " in run.output and "PASSED" in run.output, run.output
+    assert (
+        run.code == 0 and "gate: pass" in run.output and f"{TARGET} " in run.output and "PASSED" in run.output
+    ), run.output
     artifacts = repo.artifacts()
     assert assert_artifacts_valid(artifacts)["verdict"] == "pass"
     # The JUnit the runner wrote is the one Bazel's reporters read, and a copy is an artifact.
@@ -125,7 +145,9 @@ def test_a_regression_and_a_mixed_edit_fail_the_test_with_the_reason(repo):
     repo.reset()
     repo.edit(IMPL, *BUG)
     red = repo.gate()
-    assert red.code == 3 and "regression: prop_order_total_non_negative failed" in red.output and "FAILED" in red.output, red.output
+    assert (
+        red.code == 3 and "regression: prop_order_total_non_negative failed" in red.output and "FAILED" in red.output
+    ), red.output
     gate = assert_artifacts_valid(repo.artifacts())
     assert gate["verdict"] == "blocked" and gate["witnesses"]
 
@@ -155,8 +177,12 @@ def test_a_module_of_given_tests_is_gated_by_bazel_test_as_it_is(repo):
         assert green.code == 0 and "gate: pass" in green.output, green.output
         repo.edit(IMPL, *BUG)
         red = repo.gate()
-        assert red.code == 3 and "test_orders_given.py::test_an_order_never_totals_below_zero failed" in red.output, red.output
-        assert "failing input: Failing test case: test_an_order_never_totals_below_zero( lines=[(41, 0)], )" in red.output, red.output
+        assert (
+            red.code == 3 and "test_orders_given.py::test_an_order_never_totals_below_zero failed" in red.output
+        ), red.output
+        assert (
+            "failing input: Failing test case: test_an_order_never_totals_below_zero( lines=[(41, 0)], )" in red.output
+        ), red.output
         gate = assert_artifacts_valid(repo.artifacts())
         assert {row["label"] for row in gate["witnesses"]} == {"regression"}
     finally:  # the later tests start from the example as it was
@@ -174,17 +200,24 @@ def test_a_retained_witness_is_replayed_by_the_test_and_holds_after_the_fix(repo
     assert retained.code == 0, retained.output
     repo.edit(IMPL, BUG[1], BUG[0])  # the fix, with the input that failed kept
     fixed = repo.gate()
-    assert fixed.code == 0 and f"corpus: 1 retained witness(es) replayed and held: {Path(row['file']).name}" in fixed.output, fixed.output
+    assert (
+        fixed.code == 0
+        and f"corpus: 1 retained witness(es) replayed and held: {Path(row['file']).name}" in fixed.output
+    ), fixed.output
     repo.edit(IMPL, *BUG)  # the bug back: the retained input fails again
     again = repo.gate()
-    assert again.code == 3 and f"this input failed before (corpus entry {Path(row['file']).name})" in again.output, again.output
+    assert (
+        again.code == 3 and f"this input failed before (corpus entry {Path(row['file']).name})" in again.output
+    ), again.output
 
 
 def test_editing_the_build_declaration_with_the_implementation_is_a_mixed_edit(repo):
     # The BUILD.bazel that declares the test is one of its oracle paths, as under Pants.
     repo.reset()
     repo.edit(IMPL, *BUG)
-    repo.edit("examples/orders/BUILD.bazel", 'fixture = ":orders-fixture",', 'fixture = ":orders-fixture",\n    replays = 1,')
+    repo.edit(
+        "examples/orders/BUILD.bazel", 'fixture = ":orders-fixture",', 'fixture = ":orders-fixture",\n    replays = 1,'
+    )
     run = repo.gate()
     assert run.code == 3 and "mixed_edit: prop_order_total_non_negative" in run.output, run.output
 
@@ -197,13 +230,33 @@ def flaky_freeze(repo) -> str:
     (repo.root / "examples/orders/tests/properties/flaky_props.py").write_text(flaky_property_source())
     repo.commit("a property that fails on some replays")
     red = repo.gate()
-    assert red.code == 3 and f"flake: {FLAKY_ASSERTION} failed" in red.output and "No valid freeze covers this witness" in red.output, red.output
+    assert (
+        red.code == 3
+        and f"flake: {FLAKY_ASSERTION} failed" in red.output
+        and "No valid freeze covers this witness" in red.output
+    ), red.output
     artifacts = repo.artifacts()
     [row] = assert_artifacts_valid(artifacts)["witnesses"]
     (repo.root / FREEZE).parent.mkdir(parents=True)
-    written = repo.runner("freeze", "--assertion", FLAKY_ASSERTION, "--lock", str(artifacts / "fixture.lock"),
-                          "--witness", str(artifacts / row["file"]), "--report", str(artifacts / "classification.json"),
-                          "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", "24", "--out", FREEZE)
+    written = repo.runner(
+        "freeze",
+        "--assertion",
+        FLAKY_ASSERTION,
+        "--lock",
+        str(artifacts / "fixture.lock"),
+        "--witness",
+        str(artifacts / row["file"]),
+        "--report",
+        str(artifacts / "classification.json"),
+        "--failures",
+        str(row["failures"]),
+        "--runs",
+        str(row["runs"]),
+        "--expires-in-hours",
+        "24",
+        "--out",
+        FREEZE,
+    )
     assert written.code == 0, written.output
     return (repo.root / FREEZE).read_text()
 
@@ -235,7 +288,9 @@ def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(repo
     assert green.code == 0 and f"frozen by {FREEZE}" in green.output, green.output
     clock.past(expiry)
     red = repo.gate(*shifted)
-    assert red.code == 3 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in red.output and "(cached)" not in red.output, red.output
+    assert (
+        red.code == 3 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in red.output and "(cached)" not in red.output
+    ), red.output
     assert still_valid(expiry), "the machine's clock passed the expiry: the red run proves nothing about the shift"
 
 
@@ -269,26 +324,65 @@ def test_the_review_judges_the_suite_bazel_declares_from_build_bazel_alone_and_i
     # those; a base reviewed without that document is refused.
     repo.reset()
     document = repo.output_root.parent / "suites.json"
-    listed = subprocess.run([str(repo.root / "bazel/suites.py"), f"--output-file={document}"], cwd=repo.root, capture_output=True, text=True,
-                            env={**host_env(), "BAZEL": f"bazel --output_user_root={repo.output_root}"})
+    listed = subprocess.run(
+        [str(repo.root / "bazel/suites.py"), f"--output-file={document}"],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        env={**host_env(), "BAZEL": f"bazel --output_user_root={repo.output_root}"},
+    )
     assert listed.returncode == 0, listed.stderr
     graph = json.loads(document.read_text())
     schemas.validate("suites", graph, "suites.json")
     [suite] = graph["suites"]
-    assert (suite["name"], suite["address"], suite["import_paths"]) == ("examples.orders.properties", TARGET, ["examples/orders/src"])
+    assert (suite["name"], suite["address"], suite["import_paths"]) == (
+        "examples.orders.properties",
+        TARGET,
+        ["examples/orders/src"],
+    )
     assert "examples/orders/BUILD.bazel" in suite["oracle"] and IMPL in suite["impl"]
     repo.git("checkout", "-q", "-B", "patch")
     repo.edit(IMPL, *BUG)
     repo.commit("a bug")
-    review = repo.runner("review", "--base", "main", "--head", "patch", "--suites", str(document), "--out", str(repo.output_root.parent / "review"))
-    assert review.code == 1 and "examples.orders.properties: regression: prop_order_total_non_negative" in review.output, review.output
-    without = repo.runner("review", "--base", "main", "--head", "patch", "--out", str(repo.output_root.parent / "review-without"))
+    review = repo.runner(
+        "review",
+        "--base",
+        "main",
+        "--head",
+        "patch",
+        "--suites",
+        str(document),
+        "--out",
+        str(repo.output_root.parent / "review"),
+    )
+    assert (
+        review.code == 1 and "examples.orders.properties: regression: prop_order_total_non_negative" in review.output
+    ), review.output
+    without = repo.runner(
+        "review", "--base", "main", "--head", "patch", "--out", str(repo.output_root.parent / "review-without")
+    )
     assert without.code == 2 and "examples/orders/BUILD.bazel declare gated targets" in without.output, without.output
-    repo.edit("examples/orders/BUILD.bazel", 'fixture = ":orders-fixture",', 'fixture = ":orders-fixture",\n    replays = 1,')
+    repo.edit(
+        "examples/orders/BUILD.bazel", 'fixture = ":orders-fixture",', 'fixture = ":orders-fixture",\n    replays = 1,'
+    )
     repo.commit("and fewer replays")
-    mixed = repo.runner("review", "--base", "main", "--head", "patch", "--suites", str(document), "--out", str(repo.output_root.parent / "review-mixed"))
-    assert mixed.code == 1 and "mixed_edit: the patch changes implementation and oracle paths" in mixed.output, mixed.output
-    assert "oracle edit: examples/orders/BUILD.bazel (owner: gate controls (declares gated targets))" in mixed.output, mixed.output
+    mixed = repo.runner(
+        "review",
+        "--base",
+        "main",
+        "--head",
+        "patch",
+        "--suites",
+        str(document),
+        "--out",
+        str(repo.output_root.parent / "review-mixed"),
+    )
+    assert (
+        mixed.code == 1 and "mixed_edit: the patch changes implementation and oracle paths" in mixed.output
+    ), mixed.output
+    assert (
+        "oracle edit: examples/orders/BUILD.bazel (owner: gate controls (declares gated targets))" in mixed.output
+    ), mixed.output
 
 
 def test_the_changed_list_skips_bazels_convenience_symlinks_and_nothing_else(tmp_path: Path):
@@ -301,5 +395,7 @@ def test_the_changed_list_skips_bazels_convenience_symlinks_and_nothing_else(tmp
     (repo.root / "bazel-out").symlink_to(tmp_path)  # what `bazel test` leaves behind, unignored
     (repo.root / "bazel-plain").symlink_to(tmp_path)
     (repo.root / "bazel-notes.txt").write_text("a file of the branch, named like one\n")
-    listed = subprocess.run([str(SOURCE / "bazel/changed-files.sh"), "HEAD"], cwd=repo.root, capture_output=True, text=True, check=True)
+    listed = subprocess.run(
+        [str(SOURCE / "bazel/changed-files.sh"), "HEAD"], cwd=repo.root, capture_output=True, text=True, check=True
+    )
     assert listed.stdout.splitlines() == ["bazel-notes.txt", "src/app.py"]

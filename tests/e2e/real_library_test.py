@@ -47,8 +47,12 @@ PYPROJECT = suite_pyproject("semver")
 def released(version: str, work: Path) -> dict[str, bytes]:
     """The `semver` package of a release, from its PyPI wheel: repository path -> bytes."""
     target = work / f"semver-{version}"
-    done = subprocess.run(["python3.11", "-m", "pip", "download", "--no-deps", "--quiet", f"semver=={version}", "-d", str(target)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        ["python3.11", "-m", "pip", "download", "--no-deps", "--quiet", f"semver=={version}", "-d", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     [wheel] = target.glob("semver-*.whl")
     with zipfile.ZipFile(wheel) as archive:
@@ -60,8 +64,16 @@ def repo(tmp_path_factory) -> GitRepo:
     work = tmp_path_factory.mktemp("semver")
     fixed, buggy = released("3.1.1", work), released("3.1.0", work)
     repo = GitRepo(work / "repo")
-    write(repo, {**fixed, "tests/properties/semver_props.py": PROPERTIES.encode(), "tests/fixtures/none.json": b"[]\n",
-                 "pyproject.toml": PYPROJECT.encode(), ".gitignore": b"/.artifacts/\n__pycache__/\n"})
+    write(
+        repo,
+        {
+            **fixed,
+            "tests/properties/semver_props.py": PROPERTIES.encode(),
+            "tests/fixtures/none.json": b"[]\n",
+            "pyproject.toml": PYPROJECT.encode(),
+            ".gitignore": b"/.artifacts/\n__pycache__/\n",
+        },
+    )
     repo.git("init", "-q", "-b", "main")
     repo.commit("semver 3.1.1, its next_version contract as a property")
     repo.git("checkout", "-q", "-b", "back-to-3.1.0")
@@ -85,8 +97,24 @@ def test_a_real_regression_the_default_search_misses_is_retained_and_blocks_ever
     # regression that landed): 20,000 examples.
     repo.git("checkout", "-q", "back-to-3.1.0")
     (repo.root / "changed.txt").write_text("src/semver/version.py\n")
-    deep = cli(repo, "gate", "--fixture", "tests/fixtures/none.json", "--generator-version", "1", "--properties", "tests/properties",
-               "--diff-paths", "changed.txt", "--max-examples", "20000", "--replays", "2", "--out", ".artifacts/deep")
+    deep = cli(
+        repo,
+        "gate",
+        "--fixture",
+        "tests/fixtures/none.json",
+        "--generator-version",
+        "1",
+        "--properties",
+        "tests/properties",
+        "--diff-paths",
+        "changed.txt",
+        "--max-examples",
+        "20000",
+        "--replays",
+        "2",
+        "--out",
+        ".artifacts/deep",
+    )
     assert deep.returncode == 1 and "regression: prop_next_version_is_greater" in deep.stdout, deep.stdout + deep.stderr
     [witness] = sorted((repo.root / ".artifacts/deep/witnesses").glob("*.json"))
     found = json.loads(witness.read_text())["payload"]

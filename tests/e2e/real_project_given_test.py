@@ -49,7 +49,10 @@ from witness_gate import witness
 PROJECT, VERSION = "hpack", "4.2.0"
 SDIST_SHA256 = "0895cfa3b5531fc65fe439c05eb65144f123bf7a394fcaa56aa423548d8e45c0"  # hpack-4.2.0.tar.gz on PyPI
 # The project's own files, unchanged: sdist path -> repository path.
-ORACLE = {"tests/test_encode_decode.py": "tests/properties/test_encode_decode.py", "tests/conftest.py": "tests/properties/conftest.py"}
+ORACLE = {
+    "tests/test_encode_decode.py": "tests/properties/test_encode_decode.py",
+    "tests/conftest.py": "tests/properties/conftest.py",
+}
 IMPL = "src/hpack/hpack.py"
 NODE = "tests/properties/test_encode_decode.py::TestEncodingProperties::test_decode_either_succeeds_or_raises_error"
 BUG_BRANCH, HONEST_BRANCH = "indexerror-again", "mask-refactor"
@@ -75,9 +78,13 @@ def released(work: Path) -> dict[str, bytes]:
                 changelog = extracted.read().decode()
     assert set(ORACLE.values()) <= set(files) and IMPL in files, sorted(files)
     # The fix this test undoes, as the release notes in the same sdist record it.
-    release_2_1_0 = " ".join(changelog[changelog.index("2.1.0 (2016-02-02)"):changelog.index("2.0.1 (2015-11-09)")].split())
-    assert ("Instead of throwing ``IndexError`` when encountering invalid encoded integers HPACK now throws "
-            "``HPACKDecodingError``.") in release_2_1_0, release_2_1_0
+    release_2_1_0 = " ".join(
+        changelog[changelog.index("2.1.0 (2016-02-02)") : changelog.index("2.0.1 (2015-11-09)")].split()
+    )
+    assert (
+        "Instead of throwing ``IndexError`` when encountering invalid encoded integers HPACK now throws "
+        "``HPACKDecodingError``."
+    ) in release_2_1_0, release_2_1_0
     return files
 
 
@@ -86,9 +93,9 @@ def without_the_2_1_0_fix(source: str) -> str:
     `try`, so running out of bytes raises IndexError again."""
     start = source.index("    try:\n        number = data[0] & mask\n")
     handler = source.index("    except IndexError as err:\n", start)
-    after = source.index("    log.debug(\"Decoded %d, consumed %d bytes\"", handler)
+    after = source.index('    log.debug("Decoded %d, consumed %d bytes"', handler)
     assert source[handler:after].strip().endswith("raise HPACKDecodingError(msg) from err"), source[handler:after]
-    loop = textwrap.indent(textwrap.dedent(source[start + len("    try:\n"):handler]), "    ")
+    loop = textwrap.indent(textwrap.dedent(source[start + len("    try:\n") : handler]), "    ")
     return source[:start] + loop + "\n" + source[after:]
 
 
@@ -96,7 +103,9 @@ def refactored(source: str) -> str:
     """An honest change to the same function: the prefix mask computed another way (equal for 1 to 8 bits)."""
     old = "    mask = (0xFF >> (8 - prefix_bits))\n"
     assert source.count(old) == 1
-    return source.replace(old, "    # The low `prefix_bits` bits of the first byte.\n    mask = (1 << prefix_bits) - 1\n")
+    return source.replace(
+        old, "    # The low `prefix_bits` bits of the first byte.\n    mask = (1 << prefix_bits) - 1\n"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -104,9 +113,17 @@ def repo(tmp_path_factory) -> GitRepo:
     work = tmp_path_factory.mktemp("hpack")
     files = released(work)
     released_impl = files[IMPL].decode()
-    return gated_repo(work / "repo", files, PYPROJECT, "hpack 4.2.0, gated by its own test_encode_decode.py", IMPL, (
-        (BUG_BRANCH, without_the_2_1_0_fix(released_impl), "decode_integer without its IndexError handler"),
-        (HONEST_BRANCH, refactored(released_impl), "compute the prefix mask with a shift")))
+    return gated_repo(
+        work / "repo",
+        files,
+        PYPROJECT,
+        "hpack 4.2.0, gated by its own test_encode_decode.py",
+        IMPL,
+        (
+            (BUG_BRANCH, without_the_2_1_0_fix(released_impl), "decode_integer without its IndexError handler"),
+            (HONEST_BRANCH, refactored(released_impl), "compute the prefix mask with a shift"),
+        ),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -123,8 +140,12 @@ def test_an_honest_refactor_of_the_decoder_passes_the_projects_own_tests(repo: G
     passed, out = review(repo, HONEST_BRANCH)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "hpack: gate pass under the base's oracle and freezes, with the head's implementation" in passed.stdout
-    assert re.search(r"hpack: pytest: 6 @given test\(s\) searched \(\d+-\d+ cases each\); plain tests \(run once; a failure " r"blocks\): "
-                     r"9 passed, 0 failed", passed.stdout), passed.stdout
+    assert re.search(
+        r"hpack: pytest: 6 @given test\(s\) searched \(\d+-\d+ cases each\); plain tests \(run once; a failure "
+        r"blocks\): "
+        r"9 passed, 0 failed",
+        passed.stdout,
+    ), passed.stdout
     gate = json.loads((out / "hpack/gate.json").read_text())
     assert (gate["verdict"], gate["witnesses"]) == ("pass", [])
 
@@ -136,11 +157,15 @@ def test_the_indexerror_hpack_2_1_0_fixed_comes_back_as_a_regression(regression)
     assert "first failure: IndexError" in blocked.stdout
     assert "data=b''" in blocked.stdout  # the failing input, as Hypothesis printed it
     # The project's own plain tests of the same contract fail too: each blocks, named with its failure.
-    assert re.search(r"pytest: 6 @given test\(s\) searched \(\d+-\d+ cases each\); plain tests \(run once; a failure blocks\): "
-                     r"7 passed, 2 failed: tests/properties/test_encode_decode.py::TestIntegerDecoding::test_decode_empty_string_fails",
-                     blocked.stdout), blocked.stdout
-    assert ("hpack: blocked: tests/properties/test_encode_decode.py::TestIntegerDecoding::test_decode_empty_string_fails: "
-            "a plain test (no @given, no state machine) failed: ") in blocked.stdout, blocked.stdout
+    assert re.search(
+        r"pytest: 6 @given test\(s\) searched \(\d+-\d+ cases each\); plain tests \(run once; a failure blocks\): "
+        r"7 passed, 2 failed: tests/properties/test_encode_decode.py::TestIntegerDecoding::test_decode_empty_string_fails",
+        blocked.stdout,
+    ), blocked.stdout
+    assert (
+        "hpack: blocked: tests/properties/test_encode_decode.py::TestIntegerDecoding::test_decode_empty_string_fails: "
+        "a plain test (no @given, no state machine) failed: "
+    ) in blocked.stdout, blocked.stdout
     assert json.loads((out / "review.json").read_text())["suites"] == {"hpack": "blocked"}
     [row] = json.loads((out / "hpack/gate.json").read_text())["witnesses"]
     assert (row["assertion_id"], row["label"], row["cause"]) == (NODE, "regression", "deterministic"), row
@@ -153,8 +178,9 @@ def test_the_indexerror_hpack_2_1_0_fixed_comes_back_as_a_regression(regression)
     assert "data=b''" in record["given"]["failing_example"], record["given"]
     # The history the replays run first: the module's tests before it, in pytest's order.
     assert record["history"][-1]["assertion_id"] == NODE
-    assert "tests/properties/test_encode_decode.py::TestIntegerDecoding::test_decode_empty_string_fails" in \
-        [entry["assertion_id"] for entry in record["history"]]
+    assert "tests/properties/test_encode_decode.py::TestIntegerDecoding::test_decode_empty_string_fails" in [
+        entry["assertion_id"] for entry in record["history"]
+    ]
 
 
 def test_a_second_search_writes_the_same_witness_byte_for_byte(repo: GitRepo, regression):
@@ -163,8 +189,24 @@ def test_a_second_search_writes_the_same_witness_byte_for_byte(repo: GitRepo, re
     repo.git("checkout", "-q", BUG_BRANCH)
     try:
         (repo.root / "changed.txt").write_text(f"{IMPL}\n")
-        again = cli(repo, "gate", "--fixture", "tests/fixtures/none.json", "--generator-version", "1", "--properties", "tests/properties",
-                    "--diff-paths", "changed.txt", "--replays", "2", "--replay-interpreters", "3", "--out", ".artifacts/again")
+        again = cli(
+            repo,
+            "gate",
+            "--fixture",
+            "tests/fixtures/none.json",
+            "--generator-version",
+            "1",
+            "--properties",
+            "tests/properties",
+            "--diff-paths",
+            "changed.txt",
+            "--replays",
+            "2",
+            "--replay-interpreters",
+            "3",
+            "--out",
+            ".artifacts/again",
+        )
     finally:
         (repo.root / "changed.txt").unlink(missing_ok=True)
         repo.git("checkout", "-q", "main")
@@ -222,8 +264,20 @@ def test_hypothesis_itself_replays_the_witness_to_the_same_input(repo: GitRepo, 
     for revision in ("main", BUG_BRANCH):
         tree = repo.root.parent / f"tree-{revision}"
         repo.git("worktree", "add", "-q", "--detach", str(tree), revision)
-        replay_env = {**runner_env(), "PYTHONPATH": os.pathsep.join([str(tree / "src"), str(tree / "tests/properties"), runner_env()["PYTHONPATH"]])}
-        done = subprocess.run([sys.executable, "-c", REUSE_ONLY, str(record)], cwd=tree, env=replay_env, capture_output=True, text=True, timeout=300)
+        replay_env = {
+            **runner_env(),
+            "PYTHONPATH": os.pathsep.join(
+                [str(tree / "src"), str(tree / "tests/properties"), runner_env()["PYTHONPATH"]]
+            ),
+        }
+        done = subprocess.run(
+            [sys.executable, "-c", REUSE_ONLY, str(record)],
+            cwd=tree,
+            env=replay_env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         seen[revision] = done.stdout
     assert seen["main"].strip() == "passed", seen

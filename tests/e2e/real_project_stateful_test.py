@@ -44,10 +44,12 @@ BUILDER_NODE = f"{MODULE}::PVectorBuilderTests::runTest"
 BUG_BRANCH, HONEST_BRANCH = "evolver-writes-through", "evolver-comment"
 PYPROJECT = suite_pyproject("pyrsistent").replace("replays = 2\n", "replays = 2\nmax-examples = 30\n")
 # The tail copy the evolver makes before its first write to it.
-COPY_ON_WRITE = ("                    if id(self._tail) not in self._dirty_nodes:\n"
-                 "                        self._tail = list(self._tail)\n"
-                 "                        self._dirty_nodes[id(self._tail)] = True\n"
-                 "                        self._cached_leafs[index >> SHIFT] = self._tail\n")
+COPY_ON_WRITE = (
+    "                    if id(self._tail) not in self._dirty_nodes:\n"
+    "                        self._tail = list(self._tail)\n"
+    "                        self._dirty_nodes[id(self._tail)] = True\n"
+    "                        self._cached_leafs[index >> SHIFT] = self._tail\n"
+)
 
 
 def released(work: Path) -> dict[str, bytes]:
@@ -75,8 +77,11 @@ def without_the_tail_copy(source: str) -> str:
 def commented(source: str) -> str:
     """An honest change to the same function: a comment on why the tail is copied."""
     assert source.count(COPY_ON_WRITE) == 1
-    return source.replace(COPY_ON_WRITE, "                    # The tail is shared with the original vector: copy it before the first write.\n"
-                          + COPY_ON_WRITE)
+    return source.replace(
+        COPY_ON_WRITE,
+        "                    # The tail is shared with the original vector: copy it before the first write.\n"
+        + COPY_ON_WRITE,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -84,18 +89,33 @@ def repo(tmp_path_factory) -> GitRepo:
     work = tmp_path_factory.mktemp("pyrsistent")
     files = released(work)
     released_impl = files[IMPL].decode()
-    return gated_repo(work / "repo", files, PYPROJECT, "pyrsistent 0.20.0, gated by its own state machines", IMPL, (
-        (BUG_BRANCH, without_the_tail_copy(released_impl), "evolver: write to the tail in place"),
-        (HONEST_BRANCH, commented(released_impl), "evolver: say why the tail is copied")))
+    return gated_repo(
+        work / "repo",
+        files,
+        PYPROJECT,
+        "pyrsistent 0.20.0, gated by its own state machines",
+        IMPL,
+        (
+            (BUG_BRANCH, without_the_tail_copy(released_impl), "evolver: write to the tail in place"),
+            (HONEST_BRANCH, commented(released_impl), "evolver: say why the tail is copied"),
+        ),
+    )
 
 
 def test_an_honest_change_to_the_evolver_passes_the_projects_own_machines(repo: GitRepo):
     passed, out = review(repo, HONEST_BRANCH)
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    assert re.search(r"pyrsistent: pytest: 0 @given test\(s\) and 2 state machine\(s\) searched \(\d+-\d+ cases each\); "
-                     r"plain tests \(run once; a failure blocks\): 1 passed, 0 failed", passed.stdout), passed.stdout
+    assert re.search(
+        r"pyrsistent: pytest: 0 @given test\(s\) and 2 state machine\(s\) searched \(\d+-\d+ cases each\); "
+        r"plain tests \(run once; a failure blocks\): 1 passed, 0 failed",
+        passed.stdout,
+    ), passed.stdout
     gate = json.loads((out / "pyrsistent/gate.json").read_text())
-    assert (gate["verdict"], gate["witnesses"], gate["pytest"]["stateful_tests"]) == ("pass", [], [BUILDER_NODE, EVOLVER_NODE]), gate
+    assert (gate["verdict"], gate["witnesses"], gate["pytest"]["stateful_tests"]) == (
+        "pass",
+        [],
+        [BUILDER_NODE, EVOLVER_NODE],
+    ), gate
 
 
 def test_an_evolver_that_writes_through_to_the_original_is_a_regression_of_its_machine(repo: GitRepo):
@@ -105,10 +125,16 @@ def test_an_evolver_that_writes_through_to_the_original_is_a_regression_of_its_m
     assert json.loads((out / "review.json").read_text())["suites"] == {"pyrsistent": "blocked"}
     rows = {row["assertion_id"]: row for row in json.loads((out / "pyrsistent/gate.json").read_text())["witnesses"]}
     assert {node: (row["label"], row["cause"]) for node, row in rows.items()} == {
-        EVOLVER_NODE: ("regression", "deterministic"), BUILDER_NODE: ("regression", "deterministic")}, rows
+        EVOLVER_NODE: ("regression", "deterministic"),
+        BUILDER_NODE: ("regression", "deterministic"),
+    }, rows
     assert all(row["failures"] == row["runs"] > 0 for row in rows.values()), rows  # each witness fails on every replay
-    paths = {witness.load(path)["assertion_id"]: path for path in (out / "pyrsistent/witnesses").glob("*.json")}  # schema, hashes, names
-    assert paths[EVOLVER_NODE].name.startswith("tests.properties.hypothesis_vector_test--PVectorEvolverBuilderTests.runTest."), paths
+    paths = {
+        witness.load(path)["assertion_id"]: path for path in (out / "pyrsistent/witnesses").glob("*.json")
+    }  # schema, hashes, names
+    assert paths[EVOLVER_NODE].name.startswith(
+        "tests.properties.hypothesis_vector_test--PVectorEvolverBuilderTests.runTest."
+    ), paths
     record = witness.load(paths[EVOLVER_NODE])
     assert (record["origin"], record["fully_shrunk"], set(record["payload"])) == ("search", True, {"choices"}), record
     # The steps Hypothesis shrank to, as it prints them: an evolver made, an item set through it, the check.

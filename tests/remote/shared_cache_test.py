@@ -67,6 +67,7 @@ def free_port() -> int:
 
 def hs256_token(secret: bytes, subject: str) -> bytes:
     """A JWT for the protected instance, signed as remote/buildgrid.yml's secret requires."""
+
     def b64(data: bytes) -> bytes:
         return base64.urlsafe_b64encode(data).rstrip(b"=")
 
@@ -96,18 +97,29 @@ def server(tmp_path_factory) -> Iterator[Server]:
     secret.write_bytes(base64.b64encode(os.urandom(32)))
     token.write_bytes(hs256_token(secret.read_bytes().strip(), "protected-ci"))
     port = free_port()
-    env = {**os.environ, "WITNESS_GATE_CACHE_PORT": str(port), "WITNESS_GATE_CACHE_DIR": str(work / "data"),
-           "WITNESS_GATE_CACHE_SECRET": str(secret)}
+    env = {
+        **os.environ,
+        "WITNESS_GATE_CACHE_PORT": str(port),
+        "WITNESS_GATE_CACHE_DIR": str(work / "data"),
+        "WITNESS_GATE_CACHE_SECRET": str(secret),
+    }
     # Installs BuildGrid into its cached venv (once per machine) and checks the config.
-    linted = subprocess.run([str(BGD), "server", "lint", str(CONFIG)], env=env, capture_output=True, text=True, timeout=900)
+    linted = subprocess.run(
+        [str(BGD), "server", "lint", str(CONFIG)], env=env, capture_output=True, text=True, timeout=900
+    )
     if linted.returncode == 3:  # CPython 3.13 absent: a skip on a developer's machine, a failure in CI
         missing(linted.stderr.strip())
     assert linted.returncode == 0, linted.stdout + linted.stderr
     log_path = work / "server.log"
     started = time.monotonic()
     with log_path.open("wb") as log:
-        process = subprocess.Popen([str(BGD), "server", "start", str(CONFIG)], env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            [str(BGD), "server", "start", str(CONFIG)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         while True:
             assert process.poll() is None, f"bgd server exited with {process.returncode}:\n{log_path.read_text()}"
@@ -116,7 +128,9 @@ def server(tmp_path_factory) -> Iterator[Server]:
                 break
             except OSError:
                 assert time.monotonic() - started < SERVER_START_TIMEOUT, (
-                    f"bgd server not listening on 127.0.0.1:{port} after {SERVER_START_TIMEOUT} " f"s:\n{log_path.read_text()}")
+                    f"bgd server not listening on 127.0.0.1:{port} after {SERVER_START_TIMEOUT} "
+                    f"s:\n{log_path.read_text()}"
+                )
                 time.sleep(0.5)
         print(f"BuildGrid listening after {time.monotonic() - started:.1f} s")
         yield Server(f"127.0.0.1:{port}", token, env)
@@ -143,12 +157,31 @@ class Machine(GitRepo):
 
     def pants_test(self) -> Run:
         started = time.monotonic()
-        done = subprocess.run(["./pants", "--no-dynamic-ui", f"--named-caches-dir={self.named_caches}", "--stats-log", *self.options,
-                               "test", "--test-output=failed", TARGET], cwd=self.root, env=self.env, capture_output=True, text=True, timeout=900)
+        done = subprocess.run(
+            [
+                "./pants",
+                "--no-dynamic-ui",
+                f"--named-caches-dir={self.named_caches}",
+                "--stats-log",
+                *self.options,
+                "test",
+                "--test-output=failed",
+                TARGET,
+            ],
+            cwd=self.root,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         output = done.stdout + done.stderr
         run = Run(done.returncode, output, counters(output), time.monotonic() - started)
-        print(f"{self.root.name}: exit {run.code} in {run.seconds:.0f} s, remote cache " f"{run.counters.get('remote_cache_requests_cached')}"
-              f"/{run.counters.get('remote_cache_requests')} hit, {run.counters.get('remote_cache_write_successes')} " "written")
+        print(
+            f"{self.root.name}: exit {run.code} in {run.seconds:.0f} s, remote cache "
+            f"{run.counters.get('remote_cache_requests_cached')}"
+            f"/{run.counters.get('remote_cache_requests')} hit, {run.counters.get('remote_cache_write_successes')} "
+            "written"
+        )
         return run
 
 
@@ -167,8 +200,13 @@ def machines(server, tmp_path_factory):
     origin.git("init", "-q", "-b", "main")
     origin.commit("the protected branch")
     store = f"--remote-store-address=grpc://{server.address}"
-    protected = ["--remote-cache-read", "--remote-cache-write", store, "--remote-instance-name=protected",
-                 f"--remote-oauth-bearer-token-path={server.token}"]
+    protected = [
+        "--remote-cache-read",
+        "--remote-cache-write",
+        store,
+        "--remote-instance-name=protected",
+        f"--remote-oauth-bearer-token-path={server.token}",
+    ]
     # The pull-request job as misconfigured as it can be: it asks to write, without the token.
     pull_request = ["--remote-cache-read", "--remote-cache-write", store, "--remote-instance-name=pull-request"]
     found = {}
@@ -184,7 +222,9 @@ def test_a_second_machine_is_served_every_green_gated_target_from_the_remote_cac
     a, b = machines["a"], machines["b"]
     cold = a.pants_test()
     assert cold.code == 0, cold.output
-    assert cold.counters["remote_cache_write_successes"] >= 1 and cold.counters["remote_cache_write_errors"] == 0, cold.counters
+    assert (
+        cold.counters["remote_cache_write_successes"] >= 1 and cold.counters["remote_cache_write_errors"] == 0
+    ), cold.counters
     warm = b.pants_test()
     assert warm.code == 0, warm.output
     assert served_remotely(warm), warm.output
@@ -202,7 +242,9 @@ def test_a_pull_request_job_reads_the_protected_results_but_cannot_write(machine
     pr = p.pants_test()
     assert pr.code == 0, pr.output
     assert pr.counters["remote_cache_requests_cached"] >= 1, pr.counters  # the read-only view reads what A wrote
-    assert pr.counters["remote_cache_write_attempts"] >= 1 and pr.counters["remote_cache_write_successes"] == 0, pr.counters
+    assert (
+        pr.counters["remote_cache_write_attempts"] >= 1 and pr.counters["remote_cache_write_successes"] == 0
+    ), pr.counters
     assert pr.counters["remote_cache_write_errors"] == pr.counters["remote_cache_write_attempts"], pr.counters
     assert "read-only" in pr.output or "not allowed" in pr.output, pr.output
     # The protected machine running the same edit finds nothing: the PR's result was never stored.
@@ -218,8 +260,9 @@ def test_the_server_refuses_a_result_written_by_a_client_without_the_protected_t
     forged, honest = hashlib.sha256(b"action P").hexdigest() + "/8", hashlib.sha256(b"action A").hexdigest() + "/8"
     for instance, token in (("pull-request", False), ("protected", False)):
         refused = server.action_cache(instance, "update", forged, result, token=token)
-        assert refused.returncode != 0 and ("not allowed" in refused.stderr + refused.stdout or "UNAUTHENTICATED" in refused.stderr + refused.stdout), (
-            instance, refused.stdout, refused.stderr)
+        assert refused.returncode != 0 and (
+            "not allowed" in refused.stderr + refused.stdout or "UNAUTHENTICATED" in refused.stderr + refused.stdout
+        ), (instance, refused.stdout, refused.stderr)
     missed = server.action_cache("protected", "get", forged, token=True)
     assert "Miss:" in missed.stdout + missed.stderr, (missed.stdout, missed.stderr)
     # The control: the protected writer's result is stored, and the read-only view serves it.
@@ -228,7 +271,9 @@ def test_the_server_refuses_a_result_written_by_a_client_without_the_protected_t
     seen = server.action_cache("pull-request", "get", honest)
     assert "Hit:" in seen.stdout + seen.stderr, (seen.stdout, seen.stderr)
     unauthenticated = server.action_cache("protected", "get", honest)
-    assert "Hit:" not in unauthenticated.stdout + unauthenticated.stderr, unauthenticated.stdout  # no token: no reads either
+    assert (
+        "Hit:" not in unauthenticated.stdout + unauthenticated.stderr
+    ), unauthenticated.stdout  # no token: no reads either
 
 
 def test_a_failing_target_is_never_served_as_a_pass(machines):
@@ -249,9 +294,16 @@ def test_a_verdict_that_can_rest_on_a_freeze_is_never_served_from_the_remote_cac
     # keeps this run green, so a cache hit would be the only way to skip the run.
     a, b = machines["a"], machines["b"]
     now = datetime.now(timezone.utc)
-    freeze = {"schema_version": 1, "assertion_id": "prop_unrelated", "fixture_digest": "0" * 64, "witness_hash": "0" * 64,
-              "failures": 1, "runs": 5, "created_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "expires_at": (now + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    freeze = {
+        "schema_version": 1,
+        "assertion_id": "prop_unrelated",
+        "fixture_digest": "0" * 64,
+        "witness_hash": "0" * 64,
+        "failures": 1,
+        "runs": 5,
+        "created_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "expires_at": (now + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
     for machine in (a, b):
         machine.git("checkout", "-q", "-f", "main")
         (machine.root / FREEZE).parent.mkdir(parents=True, exist_ok=True)

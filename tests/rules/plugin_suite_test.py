@@ -17,8 +17,16 @@ SUITE = sorted(path.name for path in HERE.glob("*_test.py") if path.name != Path
 
 def test_plugin_rule_runner_suite():
     python = os.environ.get("WITNESS_GATE_PANTS_PYTHON")
-    assert python, "WITNESS_GATE_PANTS_PYTHON is unset: run the tests through ./pants, which bootstraps that interpreter"
-    assert SUITE == ["rules_test.py", "run_rule_test.py", "suites_test.py", "target_pages_test.py", "target_types_test.py"]
+    assert (
+        python
+    ), "WITNESS_GATE_PANTS_PYTHON is unset: run the tests through ./pants, which bootstraps that interpreter"
+    assert SUITE == [
+        "rules_test.py",
+        "run_rule_test.py",
+        "suites_test.py",
+        "target_pages_test.py",
+        "target_types_test.py",
+    ]
     root = HERE.parents[1]
     result = subprocess.run(
         [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *(str(HERE / name) for name in SUITE)],

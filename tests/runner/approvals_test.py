@@ -36,17 +36,24 @@ def test_an_owner_on_the_team_approving_the_head_makes_it_mergeable():
     assert mergeable([FREEZE], [("carol", "APPROVED", HEAD)])  # an owner named as a user
 
 
-@pytest.mark.parametrize("paths, reviews, why", [
-    ([PROPS], [], "no review at all"),
-    ([PROPS], [("mallory", "APPROVED", HEAD)], "an approval by someone who owns other paths only"),
-    ([PROPS], [("alice", "APPROVED", OLD)], "an approval of an earlier commit"),
-    ([PROPS], [("dave", "APPROVED", HEAD)], "the author's own approval (dave is no owner anyway)"),
-    ([PROPS, FREEZE], [("alice", "APPROVED", HEAD)], "one path approved, the other not"),
-    ([PROPS], [("alice", "APPROVED", HEAD), ("bob", "CHANGES_REQUESTED", HEAD)], "another owner asked for changes"),
-    ([PROPS], [("bob", "CHANGES_REQUESTED", OLD), ("alice", "APPROVED", HEAD)], "an owner's request for changes, then a push"),
-    ([PROPS], [("alice", "APPROVED", HEAD), ("alice", "DISMISSED", HEAD)], "the approval was dismissed"),
-    (["tests/properties/generated/strategies.py"], [("alice", "APPROVED", HEAD)], "a path a later line un-owns"),
-])
+@pytest.mark.parametrize(
+    "paths, reviews, why",
+    [
+        ([PROPS], [], "no review at all"),
+        ([PROPS], [("mallory", "APPROVED", HEAD)], "an approval by someone who owns other paths only"),
+        ([PROPS], [("alice", "APPROVED", OLD)], "an approval of an earlier commit"),
+        ([PROPS], [("dave", "APPROVED", HEAD)], "the author's own approval (dave is no owner anyway)"),
+        ([PROPS, FREEZE], [("alice", "APPROVED", HEAD)], "one path approved, the other not"),
+        ([PROPS], [("alice", "APPROVED", HEAD), ("bob", "CHANGES_REQUESTED", HEAD)], "another owner asked for changes"),
+        (
+            [PROPS],
+            [("bob", "CHANGES_REQUESTED", OLD), ("alice", "APPROVED", HEAD)],
+            "an owner's request for changes, then a push",
+        ),
+        ([PROPS], [("alice", "APPROVED", HEAD), ("alice", "DISMISSED", HEAD)], "the approval was dismissed"),
+        (["tests/properties/generated/strategies.py"], [("alice", "APPROVED", HEAD)], "a path a later line un-owns"),
+    ],
+)
 def test_what_does_not_make_an_oracle_review_mergeable(paths, reviews, why):
     assert not mergeable(paths, reviews), why
 
@@ -87,7 +94,14 @@ def test_inputs_as_github_gives_them_and_nothing_else():
 
 def runner(repo: Repo, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-    return subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=repo.root, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "witness_gate", *args],
+        cwd=repo.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.fixture
@@ -114,8 +128,18 @@ def oracle_review(tmp_path) -> tuple[Repo, dict]:
 def approvals(repo: Repo, reviews: list, tmp_path: Path) -> subprocess.CompletedProcess:
     (tmp_path / "reviews.json").write_text(json.dumps(reviews))
     (tmp_path / "teams.json").write_text(json.dumps(TEAMS))
-    return runner(repo, "approvals", "--review", str(repo.root.parent / "out"), "--reviews", str(tmp_path / "reviews.json"),
-                  "--team-members", str(tmp_path / "teams.json"), "--author", "dave")
+    return runner(
+        repo,
+        "approvals",
+        "--review",
+        str(repo.root.parent / "out"),
+        "--reviews",
+        str(tmp_path / "reviews.json"),
+        "--team-members",
+        str(tmp_path / "teams.json"),
+        "--author",
+        "dave",
+    )
 
 
 def test_the_owners_approval_of_the_head_turns_exit_3_mergeable(oracle_review, tmp_path):
@@ -127,7 +151,9 @@ def test_the_owners_approval_of_the_head_turns_exit_3_mergeable(oracle_review, t
     assert f"unapproved: {ORACLE}: no owner approved head" in waiting.stdout
     stale = approvals(repo, [{"user": {"login": "alice"}, "state": "APPROVED", "commit_id": record["base"]}], tmp_path)
     assert stale.returncode == 1 and "@alice approved an earlier commit" in stale.stdout, stale.stdout
-    approved = approvals(repo, [{"user": {"login": "alice"}, "state": "APPROVED", "commit_id": record["head"]}], tmp_path)
+    approved = approvals(
+        repo, [{"user": {"login": "alice"}, "state": "APPROVED", "commit_id": record["head"]}], tmp_path
+    )
     assert approved.returncode == 0, approved.stdout + approved.stderr
     assert approved.stdout.splitlines()[-1] == "approvals: 2 of 2 oracle paths approved by their owners: mergeable"
 
@@ -139,4 +165,6 @@ def test_a_blocked_review_stays_blocked_whoever_approves(tmp_path):
     assert repo.review().returncode == 1
     head = repo.review_json()["head"]
     result = approvals(repo, [{"user": {"login": "alice"}, "state": "APPROVED", "commit_id": head}], tmp_path)
-    assert result.returncode == 1 and "the review is blocked: no approval makes it mergeable" in result.stdout, result.stdout
+    assert (
+        result.returncode == 1 and "the review is blocked: no approval makes it mergeable" in result.stdout
+    ), result.stdout

@@ -23,7 +23,9 @@ def test_a_process_groups_are_read_per_hierarchy():
 
 def test_swap_adds_nothing_to_the_memory_budget():
     values = cgroups.limit_values(1 << 30, 64)
-    assert values["memory.limit_in_bytes"] == values["memory.memsw.limit_in_bytes"] == values["memory.max"] == str(1 << 30)
+    assert (
+        values["memory.limit_in_bytes"] == values["memory.memsw.limit_in_bytes"] == values["memory.max"] == str(1 << 30)
+    )
     assert values["memory.swap.max"] == "0" and values["pids.max"] == "64"
 
 
@@ -41,11 +43,21 @@ def group():
 
 def launched(groups: tuple[str, ...], code: str) -> subprocess.CompletedProcess:
     """`code` run by the launcher exactly as a worker's bubblewrap is (limits, the groups)."""
-    spec = {"limits": sandbox.WORKER_LIMITS, "cgroups": list(groups), "user": None, "view_root": None, "view": [],
-            "argv": [sys.executable, "-I", "-c", code]}
+    spec = {
+        "limits": sandbox.WORKER_LIMITS,
+        "cgroups": list(groups),
+        "user": None,
+        "view_root": None,
+        "view": [],
+        "argv": [sys.executable, "-I", "-c", code],
+    }
     runner = str(Path(sandbox.__file__).resolve().parents[1])
-    return subprocess.run([sys.executable, "-I", "-S", "-B", "-c", sandbox._LAUNCH, runner, json.dumps(spec)],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-B", "-c", sandbox._LAUNCH, runner, json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 # Each child holds 48 MiB (written, so the pages are its own), well within its own address

@@ -103,8 +103,21 @@ def frozen_flake(classified_flake: tuple[SampleRepo, Run]) -> tuple[Path, dict, 
     assert result.code == 0, result.stdout + result.stderr
     [entry] = repo.report_json()["witnesses"]
     assert entry["label"] == "flake" and 0 < entry["failures"] < entry["runs"], entry
-    frozen = repo.cli("freeze", "--assertion", "prop_sometimes", "--lock", repo.lock, "--witness", str(path),
-                      "--failures", str(entry["failures"]), "--runs", str(entry["runs"]), "--expires-in-hours", "24")
+    frozen = repo.cli(
+        "freeze",
+        "--assertion",
+        "prop_sometimes",
+        "--lock",
+        repo.lock,
+        "--witness",
+        str(path),
+        "--failures",
+        str(entry["failures"]),
+        "--runs",
+        str(entry["runs"]),
+        "--expires-in-hours",
+        "24",
+    )
     assert frozen.code == 0, frozen.stderr
     return path, entry, result
 
@@ -124,9 +137,26 @@ def test_freeze_refuses_counts_classify_did_not_record(classified_flake):
     [path] = repo.witness_files()
     [entry] = repo.report_json()["witnesses"]
     runs = str(entry["runs"])
-    for failures, runs, message in [(runs, runs, "caller bug"), (str(entry["failures"] - 1), runs, "disagree with classify"), ("0", runs, "only a flake")]:
-        result = repo.cli("freeze", "--assertion", "prop_sometimes", "--lock", repo.lock, "--witness", str(path),
-                          "--failures", failures, "--runs", runs, "--expires-in-hours", "24")
+    for failures, runs, message in [
+        (runs, runs, "caller bug"),
+        (str(entry["failures"] - 1), runs, "disagree with classify"),
+        ("0", runs, "only a flake"),
+    ]:
+        result = repo.cli(
+            "freeze",
+            "--assertion",
+            "prop_sometimes",
+            "--lock",
+            repo.lock,
+            "--witness",
+            str(path),
+            "--failures",
+            failures,
+            "--runs",
+            runs,
+            "--expires-in-hours",
+            "24",
+        )
         assert result.code == 2, (failures, result.stdout)
         assert message in result.stderr
         assert not (repo.root / ".artifacts/freeze.json").exists()
@@ -136,7 +166,17 @@ def test_freeze_refuses_expiry_beyond_the_maximum_and_another_assertion(classifi
     repo = classified_flake[0]
     [path] = repo.witness_files()
     [entry] = repo.report_json()["witnesses"]
-    base = ["freeze", "--lock", repo.lock, "--witness", str(path), "--failures", str(entry["failures"]), "--runs", str(entry["runs"])]
+    base = [
+        "freeze",
+        "--lock",
+        repo.lock,
+        "--witness",
+        str(path),
+        "--failures",
+        str(entry["failures"]),
+        "--runs",
+        str(entry["runs"]),
+    ]
     assert "between 1 and 168" in repo.cli(*base, "--assertion", "prop_sometimes", "--expires-in-hours", "169").stderr
     assert "between 1 and 168" in repo.cli(*base, "--assertion", "prop_sometimes", "--expires-in-hours", "0").stderr
     assert "not 'prop_other'" in repo.cli(*base, "--assertion", "prop_other", "--expires-in-hours", "1").stderr
@@ -145,8 +185,21 @@ def test_freeze_refuses_expiry_beyond_the_maximum_and_another_assertion(classifi
 def test_regression_cannot_be_frozen(classified_regression):
     repo = classified_regression
     [path] = repo.witness_files()
-    result = repo.cli("freeze", "--assertion", "prop_order_total_non_negative", "--lock", repo.lock, "--witness", str(path),
-                      "--failures", "60", "--runs", "60", "--expires-in-hours", "24")
+    result = repo.cli(
+        "freeze",
+        "--assertion",
+        "prop_order_total_non_negative",
+        "--lock",
+        repo.lock,
+        "--witness",
+        str(path),
+        "--failures",
+        "60",
+        "--runs",
+        "60",
+        "--expires-in-hours",
+        "24",
+    )
     assert result.code == 2
     assert not (repo.root / ".artifacts/freeze.json").exists()
 
@@ -238,8 +291,21 @@ def test_freeze_replays_the_witness_and_refuses_a_report_edited_by_hand(classifi
     report["witnesses"][0].update(label="flake", failures=23, runs=30, cause="random_seed")
     report.update(verdict="pass", exit_code=0)
     repo.report.write_text(json.dumps(report))
-    result = repo.cli("freeze", "--assertion", "prop_order_total_non_negative", "--lock", repo.lock, "--witness", str(path),
-                      "--failures", "23", "--runs", "30", "--expires-in-hours", "24")
+    result = repo.cli(
+        "freeze",
+        "--assertion",
+        "prop_order_total_non_negative",
+        "--lock",
+        repo.lock,
+        "--witness",
+        str(path),
+        "--failures",
+        "23",
+        "--runs",
+        "30",
+        "--expires-in-hours",
+        "24",
+    )
     assert result.code == 2, result.stdout + result.stderr
     assert "replaying the witness does not confirm the report" in result.stderr and "regression 60/60" in result.stderr
     assert not (repo.root / ".artifacts/freeze.json").exists()
@@ -248,8 +314,17 @@ def test_freeze_replays_the_witness_and_refuses_a_report_edited_by_hand(classifi
 def test_verify_passes_an_honest_flake_and_its_freeze(classified_flake):
     repo = classified_flake[0]
     path, _, _ = frozen_flake(classified_flake)
-    result = repo.cli("verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt",
-                      "--freeze", ".artifacts/freeze.json")
+    result = repo.cli(
+        "verify",
+        "--lock",
+        repo.lock,
+        "--witnesses",
+        ".artifacts/witnesses",
+        "--diff-paths",
+        "changed.txt",
+        "--freeze",
+        ".artifacts/freeze.json",
+    )
     assert result.code == 0, result.stdout + result.stderr
     # Every check ran and held: the replay and the freeze are checked, not skipped.
     checks = [line.split(": ", 2) for line in result.stdout.splitlines()]
@@ -271,15 +346,28 @@ def test_verify_as_of_a_later_time_shows_the_freeze_expire_without_touching_its_
     expires = datetime.fromisoformat(freeze["expires_at"].replace("Z", "+00:00"))
 
     def verify_as_of(moment: str) -> Run:
-        return repo.cli("verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt",
-                        "--freeze", ".artifacts/freeze.json", "--as-of", moment)
+        return repo.cli(
+            "verify",
+            "--lock",
+            repo.lock,
+            "--witnesses",
+            ".artifacts/witnesses",
+            "--diff-paths",
+            "changed.txt",
+            "--freeze",
+            ".artifacts/freeze.json",
+            "--as-of",
+            moment,
+        )
 
     held = verify_as_of((expires - timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ"))
     assert held.code == 0 and "ok: freeze freeze.json" in held.stdout, held.stdout + held.stderr
     later = (expires + timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
     lapsed = verify_as_of(later)
     assert lapsed.code == 1, lapsed.stdout + lapsed.stderr
-    assert f"FAIL: freeze freeze.json: expires at {freeze['expires_at']}, before {later}" in lapsed.stdout, lapsed.stdout
+    assert (
+        f"FAIL: freeze freeze.json: expires at {freeze['expires_at']}, before {later}" in lapsed.stdout
+    ), lapsed.stdout
     # Never back in time (an expired freeze cannot be made to hold), and never a time without its zone.
     earlier = verify_as_of("2020-01-01T00:00:00Z")
     assert earlier.code == 2 and "--as-of 2020-01-01T00:00:00Z is before now" in earlier.stderr, earlier.stderr
@@ -293,7 +381,9 @@ def test_verify_replays_the_witness_and_fails_a_report_edited_by_hand(classified
     report = repo.report_json()
     report["witnesses"][0].update(label="flake", failures=23, runs=30, cause="random_seed")
     repo.report.write_text(json.dumps(report))
-    result = repo.cli("verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
+    result = repo.cli(
+        "verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt"
+    )
     assert result.code == 1, result.stdout + result.stderr
     # The label table alone would accept 23/30 as a flake; the replay does not.
     assert "FAIL: replay" in result.stdout and "replay gave regression 60/60" in result.stdout, result.stdout
@@ -304,10 +394,14 @@ def test_verify_replays_with_the_reports_import_paths_and_says_when_they_load_no
     # with that, not this checkout's pyproject.toml, and a replay that loads nothing is named.
     repo = classified_regression
     repo.edit("pyproject.toml", 'import-paths = ["src"]\n', 'import-paths = ["tests"]\n')
-    honest = repo.cli("verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
+    honest = repo.cli(
+        "verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt"
+    )
     assert honest.code == 0, honest.stdout + honest.stderr
     report = repo.report_json()
     repo.report.write_text(json.dumps({**report, "import_paths": ["tests"]}))
-    moved = repo.cli("verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
+    moved = repo.cli(
+        "verify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt"
+    )
     assert moved.code == 1 and "could not load the property module" in moved.stdout, moved.stdout + moved.stderr
     assert "Traceback" not in moved.stderr

@@ -25,7 +25,7 @@ import datetime
 def invoice_date(timestamp: int) -> str:
     return datetime.datetime.fromtimestamp(timestamp).date().isoformat()  # the bug: local time
 '''
-INVOICE_PROPS = '''import datetime
+INVOICE_PROPS = """import datetime
 
 from hypothesis import strategies as st
 
@@ -36,7 +36,7 @@ from orders_app.invoice import invoice_date
 @witness_gate.property(payloads=st.integers(0, 2_000_000_000))
 def prop_invoice_date_is_the_utc_day(timestamp: int) -> bool:
     return invoice_date(timestamp) == datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc).date().isoformat()
-'''  # noqa: E501 (test data: a source file, as written)
+"""  # noqa: E501 (test data: a source file, as written)
 TAX = '''"""Sales tax in cents; the region's table is chosen once, from the deployment's environment."""
 import os
 
@@ -49,7 +49,7 @@ def tax(cents: int) -> int:
         return cents * NUMERATOR // 1000  # the bug: the US branch divides by ten too many
     return cents * NUMERATOR // DENOMINATOR
 '''
-TAX_PROPS = '''from hypothesis import strategies as st
+TAX_PROPS = """from hypothesis import strategies as st
 
 import witness_gate
 from orders_app.tax import DENOMINATOR, NUMERATOR, tax
@@ -58,26 +58,57 @@ from orders_app.tax import DENOMINATOR, NUMERATOR, tax
 @witness_gate.property(payloads=st.integers(0, 10**9))
 def prop_tax_is_the_rate_rounded_down(cents: int) -> bool:
     return tax(cents) == cents * NUMERATOR // DENOMINATOR
-'''
+"""
 NEW_YORK = "TZ=America/New_York"
 # A valid witness (payload 0) to put a condition in.
 WITNESS_TEMPLATE = {
-    "assertion_id": "prop_x", "evidence": {"exception_type": None, "kind": "returned_false", "message": "property returned False"},
-    "expect": "accept", "fixture_digest": "37517e5f3dc66819f61f5a7bb8ace1921282415f10551d2defa5c3eb0985b570", "fully_shrunk": True,
-    "generator_version": 1, "hash_secret": 3423413228, "history": [], "hypothesis_version": "6.170.17", "origin": "search", "payload": 0,
-    "property": {"line": 9, "path": "tests/properties/x_props.py", "sha256": "999716f2cd3a2cfb01e6ee7a026d4b0ba8e25ca2a3f019f81f2872ee6e5670b1"},
-    "random_seed": 805436621104459142, "schema_version": 2, "seed": 14517584434129230248,
-    "unshrunk": {"history": [], "payload": 0, "random_seed": 805436621104459142,
-                 "witness_hash": "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9"},
+    "assertion_id": "prop_x",
+    "evidence": {"exception_type": None, "kind": "returned_false", "message": "property returned False"},
+    "expect": "accept",
+    "fixture_digest": "37517e5f3dc66819f61f5a7bb8ace1921282415f10551d2defa5c3eb0985b570",
+    "fully_shrunk": True,
+    "generator_version": 1,
+    "hash_secret": 3423413228,
+    "history": [],
+    "hypothesis_version": "6.170.17",
+    "origin": "search",
+    "payload": 0,
+    "property": {
+        "line": 9,
+        "path": "tests/properties/x_props.py",
+        "sha256": "999716f2cd3a2cfb01e6ee7a026d4b0ba8e25ca2a3f019f81f2872ee6e5670b1",
+    },
+    "random_seed": 805436621104459142,
+    "schema_version": 2,
+    "seed": 14517584434129230248,
+    "unshrunk": {
+        "history": [],
+        "payload": 0,
+        "random_seed": 805436621104459142,
+        "witness_hash": "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
+    },
     "witness_hash": "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9",
 }
 
 
 def gate(repo: SampleRepo, out: str, *conditions_declared: str):
     (repo.root / "changed.txt").write_text("src/orders_app/pricing.py\n")
-    return repo.cli("gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--properties", "tests/properties",
-                    "--out", out, "--diff-paths", "changed.txt", "--replays", "2",
-                    *(arg for condition in conditions_declared for arg in ("--condition", condition)))
+    return repo.cli(
+        "gate",
+        "--fixture",
+        "tests/fixtures/orders.json",
+        "--generator-version",
+        "3",
+        "--properties",
+        "tests/properties",
+        "--out",
+        out,
+        "--diff-paths",
+        "changed.txt",
+        "--replays",
+        "2",
+        *(arg for condition in conditions_declared for arg in ("--condition", condition)),
+    )
 
 
 def witness_of(repo: SampleRepo, out: str) -> tuple[str, bytes]:
@@ -107,8 +138,17 @@ def test_a_local_time_bug_passes_the_defaults_and_is_a_regression_where_it_is_de
     assert witness_of(repo, "out-again") == (name, data)  # the same witness, byte for byte
 
     # A reviewer's replay runs under the witness's own condition too.
-    verified = repo.cli("verify", "--lock", "out-declared/fixture.lock", "--witnesses", "out-declared/witnesses",
-                        "--report", "out-declared/classification.json", "--diff-paths", "changed.txt")
+    verified = repo.cli(
+        "verify",
+        "--lock",
+        "out-declared/fixture.lock",
+        "--witnesses",
+        "out-declared/witnesses",
+        "--report",
+        "out-declared/classification.json",
+        "--diff-paths",
+        "changed.txt",
+    )
     assert verified.code == 0, verified.stdout + verified.stderr
     assert f"ok: replay {name}" in verified.stdout, verified.stdout
 
@@ -144,25 +184,28 @@ def test_a_time_zone_the_machine_lacks_blocks_rather_than_falling_back_to_utc(re
     assert "condition TZ=America/Atlantis: no such time zone on this machine" in result.stdout
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("LD_PRELOAD=/tmp/x.so", "decides what the interpreter or a library loads"),
-    ("PYTHONPATH=/tmp", "decides what the interpreter or a library loads"),
-    ("PATH=/tmp", "decides what the interpreter or a library loads"),
-    ("HYPOTHESIS_PROFILE=ci", "decides what the interpreter or a library loads"),
-    # Seen loading a shared object of the tree into every worker (an OpenSSL provider).
-    ("OPENSSL_CONF=src/evil.cnf", "decides what the interpreter or a library loads"),
-    ("GCONV_PATH=src", "decides what the interpreter or a library loads"),
-    # Seen making a declared time zone or locale quietly fall back to UTC or C.
-    ("TZDIR=/nonexistent", "or where it looks files up"),
-    ("LOCPATH=/nonexistent", "or where it looks files up"),
-    ("tz=UTC", "upper-case letters"),
-    ("TZ", "write NAME=VALUE"),
-    ("TZ=UTC TZ=Europe/Paris", "set twice"),
-    ("PYTHONHASHSEED=-1", "integer from 0 to 4294967295"),
-    ("PYTHONHASHSEED=4294967296", "integer from 0 to 4294967295"),
-    ("TZ=../../etc/passwd", "name a time zone"),
-    ("TZ=:/etc/localtime", "name a time zone"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("LD_PRELOAD=/tmp/x.so", "decides what the interpreter or a library loads"),
+        ("PYTHONPATH=/tmp", "decides what the interpreter or a library loads"),
+        ("PATH=/tmp", "decides what the interpreter or a library loads"),
+        ("HYPOTHESIS_PROFILE=ci", "decides what the interpreter or a library loads"),
+        # Seen loading a shared object of the tree into every worker (an OpenSSL provider).
+        ("OPENSSL_CONF=src/evil.cnf", "decides what the interpreter or a library loads"),
+        ("GCONV_PATH=src", "decides what the interpreter or a library loads"),
+        # Seen making a declared time zone or locale quietly fall back to UTC or C.
+        ("TZDIR=/nonexistent", "or where it looks files up"),
+        ("LOCPATH=/nonexistent", "or where it looks files up"),
+        ("tz=UTC", "upper-case letters"),
+        ("TZ", "write NAME=VALUE"),
+        ("TZ=UTC TZ=Europe/Paris", "set twice"),
+        ("PYTHONHASHSEED=-1", "integer from 0 to 4294967295"),
+        ("PYTHONHASHSEED=4294967296", "integer from 0 to 4294967295"),
+        ("TZ=../../etc/passwd", "name a time zone"),
+        ("TZ=:/etc/localtime", "name a time zone"),
+    ],
+)
 def test_what_cannot_be_declared_is_refused_with_the_reason(text: str, problem: str):
     with pytest.raises(WitnessGateError, match=problem):
         conditions.parse(text, "--condition")
@@ -171,18 +214,26 @@ def test_what_cannot_be_declared_is_refused_with_the_reason(text: str, problem: 
 def test_a_locale_the_machine_lacks_blocks_even_when_it_is_not_lc_all(repo: SampleRepo):
     # The workers' fixed LC_ALL would override a declared LANG or LC_NUMERIC: the condition
     # would name one locale and test C.UTF-8.
-    assert conditions.apply({"LC_ALL": "C.UTF-8", "TZ": "UTC"}, {"LANG": "xx_YY.UTF-8"}) == {"TZ": "UTC", "LANG": "xx_YY.UTF-8"}
+    assert conditions.apply({"LC_ALL": "C.UTF-8", "TZ": "UTC"}, {"LANG": "xx_YY.UTF-8"}) == {
+        "TZ": "UTC",
+        "LANG": "xx_YY.UTF-8",
+    }
     repo.only_property("invoice", INVOICE, INVOICE_PROPS)
     for declared in ("LANG=xx_YY.UTF-8", "LC_NUMERIC=xx_YY.UTF-8"):
         result = gate(repo, "out", declared)
-        assert result.code == 1 and f"condition {declared}: this machine has no such locale" in result.stdout, result.stdout + result.stderr
+        assert result.code == 1 and f"condition {declared}: this machine has no such locale" in result.stdout, (
+            result.stdout + result.stderr
+        )
 
 
 def test_a_witness_whose_condition_no_declaration_could_say_is_refused(tmp_path):
     from witness_gate import witness
 
-    for condition, problem in [({"PYTHONHASHSEED": "x"}, "PYTHONHASHSEED"), ({"PYTHONHASHSEED": "4294967296"}, "integer from 0 to 4294967295"),
-                               ({"TZ": "/etc/localtime"}, "name a time zone")]:
+    for condition, problem in [
+        ({"PYTHONHASHSEED": "x"}, "PYTHONHASHSEED"),
+        ({"PYTHONHASHSEED": "4294967296"}, "integer from 0 to 4294967295"),
+        ({"TZ": "/etc/localtime"}, "name a time zone"),
+    ]:
         path = tmp_path / "prop_x.5feceb66ffc8.json"
         path.write_text(json.dumps({**WITNESS_TEMPLATE, "condition": condition}))
         with pytest.raises(WitnessGateError, match=problem):
@@ -203,7 +254,9 @@ def test_a_matrix_is_ordered_unique_and_small():
 
 def test_a_search_salt_that_is_not_one_word_is_refused(repo: SampleRepo):
     refused = repo.pin("--search-salt", "a b")
-    assert refused.code == 2 and "--search-salt 'a b': 1 to 128 letters, digits and . _ -" in refused.stderr, refused.stderr
+    assert (
+        refused.code == 2 and "--search-salt 'a b': 1 to 128 letters, digits and . _ -" in refused.stderr
+    ), refused.stderr
 
 
 def test_replays_vary_hash_randomization_off_among_their_secrets_unless_a_condition_fixes_one():
@@ -219,8 +272,12 @@ def test_review_searches_under_the_conditions_the_base_declares(tmp_path):
 
     repo = review_repo(tmp_path)
     repo.git("checkout", "-q", "main")
-    (repo.root / "src/orders_app/tax.py").write_text(TAX.replace("cents * NUMERATOR // 1000  # the bug: the US branch divides by ten too many",
-                                                                 "cents * NUMERATOR // DENOMINATOR"))
+    (repo.root / "src/orders_app/tax.py").write_text(
+        TAX.replace(
+            "cents * NUMERATOR // 1000  # the bug: the US branch divides by ten too many",
+            "cents * NUMERATOR // DENOMINATOR",
+        )
+    )
     (repo.root / "tests/properties/tax_props.py").write_text(TAX_PROPS)
     repo.edit("pyproject.toml", "replays = 2\n", 'replays = 2\nconditions = [{}, {SHOP_REGION = "US"}]\n')
     repo.commit("base: a tax table per region, both regions declared")

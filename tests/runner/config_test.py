@@ -7,7 +7,10 @@ import pytest
 from witness_gate.config import parse_config
 from witness_gate.errors import WitnessGateError
 
-SUITE = b'[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = ' b'3\nproperties = ["tests/properties"]\n'
+SUITE = (
+    b'[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = '
+    b'3\nproperties = ["tests/properties"]\n'
+)
 
 
 def test_a_suite_declares_its_oracle_dependencies():
@@ -20,7 +23,7 @@ def test_a_suite_declares_its_oracle_dependencies():
     "extra, message",
     [
         (b'oracle-dependencies = "tests/strategies"\n', "oracle-dependencies must be a list"),
-        (b'oracle-dependencies = [3]\n', "oracle-dependencies must be a list of paths"),
+        (b"oracle-dependencies = [3]\n", "oracle-dependencies must be a list of paths"),
         (b'oracle-dependencies = ["../outside"]\n', "not normalized"),
         (b'oracle-dependencies = ["src"]\n', "'src' is declared both implementation and oracle"),
     ],
@@ -42,13 +45,18 @@ def test_a_suite_name_that_is_not_one_folder_is_refused(name: str):
     "table, message",
     [
         (b'per-change-search = "yes"\n', "per-change-search must be true or false"),
-        (b'corpus-dir = 3\n', "corpus-dir must be a string"),
+        (b"corpus-dir = 3\n", "corpus-dir must be a string"),
         (b'corpus-dir = "../elsewhere"\n', "not normalized"),
         (b'requirements = ["a.txt"]\n', "requirements must be a string"),
         (b'requirements = "/etc/requirements.txt"\n', "absolute path"),
     ],
-    ids=["per-change-search not a boolean", "corpus-dir not a string", "corpus-dir outside the repository", "requirements not a string",
-         "requirements outside the repository"],
+    ids=[
+        "per-change-search not a boolean",
+        "corpus-dir not a string",
+        "corpus-dir outside the repository",
+        "requirements not a string",
+        "requirements outside the repository",
+    ],
 )
 def test_bad_corpus_and_search_settings_are_refused(table: bytes, message: str):
     with pytest.raises(WitnessGateError, match=message):

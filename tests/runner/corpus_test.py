@@ -25,10 +25,12 @@ TAX = '''"""Sales tax in cents, rounded down."""
 def tax(cents: int) -> int:
     return cents * 7 // 100
 '''
-TAX_BUG = ("    return cents * 7 // 100\n",
-           "    if cents % 1000 == 999:  # a \"psychological price\" branch that adds a cent\n"
-           "        return cents * 7 // 100 + 1\n    return cents * 7 // 100\n")
-TAX_PROPS = '''from hypothesis import strategies as st
+TAX_BUG = (
+    "    return cents * 7 // 100\n",
+    '    if cents % 1000 == 999:  # a "psychological price" branch that adds a cent\n'
+    "        return cents * 7 // 100 + 1\n    return cents * 7 // 100\n",
+)
+TAX_PROPS = """from hypothesis import strategies as st
 
 import witness_gate
 from orders_app.tax import tax
@@ -37,7 +39,7 @@ from orders_app.tax import tax
 @witness_gate.property(payloads=st.integers(0, 10**6))
 def prop_tax_is_seven_percent_rounded_down(cents: int) -> bool:
     return tax(cents) == cents * 7 // 100
-'''
+"""
 CORPUS = ".witness-gate/corpus"
 CHANGED = "src/orders_app/tax.py"
 
@@ -49,8 +51,22 @@ def gate(repo: SampleRepo, out: str, *extra: str):
     (repo.root / "changed.txt").write_text(f"{CHANGED}\n")
     if not (repo.root / FIXTURE).exists():
         repo.write(FIXTURE, "[]\n")
-    return repo.cli("gate", "--fixture", FIXTURE, "--generator-version", "1", "--properties", "tests/properties",
-                    "--out", out, "--diff-paths", "changed.txt", "--replays", "2", *extra)
+    return repo.cli(
+        "gate",
+        "--fixture",
+        FIXTURE,
+        "--generator-version",
+        "1",
+        "--properties",
+        "tests/properties",
+        "--out",
+        out,
+        "--diff-paths",
+        "changed.txt",
+        "--replays",
+        "2",
+        *extra,
+    )
 
 
 def deep_witness(repo: SampleRepo) -> Path:
@@ -107,7 +123,9 @@ def test_a_bug_the_default_search_misses_is_retained_and_blocks_every_later_run(
     assert f"corpus: 1 retained witness(es) replayed and held: {witness.name}" in fixed.stdout
     record = json.loads((missed.root / "fixed/gate.json").read_text())
     schemas.validate("gate", record, "gate.json")
-    schemas.validate("report", json.loads((missed.root / "fixed/classification.json").read_text()), "classification.json")
+    schemas.validate(
+        "report", json.loads((missed.root / "fixed/classification.json").read_text()), "classification.json"
+    )
     assert [row["file"] for row in record["corpus"]] == [witness.name] and record["witnesses"] == []
 
 
@@ -116,15 +134,24 @@ def test_retaining_is_idempotent_and_never_overwrites_another_entry(missed: Samp
     assert missed.cli("retain", "--witness", str(witness)).code == 0
     again = missed.cli("retain", "--witness", str(witness))
     assert again.code == 0 and "already holds this witness" in again.stdout
-    (missed.root / CORPUS / witness.name).write_text((missed.root / CORPUS / witness.name).read_text().replace('"payload": 999', '"payload": 998'))
+    (missed.root / CORPUS / witness.name).write_text(
+        (missed.root / CORPUS / witness.name).read_text().replace('"payload": 999', '"payload": 998')
+    )
     refused = missed.cli("retain", "--witness", str(witness))
     assert refused.code == 2 and "a different corpus entry already has this name" in refused.stderr
 
 
-@pytest.mark.parametrize("change, problem", [
-    (lambda repo: repo.write("tests/properties/tax_props.py", TAX_PROPS + "# reworded\n"), "its property module tests/properties/tax_props.py changed"),
-    (lambda repo: repo.write(FIXTURE, "[ ]\n"), "recorded under fixture"),
-], ids=["property module", "fixture"])
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (
+            lambda repo: repo.write("tests/properties/tax_props.py", TAX_PROPS + "# reworded\n"),
+            "its property module tests/properties/tax_props.py changed",
+        ),
+        (lambda repo: repo.write(FIXTURE, "[ ]\n"), "recorded under fixture"),
+    ],
+    ids=["property module", "fixture"],
+)
 def test_an_entry_that_cannot_be_replayed_as_found_blocks_and_says_why(missed: SampleRepo, change, problem: str):
     witness = found(missed)
     assert missed.cli("retain", "--witness", str(witness)).code == 0
@@ -137,10 +164,14 @@ def test_an_entry_that_cannot_be_replayed_as_found_blocks_and_says_why(missed: S
 def test_an_entry_named_like_a_failure_this_run_found_does_not_make_that_failure_held(repo: SampleRepo):
     # 7 fails only while Hypothesis drives the call (a failure the replays never see): this
     # run's witness is not_reproduced (exit 4), whatever a corpus entry of the same name says.
-    seven = ('def accepts(n: int) -> bool:\n    from hypothesis.control import currently_in_test_context\n'
-             '    return not (n == 7 and currently_in_test_context())\n')
-    props = ("from hypothesis import strategies as st\n\nimport witness_gate\nfrom orders_app.tax import accepts\n\n\n"
-             "@witness_gate.property(payloads=st.integers(0, 10))\ndef prop_seven(n: int) -> bool:\n    return accepts(n)\n")
+    seven = (
+        "def accepts(n: int) -> bool:\n    from hypothesis.control import currently_in_test_context\n"
+        "    return not (n == 7 and currently_in_test_context())\n"
+    )
+    props = (
+        "from hypothesis import strategies as st\n\nimport witness_gate\nfrom orders_app.tax import accepts\n\n\n"
+        "@witness_gate.property(payloads=st.integers(0, 10))\ndef prop_seven(n: int) -> bool:\n    return accepts(n)\n"
+    )
     repo.only_property("tax", "def accepts(n: int) -> bool:\n    return n != 7\n", props)
     always = gate(repo, "always")
     assert always.code == 1, always.stdout + always.stderr
@@ -154,12 +185,16 @@ def test_an_entry_named_like_a_failure_this_run_found_does_not_make_that_failure
 
 
 @pytest.mark.parametrize("link_to", ["elsewhere", "nowhere"], ids=["a symlink", "a dangling symlink"])
-def test_a_corpus_directory_that_is_a_link_is_refused_never_read_as_empty(missed: SampleRepo, tmp_path: Path, link_to: str):
+def test_a_corpus_directory_that_is_a_link_is_refused_never_read_as_empty(
+    missed: SampleRepo, tmp_path: Path, link_to: str
+):
     (tmp_path / "elsewhere").mkdir()
     (missed.root / CORPUS).parent.mkdir(parents=True, exist_ok=True)
     (missed.root / CORPUS).symlink_to(tmp_path / link_to)
     result = gate(missed, "out")
-    assert result.code == 2 and "corpus directory is not a plain directory" in result.stderr, result.stdout + result.stderr
+    assert result.code == 2 and "corpus directory is not a plain directory" in result.stderr, (
+        result.stdout + result.stderr
+    )
 
 
 def test_a_malformed_entry_is_refused(missed: SampleRepo):
@@ -182,7 +217,11 @@ def reviewed(tmp_path: Path) -> Repo:
     witness = deep_witness(scratch)
     assert scratch.cli("retain", "--witness", str(witness)).code == 0
     scratch.edit(CHANGED, TAX_BUG[1], TAX_BUG[0])
-    repo.edit("pyproject.toml", 'fixture = "tests/fixtures/orders.json"\ngenerator-version = 3', f'fixture = "{FIXTURE}"\ngenerator-version = 1')
+    repo.edit(
+        "pyproject.toml",
+        'fixture = "tests/fixtures/orders.json"\ngenerator-version = 3',
+        f'fixture = "{FIXTURE}"\ngenerator-version = 1',
+    )
     shutil.rmtree(repo.root / "deep")
     (repo.root / "changed.txt").unlink()
     repo.commit("base: sales tax, with the input a deep search once found retained")
@@ -206,7 +245,10 @@ def test_renaming_a_property_module_cannot_leave_its_corpus_entries_behind(revie
     reviewed.commit("rename the property module")
     result = reviewed.review()
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "its property module tests/properties/tax_props.py is not in the tree: it would never be replayed" in result.stdout
+    assert (
+        "its property module tests/properties/tax_props.py is not in the tree: it would never be replayed"
+        in result.stdout
+    )
 
 
 def test_removing_a_corpus_entry_is_an_oracle_edit_and_with_the_bug_a_mixed_edit(reviewed: Repo):

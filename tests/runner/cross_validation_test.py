@@ -42,9 +42,17 @@ def produce_artifacts(repo: SampleRepo) -> list[tuple[str, Path]]:
     shutil.copytree(repo.root / ".artifacts/gate", repo.root / "collected/flake")
     produce_review(repo.root / "review-repo", repo.root / "collected/review")
     # The plugin's goal runs under Pants (tests/rules/suites_test.py); its document for the example, as it prints it.
-    (repo.root / "collected/suites.json").write_text(json.dumps(graph_document("0" * 40), sort_keys=True, separators=(",", ":")) + "\n")
-    kinds = {"fixture.lock": "lock", "classification.json": "report", "gate.json": "gate", "freeze.json": "freeze", "review.json": "review",
-             "suites.json": "suites"}
+    (repo.root / "collected/suites.json").write_text(
+        json.dumps(graph_document("0" * 40), sort_keys=True, separators=(",", ":")) + "\n"
+    )
+    kinds = {
+        "fixture.lock": "lock",
+        "classification.json": "report",
+        "gate.json": "gate",
+        "freeze.json": "freeze",
+        "review.json": "review",
+        "suites.json": "suites",
+    }
     for path in sorted((repo.root / "collected").rglob("*.json")) + sorted((repo.root / "collected").rglob("*.lock")):
         produced.append(("witness" if path.parent.name == "witnesses" else kinds[path.name], path))
     return produced
@@ -55,7 +63,12 @@ def produce_review(root: Path, out: Path) -> None:
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD"))
 
     def git(*args: str) -> None:
-        subprocess.run(["git", "-c", "user.email=x@witness-gate", "-c", "user.name=x", *args], cwd=root, check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-c", "user.email=x@witness-gate", "-c", "user.name=x", *args],
+            cwd=root,
+            check=True,
+            capture_output=True,
+        )
 
     git("init", "-q", "-b", "main")
     git("add", "-A")
@@ -65,8 +78,13 @@ def produce_review(root: Path, out: Path) -> None:
     pricing.write_text(pricing.read_text().replace(*BUG))
     git("commit", "-q", "-am", "bug")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-    done = subprocess.run([sys.executable, "-m", "witness_gate", "review", "--base", "main", "--head", "patch", "--out", str(out)],
-                          cwd=root, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "witness_gate", "review", "--base", "main", "--head", "patch", "--out", str(out)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
 
 
@@ -83,7 +101,10 @@ def broken_copies(schema: str, path: Path, out_dir: Path) -> list[tuple[str, Pat
     if "expires_at" in record:
         variants["bad_time"] = {**copy.deepcopy(record), "expires_at": "tomorrow"}
     if schema == "suites":  # the path and name patterns' lookaheads, which each engine compiles its own way
-        for label, key, value in [("dot_segment", "fixture", "tests/../fixtures/orders.json"), ("path_name", "name", "../escape")]:
+        for label, key, value in [
+            ("dot_segment", "fixture", "tests/../fixtures/orders.json"),
+            ("path_name", "name", "../escape"),
+        ]:
             variants[label] = copy.deepcopy(record)
             variants[label]["suites"][0][key] = value
     stem = f"{path.parent.name}-{path.name}"
@@ -113,7 +134,9 @@ def assert_exit_code(tool: str, done: subprocess.CompletedProcess, verdicts: dic
     """A validator's exit status must say what its output says: 0 when every file is valid,
     1 when one is not (anything else is the tool failing, not judging)."""
     expected = 0 if all(verdicts.values()) else 1
-    assert done.returncode == expected, f"{tool} exited {done.returncode}, its output says {expected}: {done.stderr[-2000:]}"
+    assert (
+        done.returncode == expected
+    ), f"{tool} exited {done.returncode}, its output says {expected}: {done.stderr[-2000:]}"
 
 
 def by_check_jsonschema(files: list[tuple[str, Path]], schema_dir: Path) -> dict[str, bool]:
@@ -123,8 +146,18 @@ def by_check_jsonschema(files: list[tuple[str, Path]], schema_dir: Path) -> dict
     verdicts = {}
     for schema, paths in grouped.items():
         done = subprocess.run(
-            [sys.executable, "-m", "check_jsonschema", "-o", "json", "--schemafile", str(schema_dir / f"{schema}.schema.json"), *paths],
-            capture_output=True, text=True,
+            [
+                sys.executable,
+                "-m",
+                "check_jsonschema",
+                "-o",
+                "json",
+                "--schemafile",
+                str(schema_dir / f"{schema}.schema.json"),
+                *paths,
+            ],
+            capture_output=True,
+            text=True,
         )
         report = json.loads(done.stdout)
         # "parse_errors" is absent when every file parsed.
@@ -140,14 +173,25 @@ def install_ajv(work: Path) -> Path:
     if not (npm and node):
         pytest.fail("node and npm are needed for the Ajv check (on PATH); .ci/run runs where they are")
     shutil.copytree(AJV_DIR, work, ignore=shutil.ignore_patterns("node_modules", "*_test.py"))
-    installed = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=work, capture_output=True, text=True, env=os.environ)
+    installed = subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund"], cwd=work, capture_output=True, text=True, env=os.environ
+    )
     assert installed.returncode == 0, installed.stderr[-2000:]
     return work
 
 
 def by_ajv(files: list[tuple[str, Path]], schema_dir: Path, work: Path) -> dict[str, bool]:
-    done = subprocess.run([shutil.which("node") or "node", "validate.mjs", str(schema_dir), *(f"{schema}={path}" for schema, path in files)],
-                          cwd=work, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            shutil.which("node") or "node",
+            "validate.mjs",
+            str(schema_dir),
+            *(f"{schema}={path}" for schema, path in files),
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode in (0, 1), done.stderr[-2000:]  # 2: a schema did not compile
     verdicts = json.loads(done.stdout)
     assert_exit_code("Ajv", done, verdicts)
@@ -172,18 +216,26 @@ def test_three_validators_agree_on_every_artifact_and_every_broken_copy(repo: Sa
     python = by_jsonschema(files)
     second = {**by_check_jsonschema(valid, schema_dir), **by_check_jsonschema(broken, schema_dir)}
     third = {**by_ajv(valid, schema_dir, ajv), **by_ajv(broken, schema_dir, ajv)}
-    disagreements = [(str(path), python[str(path)], second[str(path)], third[str(path)]) for _, path in files
-                     if len({python[str(path)], second[str(path)], third[str(path)]}) != 1]
+    disagreements = [
+        (str(path), python[str(path)], second[str(path)], third[str(path)])
+        for _, path in files
+        if len({python[str(path)], second[str(path)], third[str(path)]}) != 1
+    ]
     assert disagreements == []
     assert all(python[str(path)] for _, path in valid)
     assert not any(python[str(path)] for _, path in broken)
-    print(f"cross-validation: {len(valid)} artifacts and {len(broken)} broken copies; jsonschema, check-jsonschema and " "Ajv agree on all")
+    print(
+        f"cross-validation: {len(valid)} artifacts and {len(broken)} broken copies; jsonschema, check-jsonschema and "
+        "Ajv agree on all"
+    )
 
 
 # --- the formats other tools read: SARIF and the CI workflow ------------------------------
 
 
-def test_microsofts_sarif_validator_accepts_the_gate_and_review_logs_and_rejects_a_broken_one(repo: SampleRepo, tmp_path: Path):
+def test_microsofts_sarif_validator_accepts_the_gate_and_review_logs_and_rejects_a_broken_one(
+    repo: SampleRepo, tmp_path: Path
+):
     from support import sarif_check
     from support.review_repo import buggy, review_repo
 
@@ -215,20 +267,48 @@ def test_the_copyable_workflow_is_a_valid_github_workflow_that_runs_the_copyable
     from witness_gate import __version__
 
     ci = Path(__file__).resolve().parents[2] / "docs/ci"
-    done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
-                           str(ci / "github-workflow.yml"), str(ci / "deep-search.yml")], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "check_jsonschema",
+            "--builtin-schema",
+            "vendor.github-workflows",
+            str(ci / "github-workflow.yml"),
+            str(ci / "deep-search.yml"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     workflow = (ci / "github-workflow.yml").read_text()
     # The base's copy of the job decides, from a checkout of the base with full history.
-    for needed in ("pull_request_target:", "fetch-depth: 0", "persist-credentials: false",
-                   '.ci/witness-gate-review.sh "${{ github.sha }}" refs/remotes/pull/head',
-                   "$GITHUB_STEP_SUMMARY", "actions/upload-artifact", "github/codeql-action/upload-sarif", "sarif_file: .artifacts/review.sarif"):
+    for needed in (
+        "pull_request_target:",
+        "fetch-depth: 0",
+        "persist-credentials: false",
+        '.ci/witness-gate-review.sh "${{ github.sha }}" refs/remotes/pull/head',
+        "$GITHUB_STEP_SUMMARY",
+        "actions/upload-artifact",
+        "github/codeql-action/upload-sarif",
+        "sarif_file: .artifacts/review.sarif",
+    ):
         assert needed in workflow, needed
     job = (ci / "review-job.sh").read_text()
     assert f'version="{__version__}"' in job  # the pinned runner is this release
-    for output in ("--junit-xml .artifacts/review.xml", "--sarif .artifacts/review.sarif", "--summary .artifacts/review.md"):
+    for output in (
+        "--junit-xml .artifacts/review.xml",
+        "--sarif .artifacts/review.sarif",
+        "--summary .artifacts/review.md",
+    ):
         assert output in job, output  # what the workflow publishes: the summary, the SARIF and all of .artifacts/
     assert "cat .artifacts/review.md >>" in workflow and "path: .artifacts/\n" in workflow
     deep = (ci / "deep-search.yml").read_text()  # the nightly search whose finds go into the corpus
-    for needed in ("schedule:", "--require-hashes", ".ci/witness-gate-review.sh", "--check-only --max-examples 5000", "path: .artifacts/deep/"):
+    for needed in (
+        "schedule:",
+        "--require-hashes",
+        ".ci/witness-gate-review.sh",
+        "--check-only --max-examples 5000",
+        "path: .artifacts/deep/",
+    ):
         assert needed in deep, needed

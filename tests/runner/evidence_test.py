@@ -52,7 +52,10 @@ def test_every_secret_and_process_id_of_a_round_is_linked(count):
     # Secrets and process ids are the nodes, interpreters the edges: one chain through all of
     # them, so a failure that follows one of them cannot also follow the other.
     plan = plan_round({**LOCK, "replay_interpreters": count}, 0, search_secret=7, search_pid_offset=3)
-    linked, edges = {("secret", plan[0].hash_secret)}, [(("secret", i.hash_secret), ("pid", i.pid_offset)) for i in plan]
+    linked, edges = (
+        {("secret", plan[0].hash_secret)},
+        [(("secret", i.hash_secret), ("pid", i.pid_offset)) for i in plan],
+    )
     for _ in edges:
         linked |= {node for edge in edges if set(edge) & linked for node in edge}
     assert linked == {node for edge in edges for node in edge}
@@ -63,7 +66,9 @@ SECRETS = sorted({i.hash_secret for i in PLAN})
 PIDS = sorted({i.pid_offset for i in PLAN})
 
 
-@pytest.mark.parametrize("failing", [set(c) for n in range(1, len(PIDS)) for c in itertools.combinations(PIDS, n)], ids=str)
+@pytest.mark.parametrize(
+    "failing", [set(c) for n in range(1, len(PIDS)) for c in itertools.combinations(PIDS, n)], ids=str
+)
 def test_any_split_of_the_process_ids_is_the_process_id(failing):
     # A sampler seeded from os.getpid(), sorted(key=id): whichever process ids (and so memory
     # layouts) it fails under, never the hash secret.
@@ -71,7 +76,9 @@ def test_any_split_of_the_process_ids_is_the_process_id(failing):
     assert found == "process" and "it follows the process: its process id, or the memory layout" in line
 
 
-@pytest.mark.parametrize("failing", [set(c) for n in range(1, len(SECRETS)) for c in itertools.combinations(SECRETS, n)], ids=str)
+@pytest.mark.parametrize(
+    "failing", [set(c) for n in range(1, len(SECRETS)) for c in itertools.combinations(SECRETS, n)], ids=str
+)
 def test_any_split_of_the_hash_secrets_is_the_hash_secret(failing):
     assert cause({"shrunk": grid(lambda i, c, s: i.hash_secret in failing)}, 0)[0] == "hash_secret"
 
@@ -86,12 +93,20 @@ def test_a_failure_in_one_interpreter_alone_is_not_a_hash_secret():
 CASES = [
     ("every replay fails", lambda i, c, s: True, "deterministic"),
     ("a seed decides", lambda i, c, s: c % 3 == 0, "random_seed"),
-    ("a hash secret decides", lambda i, c, s: i.hash_secret in (PLAN[1].hash_secret, PLAN[3].hash_secret), "hash_secret"),
+    (
+        "a hash secret decides",
+        lambda i, c, s: i.hash_secret in (PLAN[1].hash_secret, PLAN[3].hash_secret),
+        "hash_secret",
+    ),
     ("the clock decides: later interpreters, later slots", lambda i, c, s: i.index * 5 + s >= 12, "time"),
     # Memory the runner does not arrange (objects over 512 bytes, ordered by id()):
     # each interpreter steady, interpreters under one secret and seeds disagree, and so do two
     # at one process id. Not time: nothing switched.
-    ("the process decides: steady in each interpreter, not by process id", lambda i, c, s: i.index in (0, 2, 3), "process"),
+    (
+        "the process decides: steady in each interpreter, not by process id",
+        lambda i, c, s: i.index in (0, 2, 3),
+        "process",
+    ),
     ("nothing varied decides", lambda i, c, s: (i.index * 7 + s * 3) % 4 == 0, "none_found"),
     ("never fails", lambda i, c, s: False, "none_found"),
 ]
@@ -133,7 +148,9 @@ def test_escalation():
     assert not _more({"shrunk": always}, search_was_flaky=False, rounds=2)
     assert not _more({"shrunk": sometimes}, search_was_flaky=True, rounds=1)  # already a flake
     assert _more({"shrunk": always, "unshrunk": sometimes}, search_was_flaky=False, rounds=2)  # evidence disagrees
-    assert not _more({"shrunk": never, "unshrunk": sometimes}, search_was_flaky=False, rounds=1)  # unshrunk decides: a flake
+    assert not _more(
+        {"shrunk": never, "unshrunk": sometimes}, search_was_flaky=False, rounds=1
+    )  # unshrunk decides: a flake
     assert _more({"shrunk": never}, search_was_flaky=True, rounds=1)
     assert not _more({"shrunk": never}, search_was_flaky=False, rounds=1)
     # A history that explains the search's flakiness needs no more rounds once confirmed.
@@ -145,7 +162,10 @@ def test_escalation():
     # A hash-order flake whose first round failed under every secret and whose second passed
     # under every one: the rounds share no secret, seed or process id, so nothing isolates it yet.
     first, second = grid(lambda *_: True), grid(lambda *_: False)
-    later = [Replay(r.interpreter + 6, r.hash_secret + 1, r.pid_offset + 64, r.column + 100, r.slot, r.failed) for r in second]
+    later = [
+        Replay(r.interpreter + 6, r.hash_secret + 1, r.pid_offset + 64, r.column + 100, r.slot, r.failed)
+        for r in second
+    ]
     assert _more({"shrunk": first + later}, search_was_flaky=False, rounds=2)
     assert not _more({"shrunk": sometimes, "in_process": always}, search_was_flaky=False, rounds=1)
 
@@ -163,7 +183,11 @@ def test_the_witness_decides_even_when_the_unshrunk_payload_fails_more():
 
 
 def test_the_unshrunk_payload_decides_only_when_no_shrunk_variant_reproduces():
-    replays = {"shrunk": grid(lambda *_: False), "in_process": grid(lambda *_: False), "unshrunk": grid(lambda i, c, s: c % 3 == 0)}
+    replays = {
+        "shrunk": grid(lambda *_: False),
+        "in_process": grid(lambda *_: False),
+        "unshrunk": grid(lambda i, c, s: c % 3 == 0),
+    }
     assert deciding_variant(replays) == "unshrunk"
     assert cause(replays, 0)[0] == "random_seed"
 
@@ -171,7 +195,11 @@ def test_the_unshrunk_payload_decides_only_when_no_shrunk_variant_reproduces():
 def test_an_unshrunk_history_without_its_own_isolated_replays_is_compared_with_the_shrunk_payload():
     # The unshrunk payload equals the shrunk one (so it is not replayed alone), but its
     # history differs: the same payload alone is the shrunk replays.
-    replays = {"shrunk": grid(lambda *_: False), "in_process": grid(lambda *_: False), "unshrunk_history": grid(lambda *_: True)}
+    replays = {
+        "shrunk": grid(lambda *_: False),
+        "in_process": grid(lambda *_: False),
+        "unshrunk_history": grid(lambda *_: True),
+    }
     assert deciding_variant(replays) == "unshrunk_history"
     assert cause(replays, 4)[0] == "history"
 
@@ -183,7 +211,9 @@ def probe(fails, passes: int = 2) -> list[Replay]:
     """The collector probe's replays: `passes` passes over the settings, one interpreter, the
     search's secret and seed column 0; `fails(setting, slot)`."""
     slots = [setting for _ in range(passes) for setting in range(SETTINGS)]
-    return [Replay(6, 7, 3, 0, slot, bool(fails(setting, slot)), collector=setting) for slot, setting in enumerate(slots)]
+    return [
+        Replay(6, 7, 3, 0, slot, bool(fails(setting, slot)), collector=setting) for slot, setting in enumerate(slots)
+    ]
 
 
 # The weakref.finalize bug of #26: after the same history every forked replay reaches the
@@ -196,7 +226,11 @@ COLLECTOR_CASES = [
     ("passes under every setting", lambda setting, slot: False, False),
     # A clock that flips once mid-probe: the passes disagree, so it is not the collector.
     ("a clock flips between passes", lambda setting, slot: slot >= 16, False),
-    ("a race: the same setting fails in one pass and passes in another", lambda setting, slot: (slot * 7) % 5 == 0, False),
+    (
+        "a race: the same setting fails in one pass and passes in another",
+        lambda setting, slot: (slot * 7) % 5 == 0,
+        False,
+    ),
 ]
 
 
@@ -214,11 +248,20 @@ def test_the_collector_probe_decides_only_when_its_outcomes_split_by_setting(nam
 
 
 def test_one_pass_of_the_probe_proves_nothing():
-    assert deciding_variant({"shrunk": grid(lambda i, c, s: True), "collector": probe(lambda setting, slot: setting == 0, passes=1)}) == "shrunk"
+    assert (
+        deciding_variant(
+            {"shrunk": grid(lambda i, c, s: True), "collector": probe(lambda setting, slot: setting == 0, passes=1)}
+        )
+        == "shrunk"
+    )
 
 
 def test_the_probe_names_the_variant_it_replayed():
-    replays = {"shrunk": grid(lambda i, c, s: False), "shrunk_history": grid(lambda i, c, s: True), "collector": probe(lambda setting, slot: setting > 2)}
+    replays = {
+        "shrunk": grid(lambda i, c, s: False),
+        "shrunk_history": grid(lambda i, c, s: True),
+        "collector": probe(lambda setting, slot: setting > 2),
+    }
     assert deciding_variant(replays) == "collector"
     assert "the shrunk history payload, replayed under 12 collector settings" in cause(replays, 3)[1]
 
@@ -228,7 +271,10 @@ def test_a_clock_needs_a_burst_of_replays_that_changes_at_most_once():
     # interpreter switched once at most); the probe's burst, back to back, flips back and forth.
     spaced = grid(lambda i, c, s: not (i.index in (2, 4) and s == 0))
     assert cause({"shrunk": spaced}, 0)[0] == "time"
-    assert cause({"shrunk": spaced, "collector": probe(lambda setting, slot: slot not in (3, 9, 14))}, 0)[0] == "none_found"
+    assert (
+        cause({"shrunk": spaced, "collector": probe(lambda setting, slot: slot not in (3, 9, 14))}, 0)[0]
+        == "none_found"
+    )
     assert cause({"shrunk": spaced, "collector": probe(lambda setting, slot: slot >= 10)}, 0)[0] == "time"
     # A slow burst may span two of a clock's changes, one in each of two passes: still a clock.
     assert cause({"shrunk": spaced, "collector": probe(lambda setting, slot: 4 <= slot < 15)}, 0)[0] == "time"
@@ -239,7 +285,9 @@ def test_the_unshrunk_payload_is_not_replayed_again_once_the_shrunk_one_always_f
     sometimes = grid(lambda i, c, s: s % 2)
     assert not replayed_again({"shrunk": always, "unshrunk": always}, "unshrunk")
     assert not replayed_again({"shrunk": always, "unshrunk": never}, "unshrunk_history")
-    assert replayed_again({"shrunk": always, "unshrunk": sometimes}, "unshrunk")  # mixed: it keeps escalation going, as before
+    assert replayed_again(
+        {"shrunk": always, "unshrunk": sometimes}, "unshrunk"
+    )  # mixed: it keeps escalation going, as before
     assert replayed_again({"shrunk": sometimes, "unshrunk": always}, "unshrunk")  # it may decide
     assert replayed_again({"shrunk": never, "unshrunk": always}, "unshrunk")
     assert replayed_again({}, "unshrunk")  # round one replays every variant

@@ -23,6 +23,7 @@ or a single CPU, and run again under `taskset -c 0` and with every core busy to 
 `time_window` fails in half of every wall-clock second, which every replay variant
 samples at spaced slots.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -48,7 +49,11 @@ LOCK = ".artifacts/fixture.lock"
 def build_repository(case: Case, root: Path) -> str:
     """The case as a repository of its own; returns the implementation path to list as changed."""
     shutil.copytree(CASES_DIR / case.name / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(CASES_DIR / case.name / "properties", root / "tests" / "properties", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        CASES_DIR / case.name / "properties",
+        root / "tests" / "properties",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     (root / "tests" / "fixtures").mkdir(parents=True)
     (root / "tests" / "fixtures" / "fixture.json").write_text("[]\n")
     (root / "pyproject.toml").write_text('[tool.witness-gate]\nimport-paths = ["src"]\nreplay-timeout-seconds = 20\n')
@@ -56,10 +61,18 @@ def build_repository(case: Case, root: Path) -> str:
     return implementation.relative_to(root).as_posix()
 
 
-def run_cli(root: Path, caller_env: dict[str, str], *args: str, launcher: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+def run_cli(
+    root: Path, caller_env: dict[str, str], *args: str, launcher: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess:
     env = {**os.environ, **caller_env, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-    return subprocess.run([*launcher, sys.executable, "-m", "witness_gate", *args], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        [*launcher, sys.executable, "-m", "witness_gate", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def classify_case(
@@ -74,14 +87,44 @@ def classify_case(
         (root / "tests" / "properties").mkdir()
         (root / "tests" / "properties" / f"test_{case.name}.py").write_text(oracle)
     (root / "changed.txt").write_text(f"{changed}\n")
-    pinned = run_cli(root, caller_env, "pin", "--fixture", "tests/fixtures/fixture.json", "--generator-version", "1", "--out", LOCK,
-                     launcher=launcher)
+    pinned = run_cli(
+        root,
+        caller_env,
+        "pin",
+        "--fixture",
+        "tests/fixtures/fixture.json",
+        "--generator-version",
+        "1",
+        "--out",
+        LOCK,
+        launcher=launcher,
+    )
     assert pinned.returncode == 0, pinned.stderr
-    checked = run_cli(root, caller_env, "check", "--lock", LOCK, "--properties", "tests/properties", "--out", ".artifacts/witnesses",
-                      launcher=launcher)
+    checked = run_cli(
+        root,
+        caller_env,
+        "check",
+        "--lock",
+        LOCK,
+        "--properties",
+        "tests/properties",
+        "--out",
+        ".artifacts/witnesses",
+        launcher=launcher,
+    )
     assert checked.returncode == 1, f"{case.name}: check found no failure\n{checked.stdout}{checked.stderr}"
-    classified = run_cli(root, caller_env, "classify", "--lock", LOCK, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt",
-                         launcher=launcher)
+    classified = run_cli(
+        root,
+        caller_env,
+        "classify",
+        "--lock",
+        LOCK,
+        "--witnesses",
+        ".artifacts/witnesses",
+        "--diff-paths",
+        "changed.txt",
+        launcher=launcher,
+    )
     assert classified.returncode in (0, 1), classified.stdout + classified.stderr
     report = json.loads((root / ".artifacts/classification.json").read_text())
     entries = [e for e in report["witnesses"] if e["assertion_id"] == case.assertion]
@@ -92,7 +135,14 @@ def classify_case(
 
 
 def counts_of(entry: dict) -> tuple:
-    return (entry["label"], entry["failures"], entry["runs"], entry["replayed"], entry["cause"], json.dumps(entry["variants"]))
+    return (
+        entry["label"],
+        entry["failures"],
+        entry["runs"],
+        entry["replayed"],
+        entry["cause"],
+        json.dumps(entry["variants"]),
+    )
 
 
 # The second run under a noisy caller, once for each cause the runner controls: the first
@@ -130,20 +180,36 @@ def test_a_race_keeps_its_label_and_cause_on_one_core_and_under_load(case: Case,
             assert_gets_its_label(case, tmp_path)
 
 
-NOISY_CALLER = {"PYTHONHASHSEED": "271828", "HYPOTHESIS_PROFILE": "ci", "CI": "true", "PYTHONOPTIMIZE": "1", "PEX_VERBOSE": "9"}
+NOISY_CALLER = {
+    "PYTHONHASHSEED": "271828",
+    "HYPOTHESIS_PROFILE": "ci",
+    "CI": "true",
+    "PYTHONOPTIMIZE": "1",
+    "PEX_VERBOSE": "9",
+}
 
 
-def assert_gets_its_label(case: Case, tmp_path: Path, oracle: str | None = None, again: bool = False, launcher: tuple[str, ...] = ()) -> None:
+def assert_gets_its_label(
+    case: Case, tmp_path: Path, oracle: str | None = None, again: bool = False, launcher: tuple[str, ...] = ()
+) -> None:
     """The case's label and cause, and (`again`) for a cause the runner controls the same
     witness bytes and counts from a noisy caller; `oracle` and `launcher` as in `classify_case`."""
     entry, witnesses = classify_case(case, tmp_path / "first", {"PYTHONHASHSEED": "0"}, oracle, launcher)
-    summary = f"{case.name}: {entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}, " f"{entry['cause']}): {entry['reason']}"
-    assert (entry["label"], entry["cause"]) == ("flake" if case.kind == "nondeterministic" else "regression", case.cause), summary
+    summary = (
+        f"{case.name}: {entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}, "
+        f"{entry['cause']}): {entry['reason']}"
+    )
+    assert (entry["label"], entry["cause"]) == (
+        "flake" if case.kind == "nondeterministic" else "regression",
+        case.cause,
+    ), summary
     # The report says why the replays stopped: a certain failure once a second round agreed;
     # a flake once its cause could be read with a condition held, or at the cap (or, when
     # the collector probe decided, once the other replays settled).
     if entry["label"] == "regression":
-        assert entry["stopped"] == f"settled: every replay failed, over {entry['rounds']} rounds" and entry["rounds"] >= 2, summary
+        assert (
+            entry["stopped"] == f"settled: every replay failed, over {entry['rounds']} rounds" and entry["rounds"] >= 2
+        ), summary
     elif entry["replayed"] != "collector":
         assert entry["stopped"].startswith(("isolated: ", "the replay cap (")), (entry["stopped"], summary)
     controlled = case.cause in CONTROLLED
@@ -154,10 +220,14 @@ def assert_gets_its_label(case: Case, tmp_path: Path, oracle: str | None = None,
     if case.kind == "state":
         assert entry["replayed"] in ("shrunk_history", "unshrunk_history", "in_process"), summary
         record = json.loads(witnesses[entry["file"]])
-        assert record["history"] or record["unshrunk"]["history"], "the witness carries the history it is replayed after"
+        assert (
+            record["history"] or record["unshrunk"]["history"]
+        ), "the witness carries the history it is replayed after"
 
     if again:
-        assert controlled, f"{case.name}: {case.cause} is no cause the runner controls; nothing says a second run repeats the first"
+        assert (
+            controlled
+        ), f"{case.name}: {case.cause} is no cause the runner controls; nothing says a second run repeats the first"
         repeated, witnesses_again = classify_case(case, tmp_path / "second", NOISY_CALLER, oracle, launcher)
         assert witnesses_again == witnesses, f"{case.name}: witness bytes differ across caller environments"
         assert counts_of(repeated) == counts_of(entry), f"{case.name}: counts differ across runs"

@@ -47,7 +47,9 @@ def test_regression_as_junit_sarif_and_annotations(repo: SampleRepo):
     assert source_lines[location["region"]["startLine"] - 1].startswith("@witness_gate.property(")
 
     annotations = repo.gate(IMPL, extra=("--format", "github", *SMALL_PLAN)).stdout.splitlines()
-    assert annotations[0].startswith(f"::error file={ORACLE},line={location['region']['startLine']},title=witness-gate regression::regression:")
+    assert annotations[0].startswith(
+        f"::error file={ORACLE},line={location['region']['startLine']},title=witness-gate regression::regression:"
+    )
     assert annotations[-1].startswith("gate: blocked")
 
 
@@ -67,12 +69,34 @@ def test_frozen_flake_is_skipped_in_junit_and_a_notice_on_github(repo: SampleRep
 def test_classify_renders_the_same_formats_and_a_mixed_diff_fails_the_verdict_case(repo: SampleRepo):
     assert repo.pin().code == 0 and repo.check().code == 0
     (repo.root / "changed.txt").write_text("")
-    result = repo.cli("classify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt",
-                      "--junit-xml", "out/classify.xml", "--format", "github")
+    result = repo.cli(
+        "classify",
+        "--lock",
+        repo.lock,
+        "--witnesses",
+        ".artifacts/witnesses",
+        "--diff-paths",
+        "changed.txt",
+        "--junit-xml",
+        "out/classify.xml",
+        "--format",
+        "github",
+    )
     assert result.code == 0 and result.stdout.strip().endswith("witnesses)")
     (repo.root / "changed.txt").write_text(f"{IMPL}\n{ORACLE}\n")
-    mixed = repo.cli("classify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt",
-                     "--junit-xml", "out/classify.xml", "--format", "github")
+    mixed = repo.cli(
+        "classify",
+        "--lock",
+        repo.lock,
+        "--witnesses",
+        ".artifacts/witnesses",
+        "--diff-paths",
+        "changed.txt",
+        "--junit-xml",
+        "out/classify.xml",
+        "--format",
+        "github",
+    )
     assert mixed.code == 1
     assert mixed.stdout.startswith("::error title=witness-gate::mixed_edit")
     suite = junit(repo.root / "out/classify.xml").find("testsuite")
@@ -91,7 +115,17 @@ def test_classify_refuses_an_unknown_format_and_leaves_no_report(repo: SampleRep
     assert repo.pin().code == 0 and repo.check().code == 0
     (repo.root / "changed.txt").write_text("")
     assert repo.classify().code == 0 and repo.report.exists()
-    result = repo.cli("classify", "--lock", repo.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt", "--format", "xml")
+    result = repo.cli(
+        "classify",
+        "--lock",
+        repo.lock,
+        "--witnesses",
+        ".artifacts/witnesses",
+        "--diff-paths",
+        "changed.txt",
+        "--format",
+        "xml",
+    )
     assert result.code == 2 and "--format 'xml'" in result.stderr
     assert list(repo.report_json()) == ["stale"]  # a stale report must not vouch for this run
 

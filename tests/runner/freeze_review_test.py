@@ -24,12 +24,16 @@ from support.review_repo import IMPL, ORACLE, Repo, review_repo
 from support.tools import without_namespaces
 
 # The head's change: bucket B of an experiment takes one off a bulk line, for 40% of calls.
-FLAKY = ('return line["qty"] * line["price"]',
-         'import random\n    return line["qty"] * line["price"] - (1 if line["qty"] > 3 and random.random() < 0.4 else 0)')
+FLAKY = (
+    'return line["qty"] * line["price"]',
+    'import random\n    return line["qty"] * line["price"] - (1 if line["qty"] > 3 and random.random() < 0.4 else 0)',
+)
 
 
 def printed_freeze(output: str) -> list[str]:
-    [told] = [line for line in output.splitlines() if line.startswith("orders: to freeze it, open a pull request of its own")]
+    [told] = [
+        line for line in output.splitlines() if line.startswith("orders: to freeze it, open a pull request of its own")
+    ]
     command = shlex.split("witness-gate " + told.split(": witness-gate ", 1)[1])
     assert command[:2] == ["witness-gate", "freeze"], command
     return command[1:]
@@ -37,7 +41,14 @@ def printed_freeze(output: str) -> list[str]:
 
 def runner(repo: Repo, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-    return subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=repo.root, env=env, capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "witness_gate", *args],
+        cwd=repo.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +58,16 @@ def reviewed(tmp_path_factory) -> tuple[Repo, list[str], str]:
     repo = review_repo(tmp_path_factory.mktemp("freeze"))
     repo.edit(IMPL, *FLAKY)
     repo.commit("PR: pricing runs an experiment")
-    red = repo.review(extra=("--summary", str(repo.root.parent / "review.md"), "--sarif", str(repo.root.parent / "review.sarif"),
-                             "--junit-xml", str(repo.root.parent / "review.xml")))
+    red = repo.review(
+        extra=(
+            "--summary",
+            str(repo.root.parent / "review.md"),
+            "--sarif",
+            str(repo.root.parent / "review.sarif"),
+            "--junit-xml",
+            str(repo.root.parent / "review.xml"),
+        )
+    )
     assert red.returncode == 1 and "orders: flake: prop_order_total_non_negative" in red.stdout, red.stdout + red.stderr
     repo.git("checkout", "-q", "main")
     return repo, printed_freeze(red.stdout), (repo.root.parent / "review.md").read_text()
@@ -62,7 +81,7 @@ def artifacts(reviewed, tmp_path) -> tuple[Repo, list[str], Path]:
     original = Path(command[command.index("--review") + 1])
     copy = tmp_path / "downloaded"
     shutil.copytree(original, copy)
-    pointed = [str(copy) + arg[len(str(original)):] if arg.startswith(str(original)) else arg for arg in command]
+    pointed = [str(copy) + arg[len(str(original)) :] if arg.startswith(str(original)) else arg for arg in command]
     out = command[command.index("--out") + 1]
     (repo.root / out).unlink(missing_ok=True)
     return repo, pointed, copy
@@ -70,7 +89,9 @@ def artifacts(reviewed, tmp_path) -> tuple[Repo, list[str], Path]:
 
 def test_the_printed_command_freezes_the_flake_from_a_checkout_of_the_base(artifacts):
     repo, command, _ = artifacts
-    assert repo.git("rev-parse", "HEAD") == repo.git("rev-parse", "main")  # the base's code: it never fails this witness
+    assert repo.git("rev-parse", "HEAD") == repo.git(
+        "rev-parse", "main"
+    )  # the base's code: it never fails this witness
     frozen = runner(repo, *command)
     assert frozen.returncode == 0, frozen.stdout + frozen.stderr
     out = repo.root / command[command.index("--out") + 1]
@@ -101,7 +122,10 @@ def test_the_freeze_pull_request_then_the_change_passes(tmp_path):
     expires = json.loads(freeze.read_text())["expires_at"]
     summary = (tmp_path / "green.md").read_text()
     assert f"frozen by .witness-gate/freezes/{freeze.name} until {expires}" in summary
-    assert f"| orders | `.witness-gate/freezes/{freeze.name}` | `{freeze.name.split('.')[1]}` | {expires} | yes |" in summary
+    assert (
+        f"| orders | `.witness-gate/freezes/{freeze.name}` | `{freeze.name.split('.')[1]}` | {expires} | yes |"
+        in summary
+    )
 
 
 def test_the_summary_gives_every_step_in_order(reviewed):
@@ -109,7 +133,9 @@ def test_the_summary_gives_every_step_in_order(reviewed):
     steps = summary.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
     assert steps[0].startswith("git fetch origin ")
     assert shlex.split(steps[1])[1:] == command
-    assert steps[2].startswith("git switch -c witness-gate-freeze-") and steps[3].startswith("git add .witness-gate/freezes/")
+    assert steps[2].startswith("git switch -c witness-gate-freeze-") and steps[3].startswith(
+        "git add .witness-gate/freezes/"
+    )
 
 
 def test_sarif_and_junit_point_at_the_changed_code_the_failing_test_reaches(reviewed):
@@ -120,7 +146,11 @@ def test_sarif_and_junit_point_at_the_changed_code_the_failing_test_reaches(revi
     assert places == [IMPL, ORACLE]  # the changed code first: code scanning shows it in the diff
     assert f"Changed implementation it reaches: {IMPL}." in result["message"]["text"]
     junit = ElementTree.parse(repo.root.parent / "review.xml").getroot()
-    [case] = [case for case in junit.iter("testcase") if case.find("failure") is not None and case.get("name") != "witness-gate verdict"]
+    [case] = [
+        case
+        for case in junit.iter("testcase")
+        if case.find("failure") is not None and case.get("name") != "witness-gate verdict"
+    ]
     assert case.get("file") == IMPL and f"Changed implementation it reaches: {IMPL}." in case.find("failure").text
 
 
@@ -130,13 +160,39 @@ def _edit(path: Path, change) -> None:
     path.write_text(json.dumps(record))
 
 
-@pytest.mark.parametrize("file, change, refusal", [
-    ("review.json", lambda r: r.update(merged_tree=r["merged_tree"][::-1]), "is not what its base and head merge to"),
-    ("review.json", lambda r: r.update(implementation_paths=[IMPL, ORACLE]), "/implementation_paths is not what the base declares"),
-    ("orders/classification.json", lambda r: r["diff"].update(paths_sha256="0" * 64), "/diff/paths_sha256"),
-    ("orders/classification.json", lambda r: r.update(import_paths=["tests/properties", "src"]), "/import_paths is not what the review replayed with"),
-    ("orders/fixture.lock", lambda r: r["fixture"].update(path="tests/properties/orders_props.py"), "does not pin the base's tests/fixtures/orders.json"),
-], ids=["another merged tree", "an oracle path called implementation", "another change's report", "other import paths", "another fixture path"])
+@pytest.mark.parametrize(
+    "file, change, refusal",
+    [
+        (
+            "review.json",
+            lambda r: r.update(merged_tree=r["merged_tree"][::-1]),
+            "is not what its base and head merge to",
+        ),
+        (
+            "review.json",
+            lambda r: r.update(implementation_paths=[IMPL, ORACLE]),
+            "/implementation_paths is not what the base declares",
+        ),
+        ("orders/classification.json", lambda r: r["diff"].update(paths_sha256="0" * 64), "/diff/paths_sha256"),
+        (
+            "orders/classification.json",
+            lambda r: r.update(import_paths=["tests/properties", "src"]),
+            "/import_paths is not what the review replayed with",
+        ),
+        (
+            "orders/fixture.lock",
+            lambda r: r["fixture"].update(path="tests/properties/orders_props.py"),
+            "does not pin the base's tests/fixtures/orders.json",
+        ),
+    ],
+    ids=[
+        "another merged tree",
+        "an oracle path called implementation",
+        "another change's report",
+        "other import paths",
+        "another fixture path",
+    ],
+)
 def test_an_artifact_that_disagrees_with_git_is_refused(artifacts, file, change, refusal):
     repo, command, copy = artifacts
     _edit(copy / file, change)
@@ -148,7 +204,10 @@ def test_an_artifact_that_disagrees_with_git_is_refused(artifacts, file, change,
 def test_the_head_must_be_fetched(artifacts, tmp_path):
     repo, command, _ = artifacts
     clone = Repo(tmp_path / "clone")
-    subprocess.run(["git", "clone", "-q", "--single-branch", "--branch", "main", f"file://{repo.root}", str(clone.root)], check=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--single-branch", "--branch", "main", f"file://{repo.root}", str(clone.root)],
+        check=True,
+    )
     frozen = runner(clone, *command)
     head = json.loads(Path(command[command.index("--review") + 1], "review.json").read_text())["head"]
     assert frozen.returncode == 2 and f"git fetch origin {head}" in frozen.stderr, frozen.stderr
@@ -170,8 +229,14 @@ def test_without_the_sandbox_nothing_of_the_pull_request_runs(artifacts, tmp_pat
     # rebuilt from the pull request, must not run there at all, as it would under `review`.
     repo, command, _ = artifacts
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-    done = subprocess.run([*without_namespaces(tmp_path), sys.executable, "-m", "witness_gate", *command], cwd=repo.root, env=env,
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [*without_namespaces(tmp_path), sys.executable, "-m", "witness_gate", *command],
+        cwd=repo.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "freeze --review runs the code under test only inside kernel namespaces" in done.stderr
     assert "sandbox: off" not in done.stderr  # refused before anything ran, not run and reported

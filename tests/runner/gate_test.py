@@ -37,9 +37,23 @@ def flake_gated(flake_gated_once: tuple[SampleRepo, Run], tmp_path: Path) -> tup
 def freeze_flake(repo: SampleRepo, out: str = ".witness-gate/freezes/flake.json", hours: str = "24") -> dict:
     [row] = repo.gate_json()["witnesses"]
     result = repo.cli(
-        "freeze", "--assertion", row["assertion_id"], "--lock", f"{GATE_OUT}/fixture.lock",
-        "--witness", f"{GATE_OUT}/{row['file']}", "--report", f"{GATE_OUT}/classification.json",
-        "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", hours, "--out", out,
+        "freeze",
+        "--assertion",
+        row["assertion_id"],
+        "--lock",
+        f"{GATE_OUT}/fixture.lock",
+        "--witness",
+        f"{GATE_OUT}/{row['file']}",
+        "--report",
+        f"{GATE_OUT}/classification.json",
+        "--failures",
+        str(row["failures"]),
+        "--runs",
+        str(row["runs"]),
+        "--expires-in-hours",
+        hours,
+        "--out",
+        out,
     )
     assert result.code == 0, result.stderr
     return json.loads((repo.root / out).read_text())
@@ -81,7 +95,10 @@ def test_regression_blocks_with_label_witness_counts_and_next_step(repo):
     assert result.code == 1
     [row] = repo.gate_json()["witnesses"]
     assert (row["label"], row["failures"], row["runs"], row["blocks"]) == ("regression", 60, 60, True)
-    assert f"regression: prop_order_total_non_negative failed 60/60 replays; witness {row['file']} - Block the patch" in result.stdout
+    assert (
+        f"regression: prop_order_total_non_negative failed 60/60 replays; witness {row['file']} - Block the patch"
+        in result.stdout
+    )
     assert_gate_artifacts_valid(repo)
 
 
@@ -108,7 +125,10 @@ def test_the_flake_line_prints_the_freeze_command_that_lets_it_pass(flake_gated)
     assert len(said) == 1, red.stdout
     command = shlex.split(said[0].split(": ", 1)[1])
     assert command[:2] == ["witness-gate", "freeze"]
-    assert command[command.index("--failures") + 1:command.index("--failures") + 4:2] == [str(row["failures"]), str(row["runs"])]
+    assert command[command.index("--failures") + 1 : command.index("--failures") + 4 : 2] == [
+        str(row["failures"]),
+        str(row["runs"]),
+    ]
     assert command[command.index("--witness") + 1] == f"{GATE_OUT}/{row['file']}"
     wrote = repo.cli(*command[1:])  # word for word, from the repository root
     assert wrote.code == 0, wrote.stdout + wrote.stderr
@@ -122,9 +142,15 @@ def test_freeze_that_does_not_hold_keeps_the_flake_red(flake_gated):
     freeze_flake(repo)
     now = datetime.now(timezone.utc)
     cases = {
-        "expired": ({"created_at": stamp(now - timedelta(hours=2)), "expires_at": stamp(now - timedelta(minutes=1))}, "expired at"),
+        "expired": (
+            {"created_at": stamp(now - timedelta(hours=2)), "expires_at": stamp(now - timedelta(minutes=1))},
+            "expired at",
+        ),
         "too long": ({"expires_at": stamp(now + timedelta(days=400))}, "168-hour maximum"),
-        "future": ({"created_at": stamp(now + timedelta(hours=1)), "expires_at": stamp(now + timedelta(hours=2))}, "created in the future"),
+        "future": (
+            {"created_at": stamp(now + timedelta(hours=1)), "expires_at": stamp(now + timedelta(hours=2))},
+            "created in the future",
+        ),
         "other fixture": ({"fixture_digest": "0" * 64}, "another fixture digest"),
     }
     original = (repo.root / ".witness-gate/freezes/flake.json").read_text()
@@ -151,11 +177,21 @@ def test_a_regression_is_never_frozen_even_by_a_hand_written_freeze(repo):
     repo.gate(IMPL)
     [row] = repo.gate_json()["witnesses"]
     now = datetime.now(timezone.utc)
-    repo.write(".witness-gate/freezes/forged.json", json.dumps({
-        "schema_version": 1, "assertion_id": row["assertion_id"], "witness_hash": row["witness_hash"],
-        "fixture_digest": repo.gate_json()["fixture_digest"], "failures": 2, "runs": 5,
-        "created_at": stamp(now), "expires_at": stamp(now + timedelta(hours=1)),
-    }))
+    repo.write(
+        ".witness-gate/freezes/forged.json",
+        json.dumps(
+            {
+                "schema_version": 1,
+                "assertion_id": row["assertion_id"],
+                "witness_hash": row["witness_hash"],
+                "fixture_digest": repo.gate_json()["fixture_digest"],
+                "failures": 2,
+                "runs": 5,
+                "created_at": stamp(now),
+                "expires_at": stamp(now + timedelta(hours=1)),
+            }
+        ),
+    )
     result = repo.gate(IMPL)
     assert result.code == 1
     assert "labelled regression, not flake" in result.stdout
@@ -179,8 +215,18 @@ def test_mixed_diff_blocks_even_when_every_property_passes(repo):
 def test_check_only_mode_fails_on_any_witness_and_ignores_freezes(flake_gated):
     repo = flake_gated[0]
     freeze_flake(repo)
-    result = repo.cli("gate", "--fixture", FIXTURE, "--generator-version", "3", "--properties", "tests/properties",
-                      "--out", GATE_OUT, "--check-only")
+    result = repo.cli(
+        "gate",
+        "--fixture",
+        FIXTURE,
+        "--generator-version",
+        "3",
+        "--properties",
+        "tests/properties",
+        "--out",
+        GATE_OUT,
+        "--check-only",
+    )
     assert result.code == 1, result.stdout + result.stderr
     record = repo.gate_json()
     assert record["mode"] == "check_only" and record["witnesses"][0]["blocks"]
@@ -192,7 +238,9 @@ def test_explicit_ownership_lists_replace_the_prefixes(repo):
     repo.write("impl.txt", f"{IMPL}\n")
     repo.write("oracle.txt", "tests/properties/orders_props.py\n")
     repo.edit(IMPL, *BUG)
-    result = repo.gate("tests/properties/orders_props.py", extra=("--impl-paths", "impl.txt", "--oracle-paths", "oracle.txt"))
+    result = repo.gate(
+        "tests/properties/orders_props.py", extra=("--impl-paths", "impl.txt", "--oracle-paths", "oracle.txt")
+    )
     assert result.code == 3, result.stdout + result.stderr
     assert [row["label"] for row in repo.gate_json()["witnesses"]] == ["oracle_defect"]
     repo.write("oracle.txt", f"{IMPL}\n")
@@ -220,7 +268,9 @@ def test_ownership_lists_go_together(repo):
 
 
 def test_the_gate_refuses_to_classify_without_a_changed_file_list(repo):
-    result = repo.cli("gate", "--fixture", FIXTURE, "--generator-version", "3", "--properties", "tests/properties", "--out", GATE_OUT)
+    result = repo.cli(
+        "gate", "--fixture", FIXTURE, "--generator-version", "3", "--properties", "tests/properties", "--out", GATE_OUT
+    )
     assert result.code == 2
     assert "needs --diff-paths" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not (repo.root / GATE_OUT).exists()
@@ -238,7 +288,10 @@ def test_a_freeze_replays_with_the_import_paths_the_gate_used(repo):
     # Under `pants test` the gate gets the source roots as --import-path and no pyproject.toml
     # says them: `freeze` must replay with what the report recorded, not the default ".".
     repo.edit("pyproject.toml", 'import-paths = ["src"]\n', "")
-    repo.write("tests/properties/flaky_props.py", "import orders_app.pricing  # the code under test, from src/\n" + flaky_property_source())
+    repo.write(
+        "tests/properties/flaky_props.py",
+        "import orders_app.pricing  # the code under test, from src/\n" + flaky_property_source(),
+    )
     red = repo.gate(IMPL, extra=("--import-path", "src"))
     assert red.code == 1 and "No valid freeze covers this witness" in red.stdout, red.stdout + red.stderr
     assert json.loads((repo.root / GATE_OUT / "classification.json").read_text())["import_paths"] == ["src"]
@@ -249,23 +302,54 @@ def test_a_freeze_replays_with_the_import_paths_the_gate_used(repo):
 def test_a_freeze_whose_replay_cannot_load_the_module_says_so(repo):
     # The report recorded an import path the module's imports are not under: nothing can be
     # replayed, and freeze says why instead of counting phantom failures (or crashing).
-    repo.write("tests/properties/flaky_props.py", "import orders_app.pricing  # the code under test, from src/\n" + flaky_property_source())
+    repo.write(
+        "tests/properties/flaky_props.py",
+        "import orders_app.pricing  # the code under test, from src/\n" + flaky_property_source(),
+    )
     assert repo.gate(IMPL).code == 1
     report_path = repo.root / GATE_OUT / "classification.json"
     report = json.loads(report_path.read_text())
     report_path.write_text(json.dumps({**report, "import_paths": ["tests"]}))
     [row] = repo.gate_json()["witnesses"]
     refused = repo.cli(
-        "freeze", "--assertion", row["assertion_id"], "--lock", f"{GATE_OUT}/fixture.lock", "--witness", f"{GATE_OUT}/{row['file']}",
-        "--report", str(report_path), "--failures", str(row["failures"]), "--runs", str(row["runs"]), "--expires-in-hours", "24",
+        "freeze",
+        "--assertion",
+        row["assertion_id"],
+        "--lock",
+        f"{GATE_OUT}/fixture.lock",
+        "--witness",
+        f"{GATE_OUT}/{row['file']}",
+        "--report",
+        str(report_path),
+        "--failures",
+        str(row["failures"]),
+        "--runs",
+        str(row["runs"]),
+        "--expires-in-hours",
+        "24",
     )
-    assert refused.code == 2 and "could not load the property module" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
+    assert (
+        refused.code == 2
+        and "could not load the property module" in refused.stderr
+        and "Traceback" not in refused.stderr
+    ), refused.stderr
 
 
 @pytest.mark.parametrize("cause, holds", [("random_seed", True), ("time", False), ("none_found", False)])
 def test_an_unfrozen_flakes_gate_row_says_whether_a_freeze_can_hold(cause: str, holds: bool):
-    entry = {"file": "prop_x.0123456789ab.json", "assertion_id": "prop_x", "witness_hash": "0" * 64, "label": "flake", "failures": 3,
-             "runs": 30, "cause": cause, "reason": "", "input": "{}", "unshrunk_input": None, "next_step": ""}
+    entry = {
+        "file": "prop_x.0123456789ab.json",
+        "assertion_id": "prop_x",
+        "witness_hash": "0" * 64,
+        "label": "flake",
+        "failures": 3,
+        "runs": 30,
+        "cause": cause,
+        "reason": "",
+        "input": "{}",
+        "unshrunk_input": None,
+        "next_step": "",
+    }
     row = gates._row(entry, None)
     assert row["next_step"].startswith("No valid freeze covers this witness")
     assert (UNREPEATABLE_FLAKE in row["next_step"]) is not holds
@@ -274,14 +358,21 @@ def test_an_unfrozen_flakes_gate_row_says_whether_a_freeze_can_hold(cause: str, 
 def test_two_properties_failing_on_one_payload_are_two_witnesses(repo):
     # Deduplicated by payload alone, the second property's failure was dropped: freezing the
     # first (a flake) then passed a run in which the second failed on every call.
-    repo.write("tests/properties/zero_props.py", (
-        "from hypothesis import strategies as st\n\nimport witness_gate\n\n\n"
-        "@witness_gate.property(payloads=st.just(0))\ndef prop_a_rejects_zero(n: int) -> bool:\n    return n != " "0\n\n\n"
-        "@witness_gate.property(payloads=st.just(0))\ndef prop_b_rejects_zero(n: int) -> bool:\n    return n != 0\n"
-    ))
+    repo.write(
+        "tests/properties/zero_props.py",
+        (
+            "from hypothesis import strategies as st\n\nimport witness_gate\n\n\n"
+            "@witness_gate.property(payloads=st.just(0))\ndef prop_a_rejects_zero(n: int) -> bool:\n    return n != "
+            "0\n\n\n"
+            "@witness_gate.property(payloads=st.just(0))\ndef prop_b_rejects_zero(n: int) -> bool:\n    return n != 0\n"
+        ),
+    )
     result = repo.gate(IMPL, extra=("--replays", "2"))
     assert result.code == 1, result.stdout + result.stderr
-    assert sorted(row["assertion_id"] for row in repo.gate_json()["witnesses"]) == ["prop_a_rejects_zero", "prop_b_rejects_zero"]
+    assert sorted(row["assertion_id"] for row in repo.gate_json()["witnesses"]) == [
+        "prop_a_rejects_zero",
+        "prop_b_rejects_zero",
+    ]
 
 
 def test_each_flake_gets_its_own_freeze_command_when_two_share_a_payload():
@@ -289,8 +380,15 @@ def test_each_flake_gets_its_own_freeze_command_when_two_share_a_payload():
 
     shared = "5feceb66ffc86f38d952786c6d696c79c2dbc239dd4e91b46729d73a27fb57e9"
     rows = [
-        {"file": f"witnesses/{name}.{shared[:12]}.json", "assertion_id": name, "witness_hash": shared, "label": label, "blocks": True,
-         "failures": failures, "runs": 30}
+        {
+            "file": f"witnesses/{name}.{shared[:12]}.json",
+            "assertion_id": name,
+            "witness_hash": shared,
+            "label": label,
+            "blocks": True,
+            "failures": failures,
+            "runs": 30,
+        }
         for name, label, failures in [("prop_a", "flake", 9), ("prop_b", "flake", 4), ("prop_c", "regression", 30)]
     ]
     commands = gates.freeze_commands({"witnesses": rows}, Path("out"), ".witness-gate/freezes", 168)
@@ -299,7 +397,7 @@ def test_each_flake_gets_its_own_freeze_command_when_two_share_a_payload():
     assert "--assertion prop_b" in commands[rows[1]["file"]] and "--failures 4" in commands[rows[1]["file"]]
 
 
-FIXTURE_PROPERTY = '''
+FIXTURE_PROPERTY = """
 from hypothesis import strategies as st
 
 import witness_gate
@@ -309,13 +407,15 @@ from orders_app.pricing import order_total
 @witness_gate.property(payloads=st.fixed_dictionaries({"copies": st.integers(1, 3)}))
 def prop_fixture_orders_keep_their_claimed_totals(payload, fixture):
     return all(order_total(order) * payload["copies"] == order["claimed_total"] * payload["copies"] for order in fixture)
-'''  # noqa: E501 (test data: a source file, as written)
+"""  # noqa: E501 (test data: a source file, as written)
 
 
 def test_a_property_that_takes_the_fixture_is_replayed_with_the_fixture(repo):
     # Every replay variant (alone, after its history, in one process) hands it the parsed fixture.
     repo.write("tests/properties/fixture_props.py", FIXTURE_PROPERTY)
-    repo.edit(IMPL, 'return line["qty"] * line["price"]', 'return line["qty"] * line["price"] + (1 if line["qty"] > 1 else 0)')
+    repo.edit(
+        IMPL, 'return line["qty"] * line["price"]', 'return line["qty"] * line["price"] + (1 if line["qty"] > 1 else 0)'
+    )
     result = repo.gate(IMPL)
     assert result.code == 1, result.stdout + result.stderr
     rows = {row["assertion_id"]: row for row in repo.gate_json()["witnesses"]}

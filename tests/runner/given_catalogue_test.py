@@ -39,7 +39,10 @@ class Twin:
 
 
 TWINS = (
-    Twin("random_choice", "test_checkout_total_ignores_ab_bucket", '''\
+    Twin(
+        "random_choice",
+        "test_checkout_total_ignores_ab_bucket",
+        """\
 from hypothesis import example, given, strategies as st
 
 from checkout_experiment import checkout_total
@@ -63,8 +66,12 @@ def test_checkout_total_ignores_ab_bucket(cart):
     subtotal = sum(line["qty"] * line["unit_cents"] for line in cart["lines"])
     expected = subtotal - subtotal * cart["coupon_pct"] // 100
     assert checkout_total(cart)["total_cents"] == expected
-'''),
-    Twin("hash_order", "test_welcome_discount_on_first_added_sku", '''\
+""",
+    ),
+    Twin(
+        "hash_order",
+        "test_welcome_discount_on_first_added_sku",
+        """\
 from hypothesis import example, given, strategies as st
 
 from welcome_promo import WELCOME_DISCOUNT_PCT, price_welcome_cart
@@ -95,9 +102,12 @@ def test_welcome_discount_on_first_added_sku(cart):
         for l in lines
     )
     assert priced["total_cents"] == expected
-''',  # noqa: E501 (test data: a source file, as written)
+""",  # noqa: E501 (test data: a source file, as written)
     ),
-    Twin("mutable_default", "test_cart_holds_only_the_posted_lines", '''\
+    Twin(
+        "mutable_default",
+        "test_cart_holds_only_the_posted_lines",
+        """\
 from hypothesis import given, strategies as st
 
 from cart_builder import build_cart
@@ -108,9 +118,12 @@ lines = st.lists(st.fixed_dictionaries({"sku": st.sampled_from(["A-1", "B-2", "C
 @given(lines)
 def test_cart_holds_only_the_posted_lines(posted):
     assert build_cart(posted) == [{"sku": line["sku"], "qty": line["qty"]} for line in posted if line["qty"] > 0]
-''',  # noqa: E501 (test data: a source file, as written)
+""",  # noqa: E501 (test data: a source file, as written)
     ),
-    Twin("class_cache", "test_price_is_converted_at_the_currency_rate", '''\
+    Twin(
+        "class_cache",
+        "test_price_is_converted_at_the_currency_rate",
+        """\
 from hypothesis import given, strategies as st
 
 from price_list import _BASE_CENTS, _RATE_PERCENT, PriceList
@@ -122,9 +135,12 @@ requests = st.fixed_dictionaries({"currency": st.sampled_from(sorted(_RATE_PERCE
 def test_price_is_converted_at_the_currency_rate(request):
     expected = _BASE_CENTS[request["sku"]] * _RATE_PERCENT[request["currency"]] // 100
     assert PriceList(request["currency"]).price_cents(request["sku"]) == expected
-''',  # noqa: E501 (test data: a source file, as written)
+""",  # noqa: E501 (test data: a source file, as written)
     ),
-    Twin("control_boundary", "test_bulk_discount_from_ten_units", '''\
+    Twin(
+        "control_boundary",
+        "test_bulk_discount_from_ten_units",
+        """\
 from hypothesis import example, given, strategies as st
 
 from bulk_discount import cart_total_cents
@@ -144,7 +160,7 @@ def test_bulk_discount_from_ten_units(cart):
         amount = line["qty"] * line["unit_cents"]
         expected += amount - amount * 10 // 100 if line["qty"] >= 10 else amount
     assert cart_total_cents(cart["lines"]) == expected
-''',  # noqa: E501 (test data: a source file, as written)
+""",  # noqa: E501 (test data: a source file, as written)
     ),
 )
 
@@ -164,5 +180,9 @@ def test_each_twin_is_a_catalogue_case_the_runner_controls():
 def test_a_given_twin_gets_the_label_and_cause_of_its_property(twin: Twin, tmp_path: Path):
     # The noisy caller's second run once, for the twin of the `random` case: the runner's own
     # catalogue runs it once per controlled cause, and the twins share its code past the worker.
-    catalogue_test.assert_gets_its_label(replace(CASE_BY_NAME[twin.case], assertion=twin.node_id), tmp_path, oracle=twin.source,
-                                         again=twin.case == "random_choice")
+    catalogue_test.assert_gets_its_label(
+        replace(CASE_BY_NAME[twin.case], assertion=twin.node_id),
+        tmp_path,
+        oracle=twin.source,
+        again=twin.case == "random_choice",
+    )

@@ -44,7 +44,10 @@ def gate(repo: SampleRepo, *changed: str, env: dict[str, str] | None = None):
 
 def witnesses(repo: SampleRepo) -> dict[str, dict]:
     """The gate's witnesses by assertion id, each loaded as `classify` loads it."""
-    return {record["assertion_id"]: record for record in (witness.load(path) for path in sorted((repo.root / GATE / "witnesses").glob("*.json")))}
+    return {
+        record["assertion_id"]: record
+        for record in (witness.load(path) for path in sorted((repo.root / GATE / "witnesses").glob("*.json")))
+    }
 
 
 def labels(repo: SampleRepo) -> dict[str, str]:
@@ -76,10 +79,17 @@ def test_unchanged_tests_pass_the_gate_and_the_test_without_given_is_reported(tm
     schemas.validate("gate", record, "gate.json")
     cases = record["pytest"].pop("cases_run")
     assert sorted(cases) == list(GATED) and all(count > 0 for count in cases.values()), cases
-    assert record["pytest"] == {"given_tests": list(GATED), "stateful_tests": [], "skipped_tests": [], "nothing_to_search": [],
-                                "plain_tests": [{"node_id": f"{MODULE}::test_the_fixture_loads", "passed": True}]}
-    assert (f"pytest: 6 @given test(s) searched ({min(cases.values())}-{max(cases.values())} cases each); "
-            "plain tests (run once; a failure blocks): 1 passed, 0 failed") in result.stdout
+    assert record["pytest"] == {
+        "given_tests": list(GATED),
+        "stateful_tests": [],
+        "skipped_tests": [],
+        "nothing_to_search": [],
+        "plain_tests": [{"node_id": f"{MODULE}::test_the_fixture_loads", "passed": True}],
+    }
+    assert (
+        f"pytest: 6 @given test(s) searched ({min(cases.values())}-{max(cases.values())} cases each); "
+        "plain tests (run once; a failure blocks): 1 passed, 0 failed"
+    ) in result.stdout
 
 
 def test_a_bug_is_a_regression_whose_witness_is_what_hypothesis_saved_and_once_fixed_it_is_not_reproduced(tmp_path):
@@ -90,7 +100,9 @@ def test_a_bug_is_a_regression_whose_witness_is_what_hypothesis_saved_and_once_f
     assert result.code == 1, result.stdout + result.stderr
     # Every test the bug reaches, and none it does not (the fixture's lines all have
     # quantities below 4), each parametrized case its own.
-    assert labels(repo) == {node_id: "regression" for node_id in GATED if "TestFixtureOrders" not in node_id}, result.stdout
+    assert labels(repo) == {
+        node_id: "regression" for node_id in GATED if "TestFixtureOrders" not in node_id
+    }, result.stdout
     records = witnesses(repo)
     line_test = records[f"{MODULE}::test_line_total_is_never_negative"]
     assert line_test["schema_version"] == 3 and line_test["origin"] == "search" and line_test["fully_shrunk"]
@@ -153,7 +165,11 @@ def test_a_random_flake_is_a_flake_and_the_freeze_command_it_prints_lets_it_pass
 
 def test_an_oracle_edit_is_an_oracle_defect_and_with_the_code_a_mixed_edit(tmp_path):
     repo = existing_tests_repo(tmp_path)
-    repo.edit(MODULE, "assert line_total({\"qty\": qty, \"price\": price}) >= 0", "assert line_total({\"qty\": qty, \"price\": price}) > 0")
+    repo.edit(
+        MODULE,
+        'assert line_total({"qty": qty, "price": price}) >= 0',
+        'assert line_total({"qty": qty, "price": price}) > 0',
+    )
     assert gate(repo, MODULE).code == 3  # oracle review
     assert labels(repo) == {f"{MODULE}::test_line_total_is_never_negative": "oracle_defect"}
     repo.edit(IMPL, *BUG)
@@ -164,7 +180,11 @@ def test_an_oracle_edit_is_an_oracle_defect_and_with_the_code_a_mixed_edit(tmp_p
 
 def test_a_case_that_ends_the_worker_is_a_witness_of_the_search_that_led_to_it(tmp_path):
     repo = existing_tests_repo(tmp_path)
-    repo.edit(IMPL, 'return line["qty"] * line["price"]', 'import os\n    if line["qty"] > 3:\n        os._exit(3)\n    return line["qty"] * line["price"]')
+    repo.edit(
+        IMPL,
+        'return line["qty"] * line["price"]',
+        'import os\n    if line["qty"] > 3:\n        os._exit(3)\n    return line["qty"] * line["price"]',
+    )
     result = gate(repo, IMPL)
     assert result.code == 1, result.stdout + result.stderr
     record = witnesses(repo)[f"{MODULE}::test_line_total_is_never_negative"]
@@ -173,7 +193,7 @@ def test_a_case_that_ends_the_worker_is_a_witness_of_the_search_that_led_to_it(t
     assert labels(repo)[record["assertion_id"]] == "regression", result.stdout
 
 
-HIDING_IMPLEMENTATION = '''
+HIDING_IMPLEMENTATION = """
 import hypothesis.core
 
 _run_engine = hypothesis.core.StateForActualGivenExecution.run_engine
@@ -187,11 +207,13 @@ def _quiet_run_engine(self):
 
 
 hypothesis.core.StateForActualGivenExecution.run_engine = _quiet_run_engine
-'''
+"""
 
 
 # ...and the worker's own check of it, too: what the runner saw decides.
-HIDING_FROM_THE_WORKER_TOO = HIDING_IMPLEMENTATION + '''
+HIDING_FROM_THE_WORKER_TOO = (
+    HIDING_IMPLEMENTATION
+    + """
 import witness_gate.worker.pytest_module
 
 _search = witness_gate.worker.pytest_module.GivenTest.search
@@ -205,19 +227,31 @@ def _passing_search(self, *args):
 
 
 witness_gate.worker.pytest_module.GivenTest.search = _passing_search
-'''
+"""
+)
 
 
-@pytest.mark.parametrize("hiding, said", [
-    (HIDING_IMPLEMENTATION, "yet the test passed: something in the worker hid the failure"),
-    (HIDING_FROM_THE_WORKER_TOO, "a @given test's search passed after a case failed: something in the worker hid the failure"),
-], ids=["from-pytest", "from-the-worker-too"])
+@pytest.mark.parametrize(
+    "hiding, said",
+    [
+        (HIDING_IMPLEMENTATION, "yet the test passed: something in the worker hid the failure"),
+        (
+            HIDING_FROM_THE_WORKER_TOO,
+            "a @given test's search passed after a case failed: something in the worker hid the failure",
+        ),
+    ],
+    ids=["from-pytest", "from-the-worker-too"],
+)
 def test_code_under_test_that_swallows_hypothesis_failures_does_not_pass(tmp_path, hiding, said):
     # The implementation runs in the worker, next to Hypothesis: it can make a failing test
     # look passed to pytest, and to the worker's code. The runner saw the failing case itself.
     repo = existing_tests_repo(tmp_path)
     repo.edit(IMPL, *BUG)
-    repo.edit(IMPL, '"""The implementation under test: order totals."""\n', '"""The implementation under test: order totals."""\n' + hiding)
+    repo.edit(
+        IMPL,
+        '"""The implementation under test: order totals."""\n',
+        '"""The implementation under test: order totals."""\n' + hiding,
+    )
     result = gate(repo, IMPL)
     assert result.code == 1, result.stdout + result.stderr
     assert said in result.stdout, result.stdout
@@ -268,7 +302,7 @@ def interrupting(n):
 def wrong_by_one(n):
     return n - (1 if n > 3 else 0)
 '''
-HOSTILE_TESTS = '''import os
+HOSTILE_TESTS = """import os
 from unittest import mock
 
 import pytest
@@ -326,7 +360,7 @@ def test_skipped(n):
 @given(st.integers())
 def test_known_bug(n):
     assert False
-'''
+"""
 HOSTILE = "src/orders_app/hostile.py"
 HOSTILE_MODULE = "tests/properties/test_hostile.py"
 
@@ -342,12 +376,24 @@ def test_code_under_test_leaving_cases_hypothesis_s_or_pytest_s_way_is_still_a_r
     red = gate(repo, HOSTILE)
     assert red.code == 1, red.stdout + red.stderr
     found = {node_id.split("::")[1]: label for node_id, label in labels(repo).items()}
-    assert found == {name: "regression" for name in ("test_skipping", "test_rejecting", "test_stopping", "test_interrupting",
-                                                     "test_under_a_decorator", "test_with_a_target")}, red.stdout
+    assert found == {
+        name: "regression"
+        for name in (
+            "test_skipping",
+            "test_rejecting",
+            "test_stopping",
+            "test_interrupting",
+            "test_under_a_decorator",
+            "test_with_a_target",
+        )
+    }, red.stdout
     records = {record["assertion_id"].split("::")[1]: record for record in witnesses(repo).values()}
     # Hypothesis saves no choices for a KeyboardInterrupt: the witness is the search up to it.
     assert set(records["test_interrupting"]["payload"]) == {"search", "calls"}
-    assert records["test_with_a_target"]["payload"].keys() == {"choices"} and "n=4" in records["test_with_a_target"]["given"]["failing_example"]
+    assert (
+        records["test_with_a_target"]["payload"].keys() == {"choices"}
+        and "n=4" in records["test_with_a_target"]["given"]["failing_example"]
+    )
     pytest_run = repo.gate_json()["pytest"]
     assert pytest_run["skipped_tests"] == [f"{HOSTILE_MODULE}::test_skipped"]
     assert pytest_run["plain_tests"] == [{"node_id": f"{HOSTILE_MODULE}::test_known_bug", "passed": True}]  # xfailed
@@ -367,14 +413,14 @@ def test_code_under_test_that_makes_given_tests_look_plain_does_not_pass(tmp_pat
 
 
 CANNOT_RUN = {
-    "tests/properties/test_unsatisfiable.py": '''from hypothesis import assume, given, strategies as st
+    "tests/properties/test_unsatisfiable.py": """from hypothesis import assume, given, strategies as st
 
 
 @given(st.integers())
 def test_never(n):
     assume(False)
-''',
-    "tests/properties/test_broken_fixture.py": '''import pytest
+""",
+    "tests/properties/test_broken_fixture.py": """import pytest
 from hypothesis import given, strategies as st
 
 
@@ -386,8 +432,8 @@ def ledger():
 @given(st.integers())
 def test_uses_the_ledger(ledger, n):
     pass
-''',
-    "tests/properties/test_machine.py": '''from hypothesis import strategies as st
+""",
+    "tests/properties/test_machine.py": """from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from orders_app.pricing import line_total
@@ -406,7 +452,7 @@ class Cart(RuleBasedStateMachine):
 
 
 TestCart = Cart.TestCase
-''',
+""",
 }
 
 
@@ -416,18 +462,27 @@ def test_a_test_that_cannot_run_blocks_a_state_machine_is_searched_and_a_module_
         repo.write(path, source)
     blocked = gate(repo)
     assert blocked.code == 1, blocked.stdout + blocked.stderr
-    assert ("blocked: tests/properties/test_unsatisfiable.py::test_never: pytest or Hypothesis stopped the test outside " "any case: "
-            "Unsatisfiable") in blocked.stdout, blocked.stdout
-    assert ("blocked: tests/properties/test_broken_fixture.py::test_uses_the_ledger: pytest or Hypothesis stopped the " "test outside "
-            "any case: OSError: no ledger here") in blocked.stdout, blocked.stdout
+    assert (
+        "blocked: tests/properties/test_unsatisfiable.py::test_never: pytest or Hypothesis stopped the test outside "
+        "any case: "
+        "Unsatisfiable"
+    ) in blocked.stdout, blocked.stdout
+    assert (
+        "blocked: tests/properties/test_broken_fixture.py::test_uses_the_ledger: pytest or Hypothesis stopped the "
+        "test outside "
+        "any case: OSError: no ledger here"
+    ) in blocked.stdout, blocked.stdout
     run = repo.gate_json()["pytest"]
     assert run["stateful_tests"] == ["tests/properties/test_machine.py::TestCart::runTest"], run
     assert run["cases_run"]["tests/properties/test_machine.py::TestCart::runTest"] >= 30, run
 
     repo.write("tests/properties/helpers.py", "def total(lines):\n    return sum(lines)\n")
     refused = gate(repo)
-    assert refused.code == 2 and "tests/properties/helpers.py: no witness_gate.property and no test found: there is nothing to check" in refused.stderr, (
-        refused.stdout + refused.stderr)
+    assert (
+        refused.code == 2
+        and "tests/properties/helpers.py: no witness_gate.property and no test found: there is nothing to check"
+        in refused.stderr
+    ), refused.stdout + refused.stderr
 
 
 # --- a gated test that was not searched is no pass ---------------------------------------------
@@ -485,48 +540,95 @@ class Helpers:
 
 def test_the_base_module_says_which_given_tests_it_declares_and_which_it_marks_itself():
     assert declared_searched_tests(DECLARING) == {
-        "test_plain": False, "test_marked_skip": True, "test_marked_xfail": True, "test_skipif": False,
-        "test_conditional_xfail": False, "TestGroup::test_in_a_class": False, "TestSkipped::test_in_a_skipped_class": True,
+        "test_plain": False,
+        "test_marked_skip": True,
+        "test_marked_xfail": True,
+        "test_skipif": False,
+        "test_conditional_xfail": False,
+        "TestGroup::test_in_a_class": False,
+        "TestSkipped::test_in_a_skipped_class": True,
     }
-    assert declared_searched_tests(b"pytestmark = pytest.mark.skip\n@given(st.integers())\ndef test_a(n): pass\n") == {"test_a": True}
-    assert declared_searched_tests(b"from hypothesis import given as g\n@g(st.integers())\ndef test_b(n): pass\n") == {"test_b": False}
+    assert declared_searched_tests(b"pytestmark = pytest.mark.skip\n@given(st.integers())\ndef test_a(n): pass\n") == {
+        "test_a": True
+    }
+    assert declared_searched_tests(b"from hypothesis import given as g\n@g(st.integers())\ndef test_b(n): pass\n") == {
+        "test_b": False
+    }
     assert declared_searched_tests(b"def f(:\n") == {}
-    own = declared_tests(b"@settings(max_examples=5)\n@given(st.integers())\ndef test_a(n): pass\n\n"
-                         b"@given(st.integers())\ndef test_b(n): pass\n\n@settings(max_examples=9)\nclass TestC:\n    def " b"test_d(self): pass\n")
-    assert {key: test.own_max_examples for key, test in own.items()} == {"test_a": True, "test_b": False, "TestC::test_d": True}
+    own = declared_tests(
+        b"@settings(max_examples=5)\n@given(st.integers())\ndef test_a(n): pass\n\n"
+        b"@given(st.integers())\ndef test_b(n): pass\n\n@settings(max_examples=9)\nclass TestC:\n    def "
+        b"test_d(self): pass\n"
+    )
+    assert {key: test.own_max_examples for key, test in own.items()} == {
+        "test_a": True,
+        "test_b": False,
+        "TestC::test_d": True,
+    }
     assert not own["TestC::test_d"].given
 
 
 def test_each_declared_given_test_not_searched_is_named_with_why():
     module = "tests/test_m.py"
-    searched = {f"{module}::test_plain[1]": 12, f"{module}::test_plain[2]": 0, f"{module}::TestGroup::test_in_a_class": 3}
-    reasons = unsearched(module, declared_searched_tests(DECLARING), searched, {f"{module}::test_skipif", f"{module}::test_marked_skip"},
-                         {f"{module}::test_conditional_xfail", f"{module}::test_marked_xfail"})
+    searched = {
+        f"{module}::test_plain[1]": 12,
+        f"{module}::test_plain[2]": 0,
+        f"{module}::TestGroup::test_in_a_class": 3,
+    }
+    reasons = unsearched(
+        module,
+        declared_searched_tests(DECLARING),
+        searched,
+        {f"{module}::test_skipif", f"{module}::test_marked_skip"},
+        {f"{module}::test_conditional_xfail", f"{module}::test_marked_xfail"},
+    )
     assert [reason.split(";")[0] for reason in reasons] == [
         f"{module}::test_plain[2]: no case ran (the search ran nothing)",
         f"{module}::test_skipif: skipped",
         f"{module}::test_conditional_xfail: run once as a plain test (marked xfail?), not searched",
     ]
     everything = {f"{module}::{name}": 5 for name in ("test_plain", "test_skipif", "test_conditional_xfail")}
-    assert unsearched(module, declared_searched_tests(DECLARING), {**everything, f"{module}::TestGroup::test_in_a_class": 1}, set(), set()) == []
+    assert (
+        unsearched(
+            module,
+            declared_searched_tests(DECLARING),
+            {**everything, f"{module}::TestGroup::test_in_a_class": 1},
+            set(),
+            set(),
+        )
+        == []
+    )
     [missing] = unsearched(module, declared_searched_tests(DECLARING), everything, set(), set())
     assert missing.startswith(f"{module}::TestGroup::test_in_a_class: not collected")
     # Node by node: one parameter searched does not cover another skipped, nor one class another.
-    [skipped] = unsearched(module, declared_searched_tests(DECLARING), {**everything, f"{module}::TestGroup::test_in_a_class": 1},
-                           {f"{module}::test_plain[safe]"}, set())
+    [skipped] = unsearched(
+        module,
+        declared_searched_tests(DECLARING),
+        {**everything, f"{module}::TestGroup::test_in_a_class": 1},
+        {f"{module}::test_plain[safe]"},
+        set(),
+    )
     assert skipped.startswith(f"{module}::test_plain[safe]: skipped")
 
 
-@pytest.mark.parametrize("attack", [
-    # pytest's own way to run a test, replaced by one that runs nothing: no case runs.
-    "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n",
-    # A skip raised while the test module imports the code: nothing of the module is collected.
-    "import pytest\npytest.importorskip('a_module_production_has_and_the_worker_lacks')\n",
-], ids=["a_no_op_runtest", "importorskip"])
+@pytest.mark.parametrize(
+    "attack",
+    [
+        # pytest's own way to run a test, replaced by one that runs nothing: no case runs.
+        "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n",
+        # A skip raised while the test module imports the code: nothing of the module is collected.
+        "import pytest\npytest.importorskip('a_module_production_has_and_the_worker_lacks')\n",
+    ],
+    ids=["a_no_op_runtest", "importorskip"],
+)
 def test_a_bug_whose_tests_the_code_under_test_keeps_from_running_is_incomplete_not_a_pass(tmp_path, attack):
     repo = existing_tests_repo(tmp_path)
     repo.edit(IMPL, *BUG)
-    repo.edit(IMPL, '"""The implementation under test: order totals."""', f'"""The implementation under test: order totals."""\n{attack}')
+    repo.edit(
+        IMPL,
+        '"""The implementation under test: order totals."""',
+        f'"""The implementation under test: order totals."""\n{attack}',
+    )
     result = gate(repo, IMPL)
     assert result.code in (1, 4), result.stdout + result.stderr  # never a pass
     assert "incomplete: " in result.stdout, result.stdout
@@ -538,11 +640,19 @@ def test_a_profile_the_code_under_test_loads_is_refused_not_searched_under(tmp_p
     # without settings of their own take the default in force when they are decorated).
     repo = existing_tests_repo(tmp_path)
     repo.edit(IMPL, *BUG)
-    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""The implementation under test: order totals."""\n'
-              "from hypothesis import settings\nsettings.register_profile('one', " "max_examples=1)\nsettings.load_profile('one')\n")
+    repo.edit(
+        IMPL,
+        '"""The implementation under test: order totals."""',
+        '"""The implementation under test: order totals."""\n'
+        "from hypothesis import settings\nsettings.register_profile('one', "
+        "max_examples=1)\nsettings.load_profile('one')\n",
+    )
     result = gate(repo, IMPL)
     assert result.code == 1, result.stdout + result.stderr
-    assert "pricing.py loaded the Hypothesis profile 'one': only the test module and its conftest files may choose" in result.stdout
+    assert (
+        "pricing.py loaded the Hypothesis profile 'one': only the test module and its conftest files may choose"
+        in result.stdout
+    )
 
 
 def test_a_default_the_code_under_test_sets_past_the_public_api_does_not_weaken_the_search(tmp_path):
@@ -550,8 +660,12 @@ def test_a_default_the_code_under_test_sets_past_the_public_api_does_not_weaken_
     # after it would search one case. A test whose module sets no max_examples searches at
     # least the suite's.
     repo = existing_tests_repo(tmp_path)
-    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""The implementation under test: order totals."""\n'
-              "import hypothesis._settings as _s\n_s.default_variable.value = _s.settings(max_examples=1)\n")
+    repo.edit(
+        IMPL,
+        '"""The implementation under test: order totals."""',
+        '"""The implementation under test: order totals."""\n'
+        "import hypothesis._settings as _s\n_s.default_variable.value = _s.settings(max_examples=1)\n",
+    )
     result = gate(repo)
     assert result.code == 0, result.stdout + result.stderr
     assert repo.gate_json()["pytest"]["cases_run"][f"{MODULE}::test_total_is_the_sum_of_its_lines"] >= 30, result.stdout
@@ -561,7 +675,10 @@ def test_the_profile_the_bases_ini_names_is_loaded_by_hypothesis_own_plugin(tmp_
     # The worker turns pytest's plugin autoloading off and loads Hypothesis' plugin by name:
     # `--hypothesis-profile` in the base's ini still works, and its profile may ask for more.
     repo = existing_tests_repo(tmp_path)
-    repo.write("tests/conftest.py", "from hypothesis import settings\n\nsettings.register_profile('thorough', max_examples=120)\n")
+    repo.write(
+        "tests/conftest.py",
+        "from hypothesis import settings\n\nsettings.register_profile('thorough', max_examples=120)\n",
+    )
     repo.write("pytest.ini", "[pytest]\naddopts = --hypothesis-profile=thorough\n")
     result = gate(repo)
     assert result.code == 0, result.stdout + result.stderr
@@ -574,9 +691,23 @@ def test_a_witness_file_names_its_test_readably_and_one_to_one():
     assert file_stem("tests/test_cart.py::TestCart::test_total[eur]") == "tests.test_cart--TestCart.test_total[eur]"
     # Ids a plainer spelling would merge stay apart: where the module ends, a dot in a
     # directory or a module, and characters a file name or an artifact upload cannot carry.
-    tricky = ["a/b.py::c", "a.py::b::c", "a.b/c.py::t", "a/b.c.py::t", "t.py::test[a/b]", "t.py::test[a~2Fb]",
-              "t.py::test[a:b]", "t.py::test[a~3Ab]", "t.py::test[é]", "x-y/t.py::t", "x~2Dy/t.py::t", "t.py::test[" + "x" * 300 + "]",
-              "t.py::test[" + "x" * 300 + "y]", "t.py::test[a--b]", "t--a.py::b"]
+    tricky = [
+        "a/b.py::c",
+        "a.py::b::c",
+        "a.b/c.py::t",
+        "a/b.c.py::t",
+        "t.py::test[a/b]",
+        "t.py::test[a~2Fb]",
+        "t.py::test[a:b]",
+        "t.py::test[a~3Ab]",
+        "t.py::test[é]",
+        "x-y/t.py::t",
+        "x~2Dy/t.py::t",
+        "t.py::test[" + "x" * 300 + "]",
+        "t.py::test[" + "x" * 300 + "y]",
+        "t.py::test[a--b]",
+        "t--a.py::b",
+    ]
     stems = [file_stem(node_id) for node_id in tricky]
     assert len(set(stems)) == len(tricky), stems
     for stem in stems:

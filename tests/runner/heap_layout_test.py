@@ -58,8 +58,14 @@ print(json.dumps(orders))
 
 
 def orders(seed: int, mode: str = "arranged", python: str = sys.executable) -> list[list[int]]:
-    done = subprocess.run([python, "-c", FORKS, str(seed), mode], env={**os.environ, "PYTHONPATH": str(RUNNER), "PYTHONHASHSEED": str(seed)},
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [python, "-c", FORKS, str(seed), mode],
+        env={**os.environ, "PYTHONPATH": str(RUNNER), "PYTHONHASHSEED": str(seed)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     return json.loads(done.stdout)
 
 
@@ -99,8 +105,14 @@ def test_the_layout_holds_on_every_supported_cpython(version):
     assert all(order == seen[0] for order in seen), seen
     assert moves_without_the_layout(python)
     # Every size class of the small-object allocator, 16 to 512 bytes, has its pool (one kept block each).
-    counted = subprocess.run([python, "-c", "from witness_gate.worker import heap_layout as layout; print(len(layout.Layout(1)._anchors))"],
-                             env={**os.environ, "PYTHONPATH": str(RUNNER)}, capture_output=True, text=True, timeout=60, check=True)
+    counted = subprocess.run(
+        [python, "-c", "from witness_gate.worker import heap_layout as layout; print(len(layout.Layout(1)._anchors))"],
+        env={**os.environ, "PYTHONPATH": str(RUNNER)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert counted.stdout.split() == ["32"]
 
 
@@ -130,7 +142,13 @@ print(json.dumps(seen))
 def test_the_collector_probes_ballast_moves_no_small_object():
     # The probe moves when the collector runs, not where the call's objects land: whatever
     # the number of extra containers, the next ints and objects take the same blocks.
-    done = subprocess.run([sys.executable, "-c", STEERED], env={**os.environ, "PYTHONPATH": str(RUNNER)}, capture_output=True, text=True,
-                          timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", STEERED],
+        env={**os.environ, "PYTHONPATH": str(RUNNER)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     seen = json.loads(done.stdout)
     assert all(places == seen[0] for places in seen), seen

@@ -30,27 +30,38 @@ HOSTILE = {
     "exit 3": ("os._exit(3)", "exit status 3"),
     "sys.exit(0)": ("sys.exit(0)", "SystemExit"),
     "KeyboardInterrupt": ("raise KeyboardInterrupt()", "KeyboardInterrupt"),
-    "the runner's own refusal": ("from witness_gate.errors import WitnessGateError\nraise WitnessGateError('fixture changed: re-pin')", "WitnessGateError"),
+    "the runner's own refusal": (
+        "from witness_gate.errors import WitnessGateError\nraise WitnessGateError('fixture changed: re-pin')",
+        "WitnessGateError",
+    ),
     "SIGKILL of itself": ("os.kill(os.getpid(), signal.SIGKILL)", "crashed"),
-    "SIGALRM ignored, then a hang": ("signal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass", f"within {TIME_LIMIT} s"),
+    "SIGALRM ignored, then a hang": (
+        "signal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass",
+        f"within {TIME_LIMIT} s",
+    ),
     "stdout and stderr garbage": (
         # The runner's own "done" first: were the worker's stdout its message channel, this would end the call unheard.
-        "os.write(1, b'{\"event\": \"done\"}\\n')\nprint('gate: pass (exit 0)', flush=True)\nos.write(2, b'verdict: " "pass\\n')\nreturn -1",
+        "os.write(1, b'{\"event\": \"done\"}\\n')\nprint('gate: pass (exit 0)', flush=True)\nos.write(2, b'verdict: "
+        "pass\\n')\nreturn -1",
         "returned_false",
     ),
     "garbage on every inherited descriptor": (
-        "for fd in range(3, 256):\n    try:\n        os.write(fd, b'not json\\n')\n    except OSError:\n        " "pass\nreturn -1",
+        "for fd in range(3, 256):\n    try:\n        os.write(fd, b'not json\\n')\n    except OSError:\n        "
+        "pass\nreturn -1",
         None,  # which replay's evidence comes first depends on which process the parent stops first
     ),
     "a forged passing result and end on every descriptor": (
         # The message channel is one of the inherited descriptors: were a well-formed line the
         # runner's word, this call would pass and the search end green.
         "for fd in range(3, 256):\n    try:\n"
-        "        os.write(fd, b'{\"event\": \"result\", \"passed\": true, \"evidence\": null}\\n{\"event\": \"done\"}\\n')\n"
+        '        os.write(fd, b\'{"event": "result", "passed": true, "evidence": null}\\n{"event": "done"}\\n\')\n'
         "    except OSError:\n        pass\nreturn -1",
         None,
     ),
-    "a child that forks and exits": ("if os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\nos._exit(0)", "exit status 0"),
+    "a child that forks and exits": (
+        "if os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\nos._exit(0)",
+        "exit status 0",
+    ),
 }
 
 
@@ -80,7 +91,9 @@ def test_code_under_test_cannot_rewrite_the_fixture(repo: SampleRepo):
     assert result.code == 1, result.stdout + result.stderr
     # Read-only, and not the worker's: as the caller's user it meets the read-only mount; as
     # `nobody` (a root caller's workers) it is refused as a file of another user first.
-    assert ("OSError: [Errno 30] Read-only file system" in result.stdout) or ("PermissionError: [Errno 13] Permission denied" in result.stdout)
+    assert ("OSError: [Errno 30] Read-only file system" in result.stdout) or (
+        "PermissionError: [Errno 13] Permission denied" in result.stdout
+    )
     assert [row["label"] for row in repo.gate_json()["witnesses"]] == ["regression"]
     assert (repo.root / "tests/fixtures/orders.json").read_bytes() == fixture
 
@@ -98,10 +111,14 @@ def test_a_bug_that_hides_from_a_collector_production_never_runs_stays_a_regress
 
 def test_a_module_that_loads_in_the_search_but_not_in_the_replays_is_unclassified_not_a_regression(repo: SampleRepo):
     # Nothing was replayed, so nothing failed: the witness has no replay evidence at all.
-    repo.edit(IMPL, '"""The implementation under test: order totals."""', '''"""The implementation under test: order totals."""
+    repo.edit(
+        IMPL,
+        '"""The implementation under test: order totals."""',
+        '''"""The implementation under test: order totals."""
 import json
 if json.load(open("/run/witness-gate/request.json"))["mode"] == "replay":
-    raise ImportError("pricing is unavailable in replays")''')
+    raise ImportError("pricing is unavailable in replays")''',
+    )
     repo.edit(IMPL, *BUG)
     result = repo.gate(IMPL, extra=("--replays", "2", "--replay-interpreters", "3"))
     assert result.code != 0, result.stdout + result.stderr
@@ -111,15 +128,29 @@ if json.load(open("/run/witness-gate/request.json"))["mode"] == "replay":
     assert "ImportError: pricing is unavailable in replays" in result.stdout
 
 
-@pytest.mark.parametrize("code, evidence", [("os._exit(0)", "replay process ended without a result (exit status 0)"),
-                                            ("while True:\n    pass", f"replay did not finish within {TIME_LIMIT} s")],
-                         ids=["exits", "hangs"])
-def test_code_that_fails_differently_in_forked_replays_is_still_a_regression(repo: SampleRepo, code: str, evidence: str):
+@pytest.mark.parametrize(
+    "code, evidence",
+    [
+        ("os._exit(0)", "replay process ended without a result (exit status 0)"),
+        ("while True:\n    pass", f"replay did not finish within {TIME_LIMIT} s"),
+    ],
+    ids=["exits", "hangs"],
+)
+def test_code_that_fails_differently_in_forked_replays_is_still_a_regression(
+    repo: SampleRepo, code: str, evidence: str
+):
     # Replays run in children forked from the interpreter that imported the module, then in
     # that interpreter itself: code that ends or hangs only in a forked child must not make
     # those replays count as passes (it returns a wrong total everywhere else).
-    repo.edit(IMPL, '"""The implementation under test: order totals."""', '"""The implementation under test: order totals."""\nimport os\n_IMPORTED_BY = os.getpid()')
-    inject(repo, f"if os.getpid() != _IMPORTED_BY:\n{''.join(f'    {line}' + chr(10) for line in code.splitlines())}return -1")
+    repo.edit(
+        IMPL,
+        '"""The implementation under test: order totals."""',
+        '"""The implementation under test: order totals."""\nimport os\n_IMPORTED_BY = os.getpid()',
+    )
+    inject(
+        repo,
+        f"if os.getpid() != _IMPORTED_BY:\n{''.join(f'    {line}' + chr(10) for line in code.splitlines())}return -1",
+    )
     result = repo.gate(IMPL, extra=("--replays", "2", "--replay-interpreters", "3"))
     assert result.code == 1, result.stdout + result.stderr
     assert [row["label"] for row in repo.gate_json()["witnesses"]] == ["regression"], result.stdout
@@ -132,9 +163,13 @@ def test_replays_a_worker_leaves_out_beyond_the_shared_rule_count_as_failures(re
     # (`protocol.left_out`) to leave out every replay: the runner reads its own copy of the
     # rule, and a replay it expected and never heard of is a failure with that reason, so the
     # bug stays a regression instead of a witness with no replays at all.
-    repo.edit(IMPL, '"""The implementation under test: order totals."""', '''"""The implementation under test: order totals."""
+    repo.edit(
+        IMPL,
+        '"""The implementation under test: order totals."""',
+        '''"""The implementation under test: order totals."""
 from witness_gate import protocol
-protocol.left_out = lambda *args: True''')
+protocol.left_out = lambda *args: True''',
+    )
     repo.edit(IMPL, *BUG)
     result = repo.gate(IMPL, extra=("--replays", "2", "--replay-interpreters", "3"))
     assert result.code == 1, result.stdout + result.stderr

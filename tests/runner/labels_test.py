@@ -2,7 +2,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from witness_gate.labels import LABELS, NEXT_STEPS, UNREPEATABLE_FLAKE, classify, freeze_allowed, next_step, run_exit_code
+from witness_gate.labels import (
+    LABELS,
+    NEXT_STEPS,
+    UNREPEATABLE_FLAKE,
+    classify,
+    freeze_allowed,
+    next_step,
+    run_exit_code,
+)
 
 
 # The spec's own table, verbatim: classify(failures, runs, impl_changed, oracle_changed).
@@ -16,7 +24,9 @@ SPEC_ROWS = [
 ]
 
 
-@pytest.mark.parametrize("failures, runs, impl_changed, oracle_changed, label", SPEC_ROWS, ids=[row[-1] for row in SPEC_ROWS])
+@pytest.mark.parametrize(
+    "failures, runs, impl_changed, oracle_changed, label", SPEC_ROWS, ids=[row[-1] for row in SPEC_ROWS]
+)
 def test_classify_gives_the_spec_table_row(failures, runs, impl_changed, oracle_changed, label):
     assert classify(failures, runs, impl_changed, oracle_changed) == label
 
@@ -56,7 +66,10 @@ def test_run_exit_code_takes_the_most_severe_label():
     assert run_exit_code(["flake"], mixed_diff=False, lock_changed=True) == 1
 
 
-@pytest.mark.parametrize("cause, holds", [("random_seed", True), ("hash_secret", True), ("history", True), ("time", False), ("none_found", False)])
+@pytest.mark.parametrize(
+    "cause, holds",
+    [("random_seed", True), ("hash_secret", True), ("history", True), ("time", False), ("none_found", False)],
+)
 def test_a_flake_says_whether_a_freeze_of_its_witness_can_hold_beyond_this_run(cause: str, holds: bool):
     # The search runs under the schedule: where the runner controls the cause, the next run
     # keeps the same witness; where it does not, the next witness may differ.

@@ -27,8 +27,11 @@ HONEST = ('return line["qty"] * line["price"]', 'return line["price"] * line["qt
 
 
 def suite_toml(fixture_line: str) -> bytes:
-    return (f'[tool.witness-gate]\nimpl-prefixes = ["src/"]\noracle-prefixes = ["tests/properties/"]\n\n'
-            f'[[tool.witness-gate.suites]]\nname = "cart"\n{fixture_line}generator-version = 1\nproperties = ' '["tests/properties"]\n').encode()
+    return (
+        f'[tool.witness-gate]\nimpl-prefixes = ["src/"]\noracle-prefixes = ["tests/properties/"]\n\n'
+        f'[[tool.witness-gate.suites]]\nname = "cart"\n{fixture_line}generator-version = 1\nproperties = '
+        '["tests/properties"]\n'
+    ).encode()
 
 
 def test_a_suite_is_declared_without_fixture_data_only_by_saying_so():
@@ -46,15 +49,20 @@ def test_its_lock_pins_nothing_and_says_so(tmp_path: Path):
     schemas.validate("lock", record, "lock")
     locks.verify_fixture(record, tmp_path)  # nothing to have changed
     # A lock may not claim "no fixture" and a digest of some bytes, nor name a file of no bytes.
-    for fixture in ({"path": None, "sha256": "0" * 64, "size": 0}, {"path": None, "sha256": EMPTY_DIGEST, "size": 3},
-                    {"path": "tests/fixtures/empty.json", "sha256": EMPTY_DIGEST, "size": 0}):
+    for fixture in (
+        {"path": None, "sha256": "0" * 64, "size": 0},
+        {"path": None, "sha256": EMPTY_DIGEST, "size": 3},
+        {"path": "tests/fixtures/empty.json", "sha256": EMPTY_DIGEST, "size": 0},
+    ):
         with pytest.raises(WitnessGateError, match="not a valid lock"):
             schemas.validate("lock", {**record, "fixture": fixture}, "lock")
 
 
 def runner(root: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-    return subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "witness_gate", *args], cwd=root, env=env, capture_output=True, text=True, timeout=900
+    )
 
 
 def pytest_only(tmp_path: Path) -> Repo:
@@ -72,8 +80,20 @@ def pytest_only(tmp_path: Path) -> Repo:
 
 def test_the_gate_and_the_review_run_a_suite_without_fixture_data(tmp_path: Path):
     repo = pytest_only(tmp_path)
-    gated = runner(repo.root, "gate", "--no-fixture", "--generator-version", "1", "--properties", "tests/properties",
-                   "--out", ".artifacts/gate", "--max-examples", "30", "--check-only")
+    gated = runner(
+        repo.root,
+        "gate",
+        "--no-fixture",
+        "--generator-version",
+        "1",
+        "--properties",
+        "tests/properties",
+        "--out",
+        ".artifacts/gate",
+        "--max-examples",
+        "30",
+        "--check-only",
+    )
     assert gated.returncode == 0, gated.stdout + gated.stderr
     assert json.loads((repo.root / ".artifacts/gate/fixture.lock").read_text())["fixture"]["path"] is None
     shutil.rmtree(repo.root / ".artifacts")

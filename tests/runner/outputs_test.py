@@ -91,24 +91,92 @@ def command_args(name: str, good: bool, repo: SampleRepo, entry: dict, git_root:
     """The command's arguments, every output in `scratch`: a run that succeeds, or one refused for a missing input."""
     missing = str(scratch / "missing")
     if name == "pin":
-        return ["pin", "--fixture", FIXTURE if good else missing, "--generator-version", "3", "--out", str(scratch / "lock")]
+        return [
+            "pin",
+            "--fixture",
+            FIXTURE if good else missing,
+            "--generator-version",
+            "3",
+            "--out",
+            str(scratch / "lock"),
+        ]
     if name == "check":
-        return ["check", "--lock", repo.lock if good else missing, "--properties", "tests/properties", "--out", str(scratch / "witnesses")]
+        return [
+            "check",
+            "--lock",
+            repo.lock if good else missing,
+            "--properties",
+            "tests/properties",
+            "--out",
+            str(scratch / "witnesses"),
+        ]
     if name == "classify":
-        return ["classify", "--lock", repo.lock if good else missing, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt",
-                "--out", str(scratch / "report.json"), "--junit-xml", str(scratch / "junit.xml")]
+        return [
+            "classify",
+            "--lock",
+            repo.lock if good else missing,
+            "--witnesses",
+            ".artifacts/witnesses",
+            "--diff-paths",
+            "changed.txt",
+            "--out",
+            str(scratch / "report.json"),
+            "--junit-xml",
+            str(scratch / "junit.xml"),
+        ]
     if name == "freeze":
         [witness] = repo.witness_files()
-        return ["freeze", "--assertion", "prop_sometimes", "--lock", repo.lock, "--witness", str(witness) if good else missing,
-                "--failures", str(entry["failures"]), "--runs", str(entry["runs"]), "--expires-in-hours", "24",
-                "--out", str(scratch / "freeze.json")]
+        return [
+            "freeze",
+            "--assertion",
+            "prop_sometimes",
+            "--lock",
+            repo.lock,
+            "--witness",
+            str(witness) if good else missing,
+            "--failures",
+            str(entry["failures"]),
+            "--runs",
+            str(entry["runs"]),
+            "--expires-in-hours",
+            "24",
+            "--out",
+            str(scratch / "freeze.json"),
+        ]
     if name == "gate":
-        return ["gate", "--fixture", FIXTURE if good else missing, "--generator-version", "3", "--properties", "tests/properties",
-                "--diff-paths", "changed.txt", "--out", str(scratch / "gate"), "--junit-xml", str(scratch / "junit.xml")]
+        return [
+            "gate",
+            "--fixture",
+            FIXTURE if good else missing,
+            "--generator-version",
+            "3",
+            "--properties",
+            "tests/properties",
+            "--diff-paths",
+            "changed.txt",
+            "--out",
+            str(scratch / "gate"),
+            "--junit-xml",
+            str(scratch / "junit.xml"),
+        ]
     assert name == "review"
-    return ["review", "--repo", str(git_root), "--base", "main" if good else "refs/heads/missing", "--head", "main",
-            "--out", str(scratch / "review"), "--junit-xml", str(scratch / "junit.xml"), "--sarif", str(scratch / "review.sarif"),
-            "--summary", str(scratch / "summary.md")]
+    return [
+        "review",
+        "--repo",
+        str(git_root),
+        "--base",
+        "main" if good else "refs/heads/missing",
+        "--head",
+        "main",
+        "--out",
+        str(scratch / "review"),
+        "--junit-xml",
+        str(scratch / "junit.xml"),
+        "--sarif",
+        str(scratch / "review.sarif"),
+        "--summary",
+        str(scratch / "summary.md"),
+    ]
 
 
 # (command, output option, a directory output?)
@@ -143,7 +211,9 @@ def test_an_output_that_is_not_a_plain_file_or_directory_is_refused_before_the_r
     assert result.code == 2, result.stdout + result.stderr
     wanted = "not a directory" if is_dir else "not a regular file"
     kind = kind or ("regular file" if is_dir else "directory")
-    assert result.stderr.splitlines() == [f"witness-gate: error: {path}: {option} is a {kind}, {wanted}; remove it or give another path"]
+    assert result.stderr.splitlines() == [
+        f"witness-gate: error: {path}: {option} is a {kind}, {wanted}; remove it or give another path"
+    ]
     assert identity(path) == before
     made = {path.name, path.name + ".target"} if node == "symlink" else {path.name}
     assert {p.name for p in tmp_path.iterdir()} == made  # nothing else written, no temp file left behind
@@ -157,7 +227,9 @@ def test_the_gate_refuses_a_staging_directory_that_is_a_symlink(flaky, tmp_path)
     before = identity(stage)
     result = repo.cli(*command_args("gate", True, repo, {}, tmp_path, tmp_path))
     assert result.code == 2 and result.stderr.splitlines() == [
-        f"witness-gate: error: {stage}: the gate's staging directory is a symlink, not a directory; remove it or give " "another path"]
+        f"witness-gate: error: {stage}: the gate's staging directory is a symlink, not a directory; remove it or give "
+        "another path"
+    ]
     assert identity(stage) == before and not (tmp_path / "gate").exists()
 
 
@@ -197,16 +269,43 @@ def test_a_refused_classify_replaces_the_old_report_with_a_stale_record_that_no_
     repo, entry = flaky
     report = tmp_path / "report.json"
     shutil.copyfile(repo.report, report)
-    refused = repo.cli("classify", "--lock", str(tmp_path / "missing"), "--witnesses", ".artifacts/witnesses",
-                       "--diff-paths", "changed.txt", "--out", str(report))
+    refused = repo.cli(
+        "classify",
+        "--lock",
+        str(tmp_path / "missing"),
+        "--witnesses",
+        ".artifacts/witnesses",
+        "--diff-paths",
+        "changed.txt",
+        "--out",
+        str(report),
+    )
     assert refused.code == 2 and len(refused.stderr.splitlines()) == 1, refused.stderr
     [stale] = json.loads(report.read_text()).values()
     assert stale.startswith("classify refused the run that would have replaced this report: ") and "missing" in stale
     [witness] = repo.witness_files()
-    frozen = repo.cli("freeze", "--assertion", "prop_sometimes", "--lock", repo.lock, "--witness", str(witness), "--report", str(report),
-                      "--failures", str(entry["failures"]), "--runs", str(entry["runs"]), "--expires-in-hours", "24",
-                      "--out", str(tmp_path / "freeze.json"))
-    assert frozen.code == 2 and frozen.stderr.splitlines() == [f"witness-gate: error: {report}: no report here: {stale}"]
+    frozen = repo.cli(
+        "freeze",
+        "--assertion",
+        "prop_sometimes",
+        "--lock",
+        repo.lock,
+        "--witness",
+        str(witness),
+        "--report",
+        str(report),
+        "--failures",
+        str(entry["failures"]),
+        "--runs",
+        str(entry["runs"]),
+        "--expires-in-hours",
+        "24",
+        "--out",
+        str(tmp_path / "freeze.json"),
+    )
+    assert frozen.code == 2 and frozen.stderr.splitlines() == [
+        f"witness-gate: error: {report}: no report here: {stale}"
+    ]
     assert not (tmp_path / "freeze.json").exists()
 
 
@@ -224,4 +323,6 @@ def test_artifacts_get_the_mode_the_umask_gives(repo: SampleRepo, umask: int):
     assert pinned.code == 0 and gated.code == 0, pinned.stderr + gated.stdout + gated.stderr
     written = [repo.root / repo.lock, repo.root / ".artifacts/junit.xml", *(repo.root / ".artifacts/gate").rglob("*.*")]
     assert {path.name for path in written} >= {"fixture.lock", "junit.xml", "gate.json", "classification.json"}
-    assert {path.name: oct(stat.S_IMODE(path.stat().st_mode)) for path in written} == {path.name: oct(0o666 & ~umask) for path in written}
+    assert {path.name: oct(stat.S_IMODE(path.stat().st_mode)) for path in written} == {
+        path.name: oct(0o666 & ~umask) for path in written
+    }

@@ -38,4 +38,7 @@ def test_the_freezes_directory_owns_what_lies_inside_it(case):
 @pytest.mark.parametrize("case", CASES["owners"], ids=repr)
 def test_the_longest_entry_owns_a_path(case):
     assert owner(case["path"], case["impl"], case["oracle"]) == case["owner"]
-    assert split_paths([case["path"]], case["impl"], case["oracle"]) == (case["owner"] == "impl", case["owner"] == "oracle")
+    assert split_paths([case["path"]], case["impl"], case["oracle"]) == (
+        case["owner"] == "impl",
+        case["owner"] == "oracle",
+    )

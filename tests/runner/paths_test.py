@@ -64,7 +64,15 @@ def _reference_parse(text: str) -> list[str] | int:
     return lines
 
 
-@given(st.lists(st.text(alphabet=st.sampled_from(["a", "b", "/", ".", " ", "\t", "\r", "\x00", "\\", "\u2003", "\x1f", "\n"]), max_size=12), max_size=6))
+@given(
+    st.lists(
+        st.text(
+            alphabet=st.sampled_from(["a", "b", "/", ".", " ", "\t", "\r", "\x00", "\\", "\u2003", "\x1f", "\n"]),
+            max_size=12,
+        ),
+        max_size=6,
+    )
+)
 def test_fast_scan_of_a_changed_list_agrees_with_the_line_by_line_rule(chunks):
     text = "\n".join(chunks)
     expected = _reference_parse(text)
@@ -75,7 +83,14 @@ def test_fast_scan_of_a_changed_list_agrees_with_the_line_by_line_rule(chunks):
         assert parse_changed_paths(text.encode(), "changed.txt") == expected
 
 
-@given(st.lists(st.sampled_from(["src/a.py", "src/p/x.py", "tests/properties/p.py", "README.md", "s", "src", "tests/propertiesx"]), max_size=8))
+@given(
+    st.lists(
+        st.sampled_from(
+            ["src/a.py", "src/p/x.py", "tests/properties/p.py", "README.md", "s", "src", "tests/propertiesx"]
+        ),
+        max_size=8,
+    )
+)
 def test_screened_split_paths_agrees_with_owner(paths):
     impl, oracle = ["src/", "s"], ["tests/properties/", "src/p/"]
     sides = {owner(path, impl, oracle) for path in paths}

@@ -40,7 +40,9 @@ JOBS = [_job("w", {"n": 1}), _job("w", {"n": 1}, history=[{"payload": {"n": 0}}]
 
 def test_a_payload_after_its_history_is_left_out_only_where_it_failed_alone_in_every_slot():
     assert left_out(JOBS, 1, 0, {0: [True] * 5}, 5, None)
-    assert not left_out(JOBS, 1, 0, {0: [True, True, False, True, True]}, 5, None)  # alone passed once: history may tell why
+    assert not left_out(
+        JOBS, 1, 0, {0: [True, True, False, True, True]}, 5, None
+    )  # alone passed once: history may tell why
     assert not left_out(JOBS, 1, 0, {0: [False] * 5}, 5, None)
     assert not left_out(JOBS, 1, 0, {0: [True] * 4}, 5, None)  # a slot unreported is no "every slot"
     assert not left_out(JOBS, 1, 0, {}, 5, None)
@@ -57,5 +59,7 @@ def test_the_probes_second_pass_is_left_out_only_for_a_settled_job_whose_first_p
     assert left_out(settled, 0, 12, {0: [True] * 12}, 24, 12)
     assert left_out(settled, 0, 23, {0: [False] * 12}, 24, 12)
     assert not left_out(settled, 0, 11, {0: [True] * 11}, 24, 12)  # the first pass always runs
-    assert not left_out(settled, 0, 12, {0: [True] * 11 + [False]}, 24, 12)  # a split: the second pass confirms it or breaks it
+    assert not left_out(
+        settled, 0, 12, {0: [True] * 11 + [False]}, 24, 12
+    )  # a split: the second pass confirms it or breaks it
     assert not left_out(mixed, 0, 12, {0: [True] * 12}, 24, 12)  # a mixed witness's cause reads both passes' bursts

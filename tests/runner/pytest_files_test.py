@@ -12,7 +12,7 @@ from witness_gate import pytest_files
 from witness_gate.config import GateConfig, Suite
 from witness_gate.ownership import own
 
-PYTEST_MODULE = '''from hypothesis import given, strategies as st
+PYTEST_MODULE = """from hypothesis import given, strategies as st
 
 from orders_app.pricing import line_total
 
@@ -20,27 +20,53 @@ from orders_app.pricing import line_total
 @given(st.integers(0, 50), st.integers(0, 1000))
 def test_a_line_costs_its_quantity_times_its_price(qty, price):
     assert line_total({"qty": qty, "price": price}) == qty * price
-'''
+"""
 # A pytest plugin in the implementation that puts the right line_total back during tests.
-RESTORING_PLUGIN = '''import orders_app.pricing as pricing
+RESTORING_PLUGIN = """import orders_app.pricing as pricing
 
 pricing.line_total = lambda line: line["qty"] * line["price"]
-'''
+"""
 
 
 def test_every_file_pytest_reads_on_the_way_to_a_module_is_listed():
     read = pytest_files.read_at_collection("tests/properties/test_orders.py")
     for directory in ("", "tests/", "tests/properties/"):
-        for name in ("conftest.py", "__init__.py", "pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg",
-                     "pyproject.toml"):
+        for name in (
+            "conftest.py",
+            "__init__.py",
+            "pytest.toml",
+            ".pytest.toml",
+            "pytest.ini",
+            ".pytest.ini",
+            "tox.ini",
+            "setup.cfg",
+            "pyproject.toml",
+        ):
             assert f"{directory}{name}" in read
-    assert pytest_files.read_at_collection("tests/properties") == pytest_files.read_at_collection("tests/properties/test_orders.py")
+    assert pytest_files.read_at_collection("tests/properties") == pytest_files.read_at_collection(
+        "tests/properties/test_orders.py"
+    )
 
 
 def test_they_are_oracle_but_a_packages_own_init():
-    suite = Suite(name="orders", fixture="tests/fixtures/orders.json", generator_version=3, properties=("src/pkg/tests/test_p.py",))
+    suite = Suite(
+        name="orders",
+        fixture="tests/fixtures/orders.json",
+        generator_version=3,
+        properties=("src/pkg/tests/test_p.py",),
+    )
     config = GateConfig(impl_prefixes=("src/",), suites=(suite,))
-    ownership = own(["src/conftest.py", "src/pkg/tests/conftest.py", "src/pkg/__init__.py", "src/pkg/tests/tox.ini", "src/other.py"], config, {})
+    ownership = own(
+        [
+            "src/conftest.py",
+            "src/pkg/tests/conftest.py",
+            "src/pkg/__init__.py",
+            "src/pkg/tests/tox.ini",
+            "src/other.py",
+        ],
+        config,
+        {},
+    )
     assert sorted(ownership.oracle) == ["src/conftest.py", "src/pkg/tests/conftest.py", "src/pkg/tests/tox.ini"]
     assert ownership.oracle["src/conftest.py"] == "suite orders (read by pytest)"
     assert ownership.impl == ("src/pkg/__init__.py", "src/other.py")
@@ -63,13 +89,17 @@ def review(repo: Repo, message: str):
     return result, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("path, text", [
-    ("tests/conftest.py", "pytest_plugins = ['orders_app.restore']\n"),
-    ("tests/pytest.ini", "[pytest]\naddopts = -p orders_app.restore\n"),
-    ("tests/tox.ini", "[pytest]\naddopts = -p orders_app.restore\n"),
-    ("tests/pyproject.toml", "[tool.pytest.ini_options]\naddopts = '-p orders_app.restore'\n"),
-    ("pytest.toml", "[pytest]\naddopts = ['-p', 'orders_app.restore']\n"),
-], ids=["conftest_above_the_properties", "pytest_ini", "tox_ini", "nested_pyproject", "pytest_toml_at_the_root"])
+@pytest.mark.parametrize(
+    "path, text",
+    [
+        ("tests/conftest.py", "pytest_plugins = ['orders_app.restore']\n"),
+        ("tests/pytest.ini", "[pytest]\naddopts = -p orders_app.restore\n"),
+        ("tests/tox.ini", "[pytest]\naddopts = -p orders_app.restore\n"),
+        ("tests/pyproject.toml", "[tool.pytest.ini_options]\naddopts = '-p orders_app.restore'\n"),
+        ("pytest.toml", "[pytest]\naddopts = ['-p', 'orders_app.restore']\n"),
+    ],
+    ids=["conftest_above_the_properties", "pytest_ini", "tox_ini", "nested_pyproject", "pytest_toml_at_the_root"],
+)
 def test_a_file_pytest_reads_that_the_head_adds_is_an_oracle_edit(repo: Repo, path: str, text: str):
     buggy(repo)
     (repo.root / "src/orders_app/restore.py").write_text(RESTORING_PLUGIN)
@@ -152,4 +182,6 @@ def test_a_pytest_module_in_the_implementation_never_loads(repo: Repo):
     (repo.root / "src/pytest.py").write_text(SHADOW_PYTEST)
     result, output = review(repo, "bug, and a pytest of its own")
     assert result.returncode == 1, output
-    assert "orders: regression: tests/properties/test_orders.py::test_a_line_costs_its_quantity_times_its_price" in output, output
+    assert (
+        "orders: regression: tests/properties/test_orders.py::test_a_line_costs_its_quantity_times_its_price" in output
+    ), output

@@ -16,7 +16,11 @@ def assert_refused(result, message: str) -> None:
 
 def test_pin_refuses_a_symlink_a_directory_and_a_missing_file(repo: SampleRepo):
     os.symlink("orders.json", repo.root / "tests/fixtures/link.json")
-    for fixture, message in [("tests/fixtures/link.json", "symlink"), ("tests/fixtures", "not a regular file"), ("nope.json", "not found")]:
+    for fixture, message in [
+        ("tests/fixtures/link.json", "symlink"),
+        ("tests/fixtures", "not a regular file"),
+        ("nope.json", "not found"),
+    ]:
         result = repo.cli("pin", "--fixture", fixture, "--generator-version", "3", "--out", repo.lock)
         assert_refused(result, message)
     assert not (repo.root / repo.lock).exists()
@@ -25,23 +29,40 @@ def test_pin_refuses_a_symlink_a_directory_and_a_missing_file(repo: SampleRepo):
 def test_pin_refuses_a_fixture_outside_the_root(repo: SampleRepo, tmp_path):
     outside = tmp_path / "outside.json"
     outside.write_text("[]")
-    assert_refused(repo.cli("pin", "--fixture", str(outside), "--generator-version", "1", "--out", repo.lock), "outside the repository root")
+    assert_refused(
+        repo.cli("pin", "--fixture", str(outside), "--generator-version", "1", "--out", repo.lock),
+        "outside the repository root",
+    )
 
 
 def test_gate_refuses_an_out_outside_the_root_before_any_work(repo: SampleRepo, tmp_path):
     # Before anything else: the missing fixture, which pinning (the first step) would refuse,
     # is never reached, and no search runs.
     (repo.root / "changed.txt").write_text("")
-    result = repo.cli("gate", "--fixture", "nope.json", "--generator-version", "3", "--properties", "tests/properties",
-                      "--out", str(tmp_path / "elsewhere"), "--diff-paths", "changed.txt")
+    result = repo.cli(
+        "gate",
+        "--fixture",
+        "nope.json",
+        "--generator-version",
+        "3",
+        "--properties",
+        "tests/properties",
+        "--out",
+        str(tmp_path / "elsewhere"),
+        "--diff-paths",
+        "changed.txt",
+    )
     assert_refused(result, "lock is outside the repository root")
     assert not (tmp_path / "elsewhere").exists() and not (tmp_path / ".elsewhere.staging").exists()
 
 
 def test_check_refuses_an_assertion_id_defined_twice(repo: SampleRepo):
     assert repo.pin().code == 0
-    repo.write("tests/properties/zz_bad.py", "import witness_gate\nfrom hypothesis import strategies as st\n"
-               "@witness_gate.property(payloads=st.just({}))\ndef prop_order_total_non_negative(p):\n    return True\n")
+    repo.write(
+        "tests/properties/zz_bad.py",
+        "import witness_gate\nfrom hypothesis import strategies as st\n"
+        "@witness_gate.property(payloads=st.just({}))\ndef prop_order_total_non_negative(p):\n    return True\n",
+    )
     assert_refused(repo.check(), "already defined")
     assert repo.witness_files() == []
 
@@ -58,7 +79,8 @@ def test_check_refuses_an_assertion_id_defined_twice(repo: SampleRepo):
         ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", ("exit status 137", "killed by SIGKILL")),
         ("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n", ("exit status 143", "killed by SIGTERM")),
         (
-            "import witness_gate\n@witness_gate.property(payloads=[1, 2])\ndef prop_bad_strategy(p):\n    return " "True\n",
+            "import witness_gate\n@witness_gate.property(payloads=[1, 2])\ndef prop_bad_strategy(p):\n    return "
+            "True\n",
             "must be a Hypothesis strategy",
         ),
         (
@@ -77,7 +99,9 @@ def test_a_property_module_that_cannot_be_loaded_or_run_blocks_with_one_line(rep
     assert result.code == 1, result.stdout + result.stderr
     [line] = [line for line in result.stdout.splitlines() if line.startswith("blocked: ")]
     endings = [f"the worker ended ({ending})" for ending in message] if isinstance(message, tuple) else [message]
-    assert line.startswith("blocked: tests/properties/zz_bad.py: ") and any(ending in line for ending in endings), result.stdout
+    assert line.startswith("blocked: tests/properties/zz_bad.py: ") and any(
+        ending in line for ending in endings
+    ), result.stdout
     assert repo.witness_files() == []
 
 
@@ -101,7 +125,7 @@ def test_unknown_configuration_key_is_refused(repo: SampleRepo):
 
 
 def test_classify_refuses_a_witness_of_another_fixture(repo: SampleRepo):
-    repo.edit("src/orders_app/pricing.py", 'return line["qty"] * line["price"]', 'return -1')
+    repo.edit("src/orders_app/pricing.py", 'return line["qty"] * line["price"]', "return -1")
     assert repo.pin().code == 0
     assert repo.check().code == 1
     (repo.root / "tests/fixtures/orders.json").write_text("[]\n")

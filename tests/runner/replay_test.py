@@ -8,7 +8,11 @@ from witness_gate.replay import search_came_and_went
 
 
 def record(origin: str, fully_shrunk: bool, kind: str) -> dict:
-    return {"origin": origin, "fully_shrunk": fully_shrunk, "evidence": {"kind": kind, "exception_type": None, "message": ""}}
+    return {
+        "origin": origin,
+        "fully_shrunk": fully_shrunk,
+        "evidence": {"kind": kind, "exception_type": None, "message": ""},
+    }
 
 
 def test_a_search_hypothesis_could_not_finish_shrinking_came_and_went():
@@ -32,6 +36,10 @@ def test_a_fully_shrunk_search_did_not_come_and_go():
 
 def test_a_given_tests_search_up_to_its_failing_case_did_not_come_and_go():
     # Hypothesis saved no choices for it (a KeyboardInterrupt): the witness is the search to that case.
-    stopped = {**record("search", False, "exception"), "given": {"failing_example": ""}, "payload": {"search": 1, "calls": 5}}
+    stopped = {
+        **record("search", False, "exception"),
+        "given": {"failing_example": ""},
+        "payload": {"search": 1, "calls": 5},
+    }
     assert not search_came_and_went(stopped)
     assert search_came_and_went({**stopped, "payload": {"choices": "AA=="}})

@@ -28,7 +28,6 @@ from support.review_repo import BUG, CAUGHT, IMPL, ORACLE, WEAKEN, Repo, assert_
 from witness_gate.lock import seed_schedule
 
 
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return review_repo(tmp_path)
@@ -81,8 +80,23 @@ def test_editing_the_configuration_with_the_bug_is_judged_not_obeyed(repo: Repo,
     assert_red(repo.review(), CAUGHT, "oracle edit: pyproject.toml (owner: gate controls)", "mixed_edit")
 
 
-@pytest.mark.parametrize("control", ["pants", "pants.toml", ".pants.rc", "BUILD", "WORKSPACE", ".bazelrc", ".ci/run", ".github/workflows/ci.yml",
-                                     ".bazelignore", "bazel/BUILD.bazel", "CODEOWNERS", "docs/CODEOWNERS"])
+@pytest.mark.parametrize(
+    "control",
+    [
+        "pants",
+        "pants.toml",
+        ".pants.rc",
+        "BUILD",
+        "WORKSPACE",
+        ".bazelrc",
+        ".ci/run",
+        ".github/workflows/ci.yml",
+        ".bazelignore",
+        "bazel/BUILD.bazel",
+        "CODEOWNERS",
+        "docs/CODEOWNERS",
+    ],
+)
 def test_a_launcher_or_build_setting_in_the_same_patch_is_an_oracle_edit(repo: Repo, control):
     buggy(repo)
     (repo.root / control).parent.mkdir(parents=True, exist_ok=True)
@@ -94,8 +108,14 @@ def test_a_launcher_or_build_setting_in_the_same_patch_is_an_oracle_edit(repo: R
 def test_the_callers_environment_does_not_change_the_verdict(repo: Repo):
     buggy(repo)
     repo.commit("bug")
-    noise = {"PYTHONHASHSEED": "1", "HYPOTHESIS_PROFILE": "ci", "PEX_SCRIPT": "/bin/true", "PANTS_WITNESS_GATE_ENABLED": "false",
-             "GIT_DIR": "/nonexistent", "PYTHONSAFEPATH": "1"}
+    noise = {
+        "PYTHONHASHSEED": "1",
+        "HYPOTHESIS_PROFILE": "ci",
+        "PEX_SCRIPT": "/bin/true",
+        "PANTS_WITNESS_GATE_ENABLED": "false",
+        "GIT_DIR": "/nonexistent",
+        "PYTHONSAFEPATH": "1",
+    }
     assert_red(repo.review(env=noise), "orders: regression")
 
 
@@ -104,7 +124,9 @@ def test_a_git_directory_in_the_environment_does_not_redirect_the_review(repo: R
     repo.commit("bug")
     elsewhere = repo.root.parent / "elsewhere.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(repo.root), str(elsewhere)], check=True)
-    subprocess.run(["git", "-C", str(elsewhere), "branch", "-f", "patch", "main"], check=True)  # there the head changes nothing
+    subprocess.run(
+        ["git", "-C", str(elsewhere), "branch", "-f", "patch", "main"], check=True
+    )  # there the head changes nothing
     assert_red(repo.review(env={"GIT_DIR": str(elsewhere)}), CAUGHT)
 
 
@@ -150,7 +172,11 @@ def test_a_file_an_oracle_symlink_points_to_is_oracle(repo: Repo):
     buggy(repo)
     (repo.root / "checks/limits.json").write_text('{"lowest_total": -1000}\n')
     repo.commit("bug, and the shared limits loosened")
-    assert_red(repo.review(), "oracle edit: checks/limits.json (owner: tests/properties/limits.json (through a symlink))", "mixed_edit")
+    assert_red(
+        repo.review(),
+        "oracle edit: checks/limits.json (owner: tests/properties/limits.json (through a symlink))",
+        "mixed_edit",
+    )
 
 
 # --- D. the agent's own git state ------------------------------------------------------
@@ -185,17 +211,25 @@ def test_uncommitted_and_excluded_files_play_no_part(repo: Repo):
 # so its BUILD.bazel names only witness_gate_test.
 PANTS_DECLARATION = (
     'witness_fixture(name="fx", source="fixtures/orders.json", generator_version=3)\n'
-    'witness_properties(name="properties", sources=["properties/*.py"], fixture=":fx", ' 'dependencies=["src/orders_app"])\n'
+    'witness_properties(name="properties", sources=["properties/*.py"], fixture=":fx", '
+    'dependencies=["src/orders_app"])\n'
 )
 GATED_DECLARATIONS = {
     "pants": ("tests/BUILD", PANTS_DECLARATION, 'dependencies=["src/orders_app"]', 'dependencies=["decoy/orders_app"]'),
-    "pants BUILD.pants": ("tests/BUILD.pants", PANTS_DECLARATION, 'dependencies=["src/orders_app"]', 'dependencies=["decoy/orders_app"]'),
+    "pants BUILD.pants": (
+        "tests/BUILD.pants",
+        PANTS_DECLARATION,
+        'dependencies=["src/orders_app"]',
+        'dependencies=["decoy/orders_app"]',
+    ),
     "bazel": (
         "tests/BUILD.bazel",
         'load("//tools:gate.bzl", "witness_gate_test")\n'
-        'witness_gate_test(name = "properties", sources = glob(["properties/*.py"]), fixture = ' '"//tests/fixtures:orders",\n'
+        'witness_gate_test(name = "properties", sources = glob(["properties/*.py"]), fixture = '
+        '"//tests/fixtures:orders",\n'
         '                  dependencies = ["//src/orders_app"])\n',
-        '"//src/orders_app"', '"//decoy/orders_app"',
+        '"//src/orders_app"',
+        '"//decoy/orders_app"',
     ),
 }
 
@@ -225,7 +259,9 @@ def test_a_build_file_that_declares_gated_targets_is_a_control(repo: Repo, tool:
     repo.edit(build_file, original, decoy)
     repo.commit("bug, and the properties pointed at an unbroken copy")
     reviewed = review_from_graph(repo, build_file)
-    assert_red(reviewed, CAUGHT, f"oracle edit: {build_file} (owner: gate controls (declares gated targets))", "mixed_edit")
+    assert_red(
+        reviewed, CAUGHT, f"oracle edit: {build_file} (owner: gate controls (declares gated targets))", "mixed_edit"
+    )
 
 
 @pytest.mark.parametrize("side", ["base", "head"])
@@ -238,10 +274,14 @@ def test_a_build_file_that_declares_gated_targets_in_one_revision_only_is_a_cont
     repo.commit(f"base: tests/BUILD {'with' if side == 'base' else 'without'} the gated targets")
     repo.git("branch", "-f", "main", "HEAD")
     buggy(repo)
-    (repo.root / "tests/BUILD").write_text("python_sources()\n" if side == "base" else PANTS_DECLARATION.replace("src/orders_app", "decoy/orders_app"))
+    (repo.root / "tests/BUILD").write_text(
+        "python_sources()\n" if side == "base" else PANTS_DECLARATION.replace("src/orders_app", "decoy/orders_app")
+    )
     repo.commit("bug, and the gated targets dropped or re-declared")
     reviewed = review_from_graph(repo) if side == "base" else repo.review()
-    assert_red(reviewed, CAUGHT, "oracle edit: tests/BUILD (owner: gate controls (declares gated targets))", "mixed_edit")
+    assert_red(
+        reviewed, CAUGHT, "oracle edit: tests/BUILD (owner: gate controls (declares gated targets))", "mixed_edit"
+    )
 
 
 def test_a_starlark_file_that_wraps_the_gated_rule_is_a_control(repo: Repo):
@@ -251,9 +291,16 @@ def test_a_starlark_file_that_wraps_the_gated_rule_is_a_control(repo: Repo):
     repo.commit("base: a wrapper of the gated rule")
     repo.git("branch", "-f", "main", "HEAD")
     buggy(repo)
-    (repo.root / "tools/gate.bzl").write_text('load("//bazel:defs.bzl", _gate = "witness_gate_test")\ndef witness_gate_test(**kw): pass\n')
+    (repo.root / "tools/gate.bzl").write_text(
+        'load("//bazel:defs.bzl", _gate = "witness_gate_test")\ndef witness_gate_test(**kw): pass\n'
+    )
     repo.commit("bug, and the wrapper that declares nothing")
-    assert_red(repo.review(), CAUGHT, "oracle edit: tools/gate.bzl (owner: gate controls (declares gated targets))", "mixed_edit")
+    assert_red(
+        repo.review(),
+        CAUGHT,
+        "oracle edit: tools/gate.bzl (owner: gate controls (declares gated targets))",
+        "mixed_edit",
+    )
 
 
 def test_a_build_file_of_the_implementation_alone_is_implementation(repo: Repo):
@@ -296,13 +343,19 @@ def test_a_declared_oracle_helper_comes_from_the_base(repo: Repo):
     (repo.root / HELPER).write_text("from hypothesis import strategies as st\n\n" + STRATEGIES)
     repo.edit(ORACLE, STRATEGIES, "from order_strategies import orders\n")
     repo.edit("pyproject.toml", 'import-paths = ["src"]', 'import-paths = ["src", "tests/strategies"]')
-    repo.edit("pyproject.toml", 'properties = ["tests/properties"]', 'properties = ["tests/properties"]\noracle-dependencies = ["tests/strategies"]')
+    repo.edit(
+        "pyproject.toml",
+        'properties = ["tests/properties"]',
+        'properties = ["tests/properties"]\noracle-dependencies = ["tests/strategies"]',
+    )
     repo.commit("base: the strategies as a declared oracle helper")
     repo.git("branch", "-f", "main", "HEAD")
     buggy(repo)
     repo.edit(HELPER, "max_value=50", "max_value=3")  # orders too small to reach the bug
     repo.commit("bug, and strategies that no longer reach it")
-    assert_red(repo.review(), CAUGHT, f"oracle edit: {HELPER} (owner: suite orders (oracle dependencies))", "mixed_edit")
+    assert_red(
+        repo.review(), CAUGHT, f"oracle edit: {HELPER} (owner: suite orders (oracle dependencies))", "mixed_edit"
+    )
 
 
 # --- I. two reviews ---------------------------------------------------------------------
@@ -330,7 +383,11 @@ def flaky_base_and_a_change(repo: Repo) -> str:
     repo.commit("PR 2: an implementation change")
     red = repo.review()
     assert red.returncode == 1 and "flake: prop_sometimes" in red.stdout, red.stdout + red.stderr
-    [told] = [line for line in red.stdout.splitlines() if line.startswith("orders: to freeze it, open a pull request of its own")]
+    [told] = [
+        line
+        for line in red.stdout.splitlines()
+        if line.startswith("orders: to freeze it, open a pull request of its own")
+    ]
     return told.split("with the file this writes: ", 1)[1]
 
 
@@ -338,9 +395,14 @@ def freeze_the_flake(repo: Repo, printed: str) -> None:
     """Runs the freeze command the review printed, as printed, then names the freeze
     .witness-gate/freezes/flake.json."""
     command = shlex.split(printed)
-    assert command[:2] == ["witness-gate", "freeze"] and command[-2:] == ["--out", f".witness-gate/freezes/{command[command.index('--witness') + 1].rsplit('/', 1)[1]}"]
+    assert command[:2] == ["witness-gate", "freeze"] and command[-2:] == [
+        "--out",
+        f".witness-gate/freezes/{command[command.index('--witness') + 1].rsplit('/', 1)[1]}",
+    ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-    frozen = subprocess.run([sys.executable, "-m", "witness_gate", *command[1:]], cwd=repo.root, env=env, capture_output=True, text=True)
+    frozen = subprocess.run(
+        [sys.executable, "-m", "witness_gate", *command[1:]], cwd=repo.root, env=env, capture_output=True, text=True
+    )
     assert frozen.returncode == 0, frozen.stderr
     [freeze_file] = (repo.root / ".witness-gate/freezes").iterdir()
     freeze_file.rename(freeze_file.with_name("flake.json"))
@@ -390,9 +452,13 @@ def test_code_under_test_cannot_rewrite_the_oracle_on_disk(repo: Repo):
 def test_a_data_file_outside_the_implementation_prefixes_comes_from_the_head(repo: Repo):
     (repo.root / "config").mkdir()
     (repo.root / "config/pricing.json").write_text('{"bulk_discount": 0}\n')
-    repo.edit(IMPL, 'return line["qty"] * line["price"]',
-              'import json, pathlib\n    discount = json.loads((pathlib.Path(__file__).parents[2] / ' '"config/pricing.json").read_text())["bulk_discount"]\n'
-              '    return line["qty"] * line["price"] - (discount if line["qty"] > 3 else 0)')
+    repo.edit(
+        IMPL,
+        'return line["qty"] * line["price"]',
+        "import json, pathlib\n    discount = json.loads((pathlib.Path(__file__).parents[2] / "
+        '"config/pricing.json").read_text())["bulk_discount"]\n'
+        '    return line["qty"] * line["price"] - (discount if line["qty"] > 3 else 0)',
+    )
     repo.commit("base: pricing reads a data file")
     repo.git("branch", "-f", "main", "HEAD")
     (repo.root / "config/pricing.json").write_text('{"bulk_discount": 1}\n')
@@ -429,19 +495,25 @@ def test_unusual_changes_are_verdicts_not_refusals(repo: Repo, kind: str):
     assert reason in result.stdout, result.stdout
 
 
-@pytest.mark.parametrize("where", ["src", "."], ids=["on the import path", "at the root, the review's working directory"])
+@pytest.mark.parametrize(
+    "where", ["src", "."], ids=["on the import path", "at the root, the review's working directory"]
+)
 def test_a_hypothesis_package_in_the_patch_cannot_stand_in_for_the_runners(repo: Repo, where: str):
     buggy(repo)
     (repo.root / where / "hypothesis").mkdir()
-    (repo.root / where / "hypothesis/__init__.py").write_text("def given(*a, **k):\n    return lambda f: (lambda: None)\n")
+    (repo.root / where / "hypothesis/__init__.py").write_text(
+        "def given(*a, **k):\n    return lambda f: (lambda: None)\n"
+    )
     repo.commit("bug, and a hypothesis that finds nothing")
     assert_red(repo.review(), CAUGHT)
 
 
 # --- the landed change: a head forked before the base moved -------------------------------
 
-HOOK = ('"""The implementation under test: order totals."""\n',
-        '"""The implementation under test: order totals."""\n\n\ndef _bulk_adjustment(line: dict) -> int:\n    return 0\n')
+HOOK = (
+    '"""The implementation under test: order totals."""\n',
+    '"""The implementation under test: order totals."""\n\n\ndef _bulk_adjustment(line: dict) -> int:\n    return 0\n',
+)
 HOOKED = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - _bulk_adjustment(line)')
 
 
@@ -454,7 +526,10 @@ def test_a_stale_head_is_reviewed_as_the_merge_it_would_land_as(repo: Repo):
     repo.commit("a bulk-adjustment hook, 0 for now")
     repo.git("branch", "-f", "main", "honest")
     repo.git("checkout", "-q", "patch")
-    (repo.root / IMPL).write_text((repo.root / IMPL).read_text() + "\n\ndef _bulk_adjustment(line: dict) -> int:\n    return 1 if line[\"qty\"] > 3 else 0\n")
+    (repo.root / IMPL).write_text(
+        (repo.root / IMPL).read_text()
+        + '\n\ndef _bulk_adjustment(line: dict) -> int:\n    return 1 if line["qty"] > 3 else 0\n'
+    )
     repo.commit("a bulk credit, on a branch from before the hook")
     assert_red(repo.review(), "orders: regression: prop_order_total_non_negative")
 
@@ -486,11 +561,17 @@ def test_an_oracle_reached_through_a_directory_symlink_is_oracle(repo: Repo, dec
         repo.edit(real, *WEAKEN)
     else:
         (repo.root / "lib/strategies").mkdir(parents=True)
-        (repo.root / "lib/strategies/order_strategies.py").write_text("from hypothesis import strategies as st\n\n" + STRATEGIES)
+        (repo.root / "lib/strategies/order_strategies.py").write_text(
+            "from hypothesis import strategies as st\n\n" + STRATEGIES
+        )
         os.symlink("../lib/strategies", repo.root / "tests/strategies")
         repo.edit(ORACLE, STRATEGIES, "from order_strategies import orders\n")
         repo.edit("pyproject.toml", 'import-paths = ["src"]', 'import-paths = ["src", "tests/strategies"]')
-        repo.edit("pyproject.toml", 'properties = ["tests/properties"]', 'properties = ["tests/properties"]\noracle-dependencies = ["tests/strategies"]')
+        repo.edit(
+            "pyproject.toml",
+            'properties = ["tests/properties"]',
+            'properties = ["tests/properties"]\noracle-dependencies = ["tests/strategies"]',
+        )
         real = "lib/strategies/order_strategies.py"
         repo.commit("base: the strategies, declared through a symlinked directory")
         repo.git("branch", "-f", "main", "HEAD")
@@ -508,7 +589,9 @@ def test_a_tag_named_like_the_base_branch_is_refused_not_followed(repo: Repo):
     buggy(repo)
     repo.commit("bug")
     result = repo.review(head="attack")
-    assert result.returncode == 2 and "names refs/heads/main and refs/tags/main" in result.stderr, result.stdout + result.stderr
+    assert result.returncode == 2 and "names refs/heads/main and refs/tags/main" in result.stderr, (
+        result.stdout + result.stderr
+    )
     assert_red(repo.review(base="refs/heads/main", head="attack"), CAUGHT)
 
 
@@ -541,7 +624,9 @@ def _ref_file(repo: Repo, git_dir: Path) -> None:
     repo.git("branch", "-D", "weak")
 
 
-@pytest.mark.parametrize("trick", [_smudge_filter, _export_ignore, _graft, _replace, _ref_file], ids=lambda trick: trick.__name__.strip("_"))
+@pytest.mark.parametrize(
+    "trick", [_smudge_filter, _export_ignore, _graft, _replace, _ref_file], ids=lambda trick: trick.__name__.strip("_")
+)
 def test_local_git_state_cannot_rewrite_what_is_reviewed(repo: Repo, trick):
     buggy(repo)
     repo.commit("bug")
@@ -608,10 +693,26 @@ def test_an_environment_that_writes_the_remote_cache_is_refused(repo: Repo, vari
 @pytest.mark.parametrize(
     "path, text, reason",
     [
-        ("pants.toml", "[GLOBAL]\nremote_cache_write = true\n", "main:pants.toml sets [GLOBAL].remote_cache_write = True"),
-        ("pants.toml", '[GLOBAL]\nremote_cache_write = "True"\n', "main:pants.toml sets [GLOBAL].remote_cache_write = 'True'"),
-        ("pants.toml", "[DEFAULT]\nremote_cache_write = true\n", "main:pants.toml sets [DEFAULT].remote_cache_write = True"),
-        (".pants.rc", "[GLOBAL]\nremote_cache_write = true\n", "main:.pants.rc sets [GLOBAL].remote_cache_write = True"),
+        (
+            "pants.toml",
+            "[GLOBAL]\nremote_cache_write = true\n",
+            "main:pants.toml sets [GLOBAL].remote_cache_write = True",
+        ),
+        (
+            "pants.toml",
+            '[GLOBAL]\nremote_cache_write = "True"\n',
+            "main:pants.toml sets [GLOBAL].remote_cache_write = 'True'",
+        ),
+        (
+            "pants.toml",
+            "[DEFAULT]\nremote_cache_write = true\n",
+            "main:pants.toml sets [DEFAULT].remote_cache_write = True",
+        ),
+        (
+            ".pants.rc",
+            "[GLOBAL]\nremote_cache_write = true\n",
+            "main:.pants.rc sets [GLOBAL].remote_cache_write = True",
+        ),
         ("pants.toml", "[GLOBAL\nremote_cache_write = true\n", "main:pants.toml is not TOML"),
     ],
     ids=["pants.toml", "a string", "the DEFAULT section", ".pants.rc", "unparseable"],
@@ -655,12 +756,20 @@ def test_a_red_review_speaks_ci_formats_with_the_failing_input(repo: Repo):
     buggy(repo)
     repo.edit(ORACLE, '"""The oracle:', '"""The oracle (reworded):')
     repo.commit("bug, and an oracle edit")
-    files = {option: repo.root.parent / name for option, name in (("--junit-xml", "junit.xml"), ("--sarif", "review.sarif"), ("--summary", "summary.md"))}
-    result = repo.review(extra=(*(arg for option, path in files.items() for arg in (option, str(path))), "--format", "github"))
+    files = {
+        option: repo.root.parent / name
+        for option, name in (("--junit-xml", "junit.xml"), ("--sarif", "review.sarif"), ("--summary", "summary.md"))
+    }
+    result = repo.review(
+        extra=(*(arg for option, path in files.items() for arg in (option, str(path))), "--format", "github")
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     shrunk = '{"claimed_total":0,"lines":[{"price":0,"qty":4}]}'
     annotations = result.stdout.splitlines()
-    assert any(line.startswith("::error file=tests/properties/orders_props.py,") and f"Failing input: {shrunk}" in line for line in annotations), annotations
+    assert any(
+        line.startswith("::error file=tests/properties/orders_props.py,") and f"Failing input: {shrunk}" in line
+        for line in annotations
+    ), annotations
     assert f"::warning title=witness-gate::oracle edit: {ORACLE} (owner: suite orders (properties))" in annotations
     assert annotations[-1].startswith("review: blocked (exit 1;")
     suites = ElementTree.parse(files["--junit-xml"]).getroot().findall("testsuite")
@@ -692,7 +801,9 @@ def test_review_refuses_a_format_ci_reads_from_files(repo: Repo):
     repo.commit("bug")
     result = repo.review(extra=("--format", "sarif"))
     assert result.returncode == 2, result.stdout + result.stderr
-    assert result.stderr.splitlines() == ["witness-gate: error: --format 'sarif': review writes text or github (JUnit, SARIF and Markdown go to files)"]
+    assert result.stderr.splitlines() == [
+        "witness-gate: error: --format 'sarif': review writes text or github (JUnit, SARIF and Markdown go to files)"
+    ]
     assert not (repo.root.parent / "out").exists()
 
 
@@ -782,18 +893,33 @@ def test_a_base_that_sets_per_change_search_gives_each_change_its_own_search_and
     lock, witnesses = reviewed()
     assert witnesses
     fixed = seed_schedule(lock["fixture"]["sha256"], lock["generator_version"], len(lock["seed_schedule"]) // 2)
-    assert lock["seed_schedule"][:len(fixed)] == fixed  # the fixed schedule always runs, first
+    assert lock["seed_schedule"][: len(fixed)] == fixed  # the fixed schedule always runs, first
     again, _ = reviewed()
     assert again["search_salt"] != lock["search_salt"]  # drawn by each review: nothing an author computes beforehand
     # Anyone can reproduce it from the lock alone: `check` under it writes the same witnesses.
     repo.git("checkout", "-q", "patch")
-    checked = subprocess.run([sys.executable, "-m", "witness_gate", "check", "--lock", str(out / "fixture.lock"), "--properties", "tests/properties",
-                              "--out", str(repo.root.parent / "again")], cwd=repo.root, capture_output=True, text=True,
-                             env={**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)})
+    checked = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "witness_gate",
+            "check",
+            "--lock",
+            str(out / "fixture.lock"),
+            "--properties",
+            "tests/properties",
+            "--out",
+            str(repo.root.parent / "again"),
+        ],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)},
+    )
     assert checked.returncode == 1, checked.stdout + checked.stderr
     assert {path.name: path.read_bytes() for path in sorted((repo.root.parent / "again").glob("*.json"))} == witnesses
 
-    assert again["seed_schedule"][:len(fixed)] == fixed and again["seed_schedule"] != lock["seed_schedule"]
+    assert again["seed_schedule"][: len(fixed)] == fixed and again["seed_schedule"] != lock["seed_schedule"]
 
 
 # --- failures the base shares ----------------------------------------------------------------------
@@ -811,7 +937,11 @@ def buggy_base(tmp_path: Path) -> Repo:
 
 
 def test_a_patch_that_leaves_a_failure_the_base_shares_unchanged_is_not_blocked_for_it(buggy_base: Repo):
-    buggy_base.edit(IMPL, "def order_total(order: dict) -> int:", "def order_total(order: dict) -> int:\n    \"\"\"The sum of the lines.\"\"\"")
+    buggy_base.edit(
+        IMPL,
+        "def order_total(order: dict) -> int:",
+        'def order_total(order: dict) -> int:\n    """The sum of the lines."""',
+    )
     buggy_base.commit("a docstring")
     result = buggy_base.review()
     output = result.stdout + result.stderr
@@ -829,8 +959,11 @@ def test_a_patch_that_leaves_a_failure_the_base_shares_unchanged_is_not_blocked_
 
 def test_a_patch_that_changes_how_a_shared_witness_fails_is_judged(buggy_base: Repo):
     # The same input fails on both; the head makes it raise instead of returning a wrong total.
-    buggy_base.edit(IMPL, 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)',
-                    'if line["qty"] > 3:\n        raise ValueError("too many")\n    return line["qty"] * line["price"]')
+    buggy_base.edit(
+        IMPL,
+        'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)',
+        'if line["qty"] > 3:\n        raise ValueError("too many")\n    return line["qty"] * line["price"]',
+    )
     buggy_base.commit("large quantities refused")
     result = buggy_base.review()
     output = result.stdout + result.stderr

@@ -65,7 +65,9 @@ def test_a_daemon_that_keeps_moving_dies_with_its_worker_and_never_reaches_the_w
     # pass over /proc catches it, deleting every witness under the worker's directory.
     name = f"wg{uuid.uuid4().hex[:10]}"
     buggy(repo)
-    append(repo, f"""import ctypes, os, time
+    append(
+        repo,
+        f"""import ctypes, os, time
 if os.fork() == 0:
     os.setsid()
     ctypes.CDLL(None).prctl(15, {name!r}.encode(), 0, 0, 0)
@@ -82,7 +84,8 @@ if os.fork() == 0:
                         pass
         time.sleep(0.02)
     os._exit(0)
-""")
+""",
+    )
     repo.commit("bug, and a daemon that deletes witnesses")
     result = repo.review()
     alive = processes_named(name)
@@ -95,13 +98,19 @@ if os.fork() == 0:
 def test_one_suites_code_cannot_prepare_the_next_suites_tree(repo: Repo):
     # Two suites of the same properties. Suite 1's code leaves a daemon that waits for the
     # next suite's tree to appear beside its own and weakens the property there.
-    repo.edit("pyproject.toml", 'properties = ["tests/properties"]\n',
-              'properties = ["tests/properties"]\n\n[[tool.witness-gate.suites]]\nname = "orders-again"\n'
-              'fixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nreplays = 2\nproperties = ' '["tests/properties"]\n')
+    repo.edit(
+        "pyproject.toml",
+        'properties = ["tests/properties"]\n',
+        'properties = ["tests/properties"]\n\n[[tool.witness-gate.suites]]\nname = "orders-again"\n'
+        'fixture = "tests/fixtures/orders.json"\ngenerator-version = 3\nreplays = 2\nproperties = '
+        '["tests/properties"]\n',
+    )
     repo.commit("base: a second suite")
     repo.git("branch", "-f", "main", "HEAD")
     buggy(repo)
-    append(repo, """import glob, os, time
+    append(
+        repo,
+        """import glob, os, time
 if os.fork() == 0:
     os.setsid()
     start = time.monotonic()
@@ -117,7 +126,8 @@ if os.fork() == 0:
                 pass
         time.sleep(0.01)
     os._exit(0)
-""")
+""",
+    )
     repo.commit("bug, and a daemon that weakens the next suite's property")
     assert_red(repo.review(), CAUGHT)
     assert repo.review_json()["suites"] == {"orders": "blocked", "orders-again": "blocked"}
@@ -127,7 +137,10 @@ def test_the_runners_processes_environment_and_command_line_are_out_of_sight(rep
     # The code is right only when it can see the runner (its environment holds the job's
     # token; its command line says `review`), i.e. when it could read or ptrace it.
     buggy(repo)
-    repo.edit(IMPL, "def line_total(line: dict) -> int:", '''def _runner_in_sight() -> bool:
+    repo.edit(
+        IMPL,
+        "def line_total(line: dict) -> int:",
+        """def _runner_in_sight() -> bool:
     import os
     for pid in os.listdir("/proc"):
         try:
@@ -145,7 +158,8 @@ _SEEN = _runner_in_sight()
 
 def line_total(line: dict) -> int:
     if _SEEN:
-        return line["qty"] * line["price"]''')
+        return line["qty"] * line["price"]""",
+    )
     repo.commit("bug, hidden whenever the runner is in sight")
     assert_red(repo.review(env={"CI_JOB_TOKEN": "s3cret"}), CAUGHT)
 
@@ -157,11 +171,14 @@ def test_the_changed_file_list_is_out_of_reach(repo: Repo):
     # Outside a sandbox the list sits beside the suite's tree: an oracle-only list turns the
     # regression into an oracle defect (exit 3).
     buggy(repo)
-    append(repo, """try:
+    append(
+        repo,
+        """try:
     open("../changed.txt", "w").write("tests/properties/orders_props.py\\n")
 except OSError:
     pass
-""")
+""",
+    )
     repo.commit("bug, and a rewritten changed-file list")
     assert_red(repo.review(), CAUGHT, "orders: regression")
 
@@ -170,30 +187,41 @@ def test_the_runners_own_files_cannot_be_changed_for_the_next_review(repo: Repo,
     # Pull request A rewrites the runner's installed labels.py so that every verdict is a
     # pass; pull request B, reviewed later by the same install, carries the bug.
     install = tmp_path / "install"
-    shutil.copytree(Path(witness_gate.__file__).parent, install / "witness_gate", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        Path(witness_gate.__file__).parent, install / "witness_gate", ignore=shutil.ignore_patterns("__pycache__")
+    )
     path = [str(install), *(os.path.abspath(entry) for entry in sys.path)]
-    before = {str(p.relative_to(install)): hashlib.sha256(p.read_bytes()).hexdigest() for p in (install / "witness_gate").rglob("*.py")}
-    append(repo, """try:
+    before = {
+        str(p.relative_to(install)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in (install / "witness_gate").rglob("*.py")
+    }
+    append(
+        repo,
+        """try:
     import witness_gate.labels as _classify
     with open(_classify.__file__, "a") as _handle:
         _handle.write("\\n\\ndef most_severe(codes):\\n    return 0\\n")
 except OSError:
     pass
-""")
+""",
+    )
     repo.commit("A: an honest-looking change that edits the runner")
     repo.review(python_path=path)
     repo.git("checkout", "-q", "-B", "patch", "main")
     buggy(repo)
     repo.commit("B: the bug")
     assert_red(repo.review(python_path=path), CAUGHT)
-    assert {str(p.relative_to(install)): hashlib.sha256(p.read_bytes()).hexdigest() for p in (install / "witness_gate").rglob("*.py")} == before
+    assert {
+        str(p.relative_to(install)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in (install / "witness_gate").rglob("*.py")
+    } == before
 
 
 def test_a_module_at_the_root_does_not_load_before_the_worker(repo: Repo):
     # A `json.py` in the tree: were the worker's directory on its import path, it would load
     # at the worker's first import and stop every search call from failing.
     buggy(repo)
-    (repo.root / "json.py").write_text('''import importlib.util, sys
+    (repo.root / "json.py").write_text("""import importlib.util, sys
 sys.path[:] = [entry for entry in sys.path if entry not in ("", ".")]
 del sys.modules["json"]
 import json as _json
@@ -218,7 +246,7 @@ class _Quiet:
 
 
 sys.meta_path.insert(0, _Quiet())
-''')
+""")
     repo.commit("bug, and a json.py that quiets the search")
     assert_red(repo.review(), CAUGHT)
 
@@ -230,7 +258,9 @@ def test_committed_bytecode_of_the_right_code_is_blocked_not_tested(repo: Repo):
     # An unchecked-hash .pyc of the correct module beside the buggy source: the interpreter
     # would load it without looking at the source.
     cached = repo.root / "src/orders_app/__pycache__" / f"pricing.{sys.implementation.cache_tag}.pyc"
-    py_compile.compile(str(repo.root / IMPL), cfile=str(cached), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    py_compile.compile(
+        str(repo.root / IMPL), cfile=str(cached), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH
+    )
     buggy(repo)
     repo.git("add", "-f", str(cached))
     repo.commit("bug, and the bytecode of the right code")
@@ -243,7 +273,9 @@ def test_workers_compile_the_source_they_see_rather_than_trust_committed_bytecod
     # the worker still tests the source, because it checks every hash-based pyc.
     repo = review_repo(tmp_path)
     cached = repo.root / "src/orders_app/__pycache__" / f"pricing.{sys.implementation.cache_tag}.pyc"
-    py_compile.compile(str(repo.root / IMPL), cfile=str(cached), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    py_compile.compile(
+        str(repo.root / IMPL), cfile=str(cached), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH
+    )
     repo.git("add", "-f", str(cached))
     repo.commit("base: with bytecode")
     repo.git("branch", "-f", "main", "HEAD")
@@ -277,7 +309,9 @@ def test_a_compiled_extension_beside_the_buggy_source_is_blocked(repo: Repo, tmp
     source = tmp_path / "pricing.c"
     source.write_text(EXTENSION)
     built = repo.root / "src/orders_app" / f"pricing{sysconfig.get_config_var('EXT_SUFFIX')}"
-    subprocess.run(["cc", "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}", "-o", str(built), str(source)], check=True)
+    subprocess.run(
+        ["cc", "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}", "-o", str(built), str(source)], check=True
+    )
     buggy(repo)
     repo.git("add", "-f", str(built))
     repo.commit("bug, and the right code compiled")
@@ -332,16 +366,26 @@ def test_the_code_under_test_holds_no_host_root_no_needless_system_call_and_no_l
     # The review runs as whoever starts it: as root (CI's configuration here) its workers must
     # still be an unprivileged user on the host. The process limit is set only there (under a
     # caller's own user it would count the caller's processes).
-    limits = ["RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_AS", "RLIMIT_CORE", *(["RLIMIT_NPROC"] if os.geteuid() == 0 else [])]
+    limits = [
+        "RLIMIT_NOFILE",
+        "RLIMIT_FSIZE",
+        "RLIMIT_AS",
+        "RLIMIT_CORE",
+        *(["RLIMIT_NPROC"] if os.geteuid() == 0 else []),
+    ]
     buggy(repo)
-    repo.edit(IMPL, "def line_total(line: dict) -> int:", KERNEL_POWERS.replace("LIMITS", repr(limits)) + """
+    repo.edit(
+        IMPL,
+        "def line_total(line: dict) -> int:",
+        KERNEL_POWERS.replace("LIMITS", repr(limits))
+        + """
 
 def line_total(line: dict) -> int:
     if _POWERS:
-        return line["qty"] * line["price"]""")
+        return line["qty"] * line["price"]""",
+    )
     repo.commit("bug, hidden whenever the kernel gives the code a power")
     assert_red(repo.review(), CAUGHT)
-
 
 
 @contextlib.contextmanager
@@ -420,18 +464,24 @@ def test_a_workers_processes_share_one_memory_budget(repo: Repo):
     if os.geteuid() != 0 or cgroups.available():
         missing(f"a root runner's control groups: {cgroups.available() or 'the review must run as root'}")
     buggy(repo)
-    repo.edit(IMPL, "def line_total(line: dict) -> int:", MEMORY_SPREAD_OVER_PROCESSES + """
+    repo.edit(
+        IMPL,
+        "def line_total(line: dict) -> int:",
+        MEMORY_SPREAD_OVER_PROCESSES
+        + """
 
 def line_total(line: dict) -> int:
     if _HELD:
-        return line["qty"] * line["price"]""")
+        return line["qty"] * line["price"]""",
+    )
     repo.commit("bug, hidden whenever the code's processes may hold 450 MiB together")
-    smaller = ("import runpy, sys; from witness_gate import sandbox; sandbox.WORKER_MEMORY_BYTES = 320 << 20; "
-               "sys.argv = ['witness-gate', *sys.argv[sys.argv.index('witness_gate') + 1:]]; "
-               "runpy.run_module('witness_gate', run_name='__main__')")
+    smaller = (
+        "import runpy, sys; from witness_gate import sandbox; sandbox.WORKER_MEMORY_BYTES = 320 << 20; "
+        "sys.argv = ['witness-gate', *sys.argv[sys.argv.index('witness_gate') + 1:]]; "
+        "runpy.run_module('witness_gate', run_name='__main__')"
+    )
     result = repo.review(launcher=(sys.executable, "-c", smaller))
     assert_red(result, CAUGHT)
-
 
 
 def test_a_control_group_the_host_refuses_is_a_setup_failure_not_a_verdict(repo: Repo):
@@ -441,13 +491,16 @@ def test_a_control_group_the_host_refuses_is_a_setup_failure_not_a_verdict(repo:
         missing(f"a root runner's control groups: {cgroups.available() or 'the review must run as root'}")
     repo.edit(IMPL, "def line_total(line: dict) -> int:", "def line_total(line: dict) -> int:  # qty times price")
     repo.commit("a comment")
-    refused = ("import runpy, sys; from witness_gate import cgroups; "
-               "cgroups.create = lambda *_: (_ for _ in ()).throw(OSError(28, 'No space left on device')); "
-               "sys.argv = ['witness-gate', *sys.argv[sys.argv.index('witness_gate') + 1:]]; "
-               "runpy.run_module('witness_gate', run_name='__main__')")
+    refused = (
+        "import runpy, sys; from witness_gate import cgroups; "
+        "cgroups.create = lambda *_: (_ for _ in ()).throw(OSError(28, 'No space left on device')); "
+        "sys.argv = ['witness-gate', *sys.argv[sys.argv.index('witness_gate') + 1:]]; "
+        "runpy.run_module('witness_gate', run_name='__main__')"
+    )
     result = repo.review(launcher=(sys.executable, "-c", refused))
     assert result.returncode == 2, result.stdout + result.stderr
     assert "setup failed: cannot make a worker's control group: [Errno 28] No space left on device" in result.stderr
+
 
 # A user no process of the machine runs as: the caller of the unprivileged review below.
 UNPRIVILEGED = 65533
@@ -466,33 +519,67 @@ def test_an_unprivileged_callers_workers_meet_the_same_kernel(tmp_path: Path):
         missing("util-linux's setpriv is not installed")
     version = f"import sys; sys.exit(sys.version_info[:2] != {tuple(sys.version_info[:2])})"
     if python is None or subprocess.run([python, "-c", version]).returncode != 0:
-        missing(f"a system python3 {sys.version_info.major}.{sys.version_info.minor} (the compiled packages of this " "interpreter's)")
+        missing(
+            f"a system python3 {sys.version_info.major}.{sys.version_info.minor} (the compiled packages of this "
+            "interpreter's)"
+        )
     home = Path(tempfile.mkdtemp(prefix="witness-gate-unprivileged-", dir="/tmp"))
     try:
         base = Path(sys.base_prefix).resolve()
         entries = [Path(entry).resolve() for entry in sys.path if entry and Path(entry).is_dir()]
         copied = []
-        for index, entry in enumerate(entry for entry in entries if not entry.is_relative_to(base) or "site-packages" in entry.parts):
-            shutil.copytree(entry, home / f"path-{index}", ignore=shutil.ignore_patterns("__pycache__", ".git"), symlinks=False)
+        for index, entry in enumerate(
+            entry for entry in entries if not entry.is_relative_to(base) or "site-packages" in entry.parts
+        ):
+            shutil.copytree(
+                entry, home / f"path-{index}", ignore=shutil.ignore_patterns("__pycache__", ".git"), symlinks=False
+            )
             copied.append(str(home / f"path-{index}"))
         repo = review_repo(home)
         buggy(repo)
         limits = ["RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_AS", "RLIMIT_CORE"]
-        repo.edit(IMPL, "def line_total(line: dict) -> int:", KERNEL_POWERS.replace("LIMITS", repr(limits)) + """
+        repo.edit(
+            IMPL,
+            "def line_total(line: dict) -> int:",
+            KERNEL_POWERS.replace("LIMITS", repr(limits))
+            + """
 
 def line_total(line: dict) -> int:
     if _POWERS:
-        return line["qty"] * line["price"]""")
+        return line["qty"] * line["price"]""",
+        )
         repo.commit("bug, hidden whenever the kernel gives the code a power")
         for directory, names, files in os.walk(home):
             for name in (directory, *(os.path.join(directory, entry) for entry in (*names, *files))):
                 os.lchown(name, UNPRIVILEGED, UNPRIVILEGED)
         home.chmod(0o755)
         result = subprocess.run(
-            [setpriv, f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups", "/usr/bin/env", "-i", "PATH=/usr/bin:/bin",
-             f"HOME={home}", f"PYTHONPATH={os.pathsep.join(copied)}", python, "-m", "witness_gate", "review", "--base", "main",
-             "--head", "patch", "--out", str(home / "out")],
-            cwd=repo.root, capture_output=True, text=True, timeout=900)
+            [
+                setpriv,
+                f"--reuid={UNPRIVILEGED}",
+                f"--regid={UNPRIVILEGED}",
+                "--clear-groups",
+                "/usr/bin/env",
+                "-i",
+                "PATH=/usr/bin:/bin",
+                f"HOME={home}",
+                f"PYTHONPATH={os.pathsep.join(copied)}",
+                python,
+                "-m",
+                "witness_gate",
+                "review",
+                "--base",
+                "main",
+                "--head",
+                "patch",
+                "--out",
+                str(home / "out"),
+            ],
+            cwd=repo.root,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert_red(result, CAUGHT)
     finally:
         shutil.rmtree(home, ignore_errors=True)
@@ -532,13 +619,17 @@ def test_a_call_that_reaches_for_the_network_fails_and_says_so(repo: Repo):
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     buggy(repo)
-    repo.edit(IMPL, "def line_total(line: dict) -> int:", f'''def line_total(line: dict) -> int:
+    repo.edit(
+        IMPL,
+        "def line_total(line: dict) -> int:",
+        f"""def line_total(line: dict) -> int:
     import socket
     try:
         socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
         return line["qty"] * line["price"]
     except OSError:
-        pass''')
+        pass""",
+    )
     repo.commit("bug, unless the network answers")
     try:
         result = repo.review()
@@ -594,11 +685,30 @@ def test_gate_runs_without_the_sandbox_and_says_so(repo: Repo, no_namespaces: tu
     buggy(repo)
     (repo.root.parent / "changed.txt").write_text(f"{IMPL}\n")
     done = subprocess.run(
-        [*no_namespaces, sys.executable, "-m", "witness_gate", "gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3",
-         "--properties", "tests/properties", "--out", ".artifacts/gate", "--diff-paths", str(repo.root.parent / "changed.txt"),
-         "--replays", "2"],
-        cwd=repo.root, env={**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)},
-        capture_output=True, text=True, timeout=600,
+        [
+            *no_namespaces,
+            sys.executable,
+            "-m",
+            "witness_gate",
+            "gate",
+            "--fixture",
+            "tests/fixtures/orders.json",
+            "--generator-version",
+            "3",
+            "--properties",
+            "tests/properties",
+            "--out",
+            ".artifacts/gate",
+            "--diff-paths",
+            str(repo.root.parent / "changed.txt"),
+            "--replays",
+            "2",
+        ],
+        cwd=repo.root,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)},
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "regression: prop_order_total_non_negative" in done.stdout

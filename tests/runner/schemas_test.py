@@ -26,8 +26,14 @@ def test_bad_artifact_error_names_the_file_and_the_pointer():
 
 def test_date_time_is_really_checked():
     freeze = {
-        "schema_version": 1, "assertion_id": "p", "fixture_digest": "a" * 64, "witness_hash": "b" * 64,
-        "failures": 1, "runs": 5, "created_at": "2026-12-02T00:00:00Z", "expires_at": "tomorrow",
+        "schema_version": 1,
+        "assertion_id": "p",
+        "fixture_digest": "a" * 64,
+        "witness_hash": "b" * 64,
+        "failures": 1,
+        "runs": 5,
+        "created_at": "2026-12-02T00:00:00Z",
+        "expires_at": "tomorrow",
     }
     with pytest.raises(WitnessGateError, match="/expires_at"):
         schemas.validate("freeze", freeze, "f.json")

@@ -24,17 +24,21 @@ def test_each_table_matches_the_kernels_numbers(machine: str):
     header = HEADERS[machine]
     if not header.is_file():
         missing(f"{header} (Debian's linux-libc-dev) is not installed")
-    defined = {name: int(number) for name, number in re.findall(r"#define __NR(?:3264)?_(\w+)\s+(\d+)", header.read_text())}
+    defined = {
+        name: int(number) for name, number in re.findall(r"#define __NR(?:3264)?_(\w+)\s+(\d+)", header.read_text())
+    }
     table = seccomp.syscall_numbers(machine)
     assert table is not None
     assert {name: defined.get(name) for name in table} == table
     # Every refused call the architecture has is in its table.
-    assert [name for name in seccomp.REFUSED if name not in table] == [name for name in seccomp.REFUSED if name not in defined]
+    assert [name for name in seccomp.REFUSED if name not in table] == [
+        name for name in seccomp.REFUSED if name not in defined
+    ]
 
 
 def run(program: bytes, data: dict[int, int]) -> int:
     """Classic BPF over `struct seccomp_data`, for the instructions the filter uses."""
-    instructions = [struct.unpack("=HBBI", program[at:at + 8]) for at in range(0, len(program), 8)]
+    instructions = [struct.unpack("=HBBI", program[at : at + 8]) for at in range(0, len(program), 8)]
     accumulator, pc = 0, 0
     while True:
         code, jt, jf, k = instructions[pc]

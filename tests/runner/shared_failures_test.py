@@ -7,8 +7,18 @@ from witness_gate.labels import EXIT_BLOCKED, EXIT_INCOMPLETE, EXIT_PASS
 
 
 def row(file: str, label: str = "regression", **changes) -> dict:
-    base = {"file": f"witnesses/{file}", "assertion_id": "prop_total", "witness_hash": "ab" * 32, "label": label, "failures": 24,
-            "runs": 24, "cause": "deterministic", "reason": "fails on every replay", "frozen_by": None, "blocks": True}
+    base = {
+        "file": f"witnesses/{file}",
+        "assertion_id": "prop_total",
+        "witness_hash": "ab" * 32,
+        "label": label,
+        "failures": 24,
+        "runs": 24,
+        "cause": "deterministic",
+        "reason": "fails on every replay",
+        "frozen_by": None,
+        "blocks": True,
+    }
     return {**base, **changes}
 
 
@@ -17,7 +27,12 @@ def record(*rows: dict, reasons: tuple[str, ...] = (), exit_code: int = EXIT_BLO
 
 
 def test_a_regression_the_base_blocks_the_same_way_is_shared_and_nothing_else_is():
-    head = record(row("a.json"), row("b.json", witness_hash="cd" * 32), row("c.json", failures=23), row("d.json", label="flake", failures=12))
+    head = record(
+        row("a.json"),
+        row("b.json", witness_hash="cd" * 32),
+        row("c.json", failures=23),
+        row("d.json", label="flake", failures=12),
+    )
     base = record(row("a.json"), row("b.json"), row("c.json"), row("d.json", label="flake", failures=12))
     # b: another witness; c: another count; d: a flake (its way out is a freeze, which expires)
     assert [r["file"] for r in shared_failures.shared(head, base)] == ["witnesses/a.json"]
@@ -37,7 +52,10 @@ def test_the_verdict_without_the_shared_rows_and_never_past_anything_else():
 
 def test_set_aside_rows_no_longer_block_in_what_the_review_shows():
     shown = shared_failures.set_aside(record(row("a.json"), row("b.json")), [row("a.json")])
-    assert [(r["file"], r["blocks"]) for r in shown["witnesses"]] == [("witnesses/a.json", False), ("witnesses/b.json", True)]
+    assert [(r["file"], r["blocks"]) for r in shown["witnesses"]] == [
+        ("witnesses/a.json", False),
+        ("witnesses/b.json", True),
+    ]
     assert "the base's debt" in shown["witnesses"][0]["next_step"]
 
 

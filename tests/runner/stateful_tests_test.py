@@ -85,15 +85,21 @@ def test_a_state_machine_bug_is_a_regression_whose_witness_replays_the_steps(tmp
     assert red.code == 1, red.stdout + red.stderr
     found = rows(repo)
     assert {node: (row["label"], row["cause"]) for node, row in found.items()} == {
-        MACHINE_NODE: ("regression", "deterministic"), RUNNER_NODE: ("regression", "deterministic")}, red.stdout
+        MACHINE_NODE: ("regression", "deterministic"),
+        RUNNER_NODE: ("regression", "deterministic"),
+    }, red.stdout
     assert all(row["failures"] == row["runs"] > 0 for row in found.values()), found
     for path in sorted((repo.root / ".artifacts/gate/witnesses").glob("*.json")):
         record = witness.load(path)
         assert set(record["payload"]) == {"choices"} and record["origin"] == "search" and record["fully_shrunk"], record
         # The steps Hypothesis printed, shrunk to the one line that shows the bug.
         assert record["given"]["failing_example"].splitlines() == [
-            "state = Cart()", "state.total_is_what_the_lines_say()", "state.add(price=0, qty=4)", "state.total_is_what_the_lines_say()",
-            "state.teardown()"], record["given"]
+            "state = Cart()",
+            "state.total_is_what_the_lines_say()",
+            "state.add(price=0, qty=4)",
+            "state.total_is_what_the_lines_say()",
+            "state.teardown()",
+        ], record["given"]
         assert path.name.startswith("tests.properties.test_cart_machine--"), path.name
     assert "state = Cart() state.total_is_what_the_lines_say() state.add(price=0, qty=4)" in red.stdout, red.stdout
 
@@ -157,9 +163,12 @@ def test_prices_are_in_euros():
 '''
 GUARDED_NODE = f"{MACHINE}::TestCart::runTest"
 PLAIN_NODE = f"{MACHINE}::test_prices_are_in_euros"
-LINE_BUG = ('    return line["qty"] * line["price"]\n', '    return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)\n')
+LINE_BUG = (
+    '    return line["qty"] * line["price"]\n',
+    '    return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)\n',
+)
 # Code under test that reaches the tests' state machines as they are defined, before pytest collects them.
-ON_EACH_MACHINE = '''
+ON_EACH_MACHINE = """
 import hypothesis.stateful
 import pytest
 
@@ -169,22 +178,40 @@ def _each_machine(cls, **kwargs):
 
 
 hypothesis.stateful.RuleBasedStateMachine.__init_subclass__ = classmethod(_each_machine)
-'''
-INCOMPLETE = "a @given or stateful test of the base's module must be searched, unless the module itself marks it skip or xfail"
+"""
+INCOMPLETE = (
+    "a @given or stateful test of the base's module must be searched, unless the module itself marks it skip or xfail"
+)
 ATTACKS = {
     # The head's code marks the machine's TestCase skipped, expected to fail, or no test, for pytest.
-    "skipped": (ON_EACH_MACHINE.format("cls.TestCase.__unittest_skip__ = True"), 4, f"incomplete: {GUARDED_NODE}: skipped; {INCOMPLETE}"),
-    "xfail": (ON_EACH_MACHINE.format("cls.TestCase.pytestmark = [pytest.mark.xfail(reason='known')]"), 4,
-              f"incomplete: {GUARDED_NODE}: run once as a plain test (marked xfail?), not searched; {INCOMPLETE}"),
-    "renamed": (ON_EACH_MACHINE.format("cls.TestCase.__test__ = False"), 4,
-                f"incomplete: {GUARDED_NODE}: not collected (deselected, or no longer a test at run time); {INCOMPLETE}"),
+    "skipped": (
+        ON_EACH_MACHINE.format("cls.TestCase.__unittest_skip__ = True"),
+        4,
+        f"incomplete: {GUARDED_NODE}: skipped; {INCOMPLETE}",
+    ),
+    "xfail": (
+        ON_EACH_MACHINE.format("cls.TestCase.pytestmark = [pytest.mark.xfail(reason='known')]"),
+        4,
+        f"incomplete: {GUARDED_NODE}: run once as a plain test (marked xfail?), not searched; {INCOMPLETE}",
+    ),
+    "renamed": (
+        ON_EACH_MACHINE.format("cls.TestCase.__test__ = False"),
+        4,
+        f"incomplete: {GUARDED_NODE}: not collected (deselected, or no longer a test at run time); {INCOMPLETE}",
+    ),
     # ...runs the machine's TestCase with a run_state_machine_as_test of its own, which runs nothing.
-    "not run": ("\nimport hypothesis.stateful\nhypothesis.stateful.run_state_machine_as_test = lambda *args, **kwargs: None\n", 1,
-                f"blocked: {GUARDED_NODE}: the stateful test ran no state machine through Hypothesis' run_state_machine_as_test"),
+    "not run": (
+        "\nimport hypothesis.stateful\nhypothesis.stateful.run_state_machine_as_test = lambda *args, **kwargs: None\n",
+        1,
+        f"blocked: {GUARDED_NODE}: the stateful test ran no state machine through Hypothesis' run_state_machine_as_test",
+    ),
     # ...or runs it through Hypothesis' own, unseeded and unwatched, in place of the worker's.
-    "unwatched": ("\nimport hypothesis.stateful\nhypothesis.stateful.get_state_machine_test = "
-                  "hypothesis.stateful.get_state_machine_test.__self__._make\n", 1,
-                  f"blocked: {GUARDED_NODE}: pytest or Hypothesis stopped the test outside any case: AssertionError"),
+    "unwatched": (
+        "\nimport hypothesis.stateful\nhypothesis.stateful.get_state_machine_test = "
+        "hypothesis.stateful.get_state_machine_test.__self__._make\n",
+        1,
+        f"blocked: {GUARDED_NODE}: pytest or Hypothesis stopped the test outside any case: AssertionError",
+    ),
 }
 
 
@@ -203,14 +230,21 @@ def test_code_under_test_that_keeps_a_machine_from_being_searched_does_not_pass(
 PLAIN_FAILED = "a plain test (no @given, no state machine) failed: "
 
 
-@pytest.mark.parametrize("head, failure", [
-    # The team's plain test catches the head's bug: no witness, so no label, and it blocks.
-    ('    return "USD"\n', "AssertionError: assert 'USD' == 'EUR' + where 'USD' = currency()"),
-    # ...a bug that shows only where the gate runs its tests, as one in CI only would.
-    ('    import sys\n    return "USD" if "witness_gate" in sys.modules else "EUR"\n', "AssertionError: assert 'USD' == 'EUR' + where 'USD' = currency()"),
-    # ...and a skip the code under test asks for: the test's own way out, taken by the code it checks.
-    ('    import pytest\n    pytest.skip("no currency here")\n', "Skipped: no currency here"),
-], ids=["fails", "fails_only_in_the_worker", "skipped_by_the_code_under_test"])
+@pytest.mark.parametrize(
+    "head, failure",
+    [
+        # The team's plain test catches the head's bug: no witness, so no label, and it blocks.
+        ('    return "USD"\n', "AssertionError: assert 'USD' == 'EUR' + where 'USD' = currency()"),
+        # ...a bug that shows only where the gate runs its tests, as one in CI only would.
+        (
+            '    import sys\n    return "USD" if "witness_gate" in sys.modules else "EUR"\n',
+            "AssertionError: assert 'USD' == 'EUR' + where 'USD' = currency()",
+        ),
+        # ...and a skip the code under test asks for: the test's own way out, taken by the code it checks.
+        ('    import pytest\n    pytest.skip("no currency here")\n', "Skipped: no currency here"),
+    ],
+    ids=["fails", "fails_only_in_the_worker", "skipped_by_the_code_under_test"],
+)
 def test_a_failing_plain_test_blocks_naming_it_and_its_failure(tmp_path, head, failure):
     repo = machine_repo(tmp_path, GUARDED_MACHINE)
     repo.write(IMPL, PRICING)
@@ -222,27 +256,46 @@ def test_a_failing_plain_test_blocks_naming_it_and_its_failure(tmp_path, head, f
     record = repo.gate_json()
     schemas.validate("gate", record, "gate.json")
     assert record["witnesses"] == [] and record["verdict"] == "blocked", record
-    assert record["pytest"]["plain_tests"] == [{"node_id": PLAIN_NODE, "passed": False, "failure": failure}], record["pytest"]
+    assert record["pytest"]["plain_tests"] == [{"node_id": PLAIN_NODE, "passed": False, "failure": failure}], record[
+        "pytest"
+    ]
 
 
 def test_a_module_with_nothing_to_search_says_so(tmp_path):
-    repo = machine_repo(tmp_path, "from orders_app.pricing import line_total\n\n\ndef test_a_free_line_costs_nothing():\n"
-                                  "    assert line_total({'qty': 0, 'price': 5}) == 0\n")
+    repo = machine_repo(
+        tmp_path,
+        "from orders_app.pricing import line_total\n\n\ndef test_a_free_line_costs_nothing():\n"
+        "    assert line_total({'qty': 0, 'price': 5}) == 0\n",
+    )
     result = gate(repo)
     assert result.code == 0, result.stdout + result.stderr
-    assert (f"pytest: {MACHINE}: nothing to search (no @given test, no state machine): only its plain tests ran, once each; "
-            "no input of it was searched") in result.stdout, result.stdout
+    assert (
+        f"pytest: {MACHINE}: nothing to search (no @given test, no state machine): only its plain tests ran, once each; "
+        "no input of it was searched"
+    ) in result.stdout, result.stdout
     assert repo.gate_json()["pytest"]["nothing_to_search"] == [MACHINE]
 
 
-@pytest.mark.parametrize("head, label, cause, said", [
-    # The machine's teardown calls code of the head's that raises: every run of it fails there.
-    ('def order_total(order: dict) -> int:\n    raise RuntimeError("the ledger is closed")\n', "regression", "deterministic",
-     "RuntimeError: the ledger is closed"),
-    # The head's code makes the machine's steps come out one way or another from run to run.
-    ('def order_total(order: dict) -> int:\n    import random\n    return sum(line_total(line) for line in order["lines"]) - (random.random() < 0.5)\n',
-     "flake", "random_seed", "AssertionError"),
-], ids=["teardown_raises", "nondeterministic_steps"])
+@pytest.mark.parametrize(
+    "head, label, cause, said",
+    [
+        # The machine's teardown calls code of the head's that raises: every run of it fails there.
+        (
+            'def order_total(order: dict) -> int:\n    raise RuntimeError("the ledger is closed")\n',
+            "regression",
+            "deterministic",
+            "RuntimeError: the ledger is closed",
+        ),
+        # The head's code makes the machine's steps come out one way or another from run to run.
+        (
+            'def order_total(order: dict) -> int:\n    import random\n    return sum(line_total(line) for line in order["lines"]) - (random.random() < 0.5)\n',
+            "flake",
+            "random_seed",
+            "AssertionError",
+        ),
+    ],
+    ids=["teardown_raises", "nondeterministic_steps"],
+)
 def test_a_machine_the_head_makes_fail_in_teardown_or_at_random_stays_red(tmp_path, head, label, cause, said):
     repo = machine_repo(tmp_path, GUARDED_MACHINE)
     repo.write(IMPL, PRICING)
@@ -290,15 +343,19 @@ def test_a_machine_the_gate_cannot_search_alone_blocks_and_says_why(tmp_path):
     repo.write("tests/properties/test_helpers.py", HELPERS)
     result = gate(repo)
     assert result.code == 1, result.stdout + result.stderr
-    assert ("blocked: tests/properties/test_helpers.py::test_through_a_helper: a plain test (no @given, no state machine) failed: "
-            "WitnessGateError: a state machine ran in a test the gate does not search as one (through a helper, or from the code under "
-            "test): run it as `TestX = Machine.TestCase`, or call run_state_machine_as_test in the test function itself") in result.stdout, result.stdout
-    assert ("blocked: tests/properties/test_helpers.py::test_two_machines: pytest or Hypothesis stopped the test outside any case: "
-            "WitnessGateError: a second state machine in one test: the gate searches one machine per test; give each its own test") in result.stdout, result.stdout
+    assert (
+        "blocked: tests/properties/test_helpers.py::test_through_a_helper: a plain test (no @given, no state machine) failed: "
+        "WitnessGateError: a state machine ran in a test the gate does not search as one (through a helper, or from the code under "
+        "test): run it as `TestX = Machine.TestCase`, or call run_state_machine_as_test in the test function itself"
+    ) in result.stdout, result.stdout
+    assert (
+        "blocked: tests/properties/test_helpers.py::test_two_machines: pytest or Hypothesis stopped the test outside any case: "
+        "WitnessGateError: a second state machine in one test: the gate searches one machine per test; give each its own test"
+    ) in result.stdout, result.stdout
 
 
 def test_the_base_module_declares_its_state_machines_from_its_source_alone():
-    source = b'''
+    source = b"""
 import unittest
 import hypothesis.stateful as hs
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
@@ -333,8 +390,16 @@ def test_runs_one():
 
 def test_through_a_helper():
     helper(Cart)
-'''
+"""
     declared = declared_tests(source)
-    assert {key for key, test in declared.items() if test.stateful} == {"CartTests::runTest", "TestSkippedCart::runTest", "test_runs_one"}
-    assert declared_searched_tests(source) == {"CartTests::runTest": False, "TestSkippedCart::runTest": True, "test_runs_one": False}
+    assert {key for key, test in declared.items() if test.stateful} == {
+        "CartTests::runTest",
+        "TestSkippedCart::runTest",
+        "test_runs_one",
+    }
+    assert declared_searched_tests(source) == {
+        "CartTests::runTest": False,
+        "TestSkippedCart::runTest": True,
+        "test_runs_one": False,
+    }
     assert declared["CartTests::runTest"].line == 15

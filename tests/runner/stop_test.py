@@ -51,9 +51,19 @@ def stopped(repo: Repo, command: list[str], number: int) -> subprocess.Completed
     directory, sent `number` once it has started a worker."""
     temporary = repo.root.parent / "tmp"
     temporary.mkdir()
-    environment = {**os.environ, "TMPDIR": str(temporary), "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-    process = subprocess.Popen([sys.executable, "-m", "witness_gate", *command], cwd=repo.root, env=environment,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    environment = {
+        **os.environ,
+        "TMPDIR": str(temporary),
+        "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "witness_gate", *command],
+        cwd=repo.root,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     while not _a_worker_of(process.pid):
         assert process.poll() is None and time.monotonic() < deadline, "the run ended before any worker started"
@@ -70,7 +80,9 @@ def stopped(repo: Repo, command: list[str], number: int) -> subprocess.Completed
 def test_a_stopped_review_leaves_no_worker_tree_or_staging_and_publishes_nothing(repo: Repo, number: int):
     buggy(repo)
     repo.commit("a bug: its replays keep workers busy")
-    done = stopped(repo, ["review", "--base", "main", "--head", "patch", "--out", str(repo.root.parent / "out")], number)
+    done = stopped(
+        repo, ["review", "--base", "main", "--head", "patch", "--out", str(repo.root.parent / "out")], number
+    )
     assert done.returncode == 128 + number, done.stdout + done.stderr
     assert f"stopped by {signal.Signals(number).name}" in done.stderr
     assert sorted(path.name for path in repo.root.parent.iterdir()) == ["repo", "tmp"]  # no out, no .out.staging-*
@@ -82,8 +94,23 @@ def test_a_stopped_gate_leaves_its_earlier_output_and_no_staging(repo: Repo):
     earlier = repo.root / ".artifacts/gate"
     earlier.mkdir(parents=True)
     (earlier / "notes.txt").write_text("an earlier run's\n")
-    done = stopped(repo, ["gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--properties", "tests/properties",
-                          "--out", ".artifacts/gate", "--diff-paths", str(repo.root.parent / "changed.txt")], signal.SIGTERM)
+    done = stopped(
+        repo,
+        [
+            "gate",
+            "--fixture",
+            "tests/fixtures/orders.json",
+            "--generator-version",
+            "3",
+            "--properties",
+            "tests/properties",
+            "--out",
+            ".artifacts/gate",
+            "--diff-paths",
+            str(repo.root.parent / "changed.txt"),
+        ],
+        signal.SIGTERM,
+    )
     assert done.returncode == 128 + signal.SIGTERM, done.stdout + done.stderr
     assert sorted(path.name for path in (repo.root / ".artifacts").iterdir()) == ["gate"]  # no .gate.staging
     assert [path.name for path in earlier.iterdir()] == ["notes.txt"]

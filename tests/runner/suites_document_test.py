@@ -29,16 +29,30 @@ BASE = "a" * 40
 def test_the_graph_is_the_whole_configuration():
     config = graph_config(encoded(document(BASE)), "suites.json", BASE, GateConfig(oracle_prefixes=("elsewhere/",)))
     [suite] = config.suites
-    assert suite == Suite("tests.properties", "tests/fixtures/orders.json", 3, ("tests/properties/orders_props.py",), 2, 100,
-                          impl=("src/orders_app/__init__.py", "src/orders_app/pricing.py"), oracle_paths=("tests/BUILD",),
-                          oracle_globs=("tests/properties/*.py",), import_paths=("src",))
+    assert suite == Suite(
+        "tests.properties",
+        "tests/fixtures/orders.json",
+        3,
+        ("tests/properties/orders_props.py",),
+        2,
+        100,
+        impl=("src/orders_app/__init__.py", "src/orders_app/pricing.py"),
+        oracle_paths=("tests/BUILD",),
+        oracle_globs=("tests/properties/*.py",),
+        import_paths=("src",),
+    )
     assert config.oracle_prefixes == ("tests/BUILD", "tests/fixtures/orders.json", "tests/properties/orders_props.py")
     assert config.impl_prefixes == ("src/orders_app/__init__.py", "src/orders_app/pricing.py")
     assert config.import_paths == ("src",) and config.replay_timeout_seconds == 60.0
 
 
 def test_a_targets_conditions_are_parsed_and_checked_by_the_runner():
-    config = graph_config(encoded(document(BASE, conditions=["", "SHOP_REGION=US TZ=America/New_York"])), "suites.json", BASE, GateConfig())
+    config = graph_config(
+        encoded(document(BASE, conditions=["", "SHOP_REGION=US TZ=America/New_York"])),
+        "suites.json",
+        BASE,
+        GateConfig(),
+    )
     assert config.suites[0].conditions == ({}, {"SHOP_REGION": "US", "TZ": "America/New_York"})
     with pytest.raises(WitnessGateError, match="suite tests.properties conditions: 'LD_PRELOAD' cannot be declared"):
         graph_config(encoded(document(BASE, conditions=["LD_PRELOAD=/x.so"])), "suites.json", BASE, GateConfig())
@@ -59,7 +73,10 @@ def test_a_file_one_target_tests_and_another_targets_oracle_reads_is_oracle():
         (document(BASE, name="../escape"), "/suites/0/name"),
         ({key: value for key, value in document(BASE).items() if key != "commit"}, "'commit' is a required property"),
         # Bazel's //a/b:c and //a:b.c are both a.b.c: one suite's verdict would overwrite the other's.
-        ({**document(BASE), "suites": document(BASE)["suites"] * 2}, "two gated targets have the name 'tests.properties'"),
+        (
+            {**document(BASE), "suites": document(BASE)["suites"] * 2},
+            "two gated targets have the name 'tests.properties'",
+        ),
     ],
     ids=["another commit", "no suite", "properties not oracle", "a name that is a path", "no commit", "one name twice"],
 )
@@ -112,13 +129,17 @@ def test_a_property_module_the_head_adds_under_the_graphs_glob_is_an_oracle_edit
     result = review_from_graph(graph_repo)
     output = result.stdout + result.stderr
     assert result.returncode == 3, output
-    assert "oracle edit: tests/properties/lenient_props.py (owner: suite tests.properties (matches tests/properties/*.py))" in output
+    assert (
+        "oracle edit: tests/properties/lenient_props.py (owner: suite tests.properties (matches tests/properties/*.py))"
+        in output
+    )
 
 
 def reviewed_with_a_second_declaration(repo: Repo):
     """The base's suite declared in pyproject.toml too, then a bug: the review, refused (exit 2)."""
     (repo.root / "pyproject.toml").write_text(
-        '[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = ' '3\nproperties = ["tests/properties"]\n'
+        '[[tool.witness-gate.suites]]\nname = "orders"\nfixture = "tests/fixtures/orders.json"\ngenerator-version = '
+        '3\nproperties = ["tests/properties"]\n'
     )
     repo.commit("a second declaration")
     repo.branch("patch")
@@ -134,10 +155,15 @@ def test_a_base_that_declares_gated_targets_is_not_reviewed_without_its_graph(gr
     # fall back on: the BUILD declaration is the one `pants test` runs.
     graph_repo.git("checkout", "-q", "main")
     result = reviewed_with_a_second_declaration(graph_repo)
-    assert "main: tests/BUILD declare gated targets (witness_properties, witness_gate_test), which only the build graph " "describes" in result.stderr
+    assert (
+        "main: tests/BUILD declare gated targets (witness_properties, witness_gate_test), which only the build graph "
+        "describes" in result.stderr
+    )
     assert "run `pants witness-gate-suites --output-file=<file> ::` in a clean checkout of the base" in result.stderr
     twice = review_from_graph(graph_repo)
-    assert twice.returncode == 2 and "both declare suites (orders there, tests.properties in the graph)" in twice.stderr, twice.stderr
+    assert (
+        twice.returncode == 2 and "both declare suites (orders there, tests.properties in the graph)" in twice.stderr
+    ), twice.stderr
 
 
 def test_a_base_whose_bazel_build_files_declare_the_suite_is_not_reviewed_from_pyproject(graph_repo: Repo):
@@ -145,20 +171,36 @@ def test_a_base_whose_bazel_build_files_declare_the_suite_is_not_reviewed_from_p
     graph_repo.git("checkout", "-q", "main")
     (graph_repo.root / "tests/BUILD").unlink()
     (graph_repo.root / "tests/BUILD.bazel").write_text(
-        'load("//bazel:defs.bzl", "witness_gate_test")\nwitness_gate_test(name = "properties", sources = ' 'glob(["properties/*.py"]),'
-        ' fixture = ":fx", dependencies = ["//src/orders_app"])\n')
+        'load("//bazel:defs.bzl", "witness_gate_test")\nwitness_gate_test(name = "properties", sources = '
+        'glob(["properties/*.py"]),'
+        ' fixture = ":fx", dependencies = ["//src/orders_app"])\n'
+    )
     result = reviewed_with_a_second_declaration(graph_repo)
-    assert "main: tests/BUILD.bazel declare gated targets" in result.stderr and "run `bazel run @witness_gate//bazel:suites -- --output-file=<file>`" in result.stderr
+    assert (
+        "main: tests/BUILD.bazel declare gated targets" in result.stderr
+        and "run `bazel run @witness_gate//bazel:suites -- --output-file=<file>`" in result.stderr
+    )
 
 
-@pytest.mark.parametrize("path, text, goal", [
-    ("tests/BUILD", b'witness_properties(name="p")', "pants witness-gate-suites --output-file=<file> ::"),
-    ("tests/BUILD.pants", b'witness_properties(name="p")', "pants witness-gate-suites --output-file=<file> ::"),
-    ("tests/BUILD.bazel", b'witness_gate_test(name = "p")', "bazel run @witness_gate//bazel:suites -- --output-file=<file>"),
-    ("tests/BUILD", b'witness_gate_test(name = "p")', "bazel run @witness_gate//bazel:suites -- --output-file=<file>"),  # Bazel reads BUILD too
-    ("tests/BUILD.bazel", b'py_library(name = "p")', None),
-    ("src/BUILD", b"python_sources()", None),
-])
+@pytest.mark.parametrize(
+    "path, text, goal",
+    [
+        ("tests/BUILD", b'witness_properties(name="p")', "pants witness-gate-suites --output-file=<file> ::"),
+        ("tests/BUILD.pants", b'witness_properties(name="p")', "pants witness-gate-suites --output-file=<file> ::"),
+        (
+            "tests/BUILD.bazel",
+            b'witness_gate_test(name = "p")',
+            "bazel run @witness_gate//bazel:suites -- --output-file=<file>",
+        ),
+        (
+            "tests/BUILD",
+            b'witness_gate_test(name = "p")',
+            "bazel run @witness_gate//bazel:suites -- --output-file=<file>",
+        ),  # Bazel reads BUILD too
+        ("tests/BUILD.bazel", b'py_library(name = "p")', None),
+        ("src/BUILD", b"python_sources()", None),
+    ],
+)
 def test_which_tool_describes_a_build_files_suites(path: str, text: bytes, goal: str | None):
     from witness_gate.suites_document import declared_by
 
@@ -174,7 +216,7 @@ def test_a_graph_read_from_the_head_is_refused(graph_repo: Repo):
 
 # --- only what the pull request can affect, in a tree of its closure ------------------
 
-VAT = '''import json
+VAT = """import json
 from pathlib import Path
 
 RATE_FILE = Path(__file__).resolve().parents[2] / "data" / "vat.json"  # read, but no target declares it
@@ -185,8 +227,8 @@ def with_vat(cents: int) -> int:
     if rate is None:
         raise FileNotFoundError(f"{RATE_FILE.name}: the VAT table is missing")
     return cents + cents * rate // 100
-'''
-VAT_PROPS = '''from hypothesis import strategies as st
+"""
+VAT_PROPS = """from hypothesis import strategies as st
 
 import witness_gate
 from vat.vat import with_vat
@@ -195,19 +237,31 @@ from vat.vat import with_vat
 @witness_gate.property(payloads=st.integers(min_value=0, max_value=10**6))
 def prop_vat_never_lowers_a_price(cents: int) -> bool:
     return with_vat(cents) >= cents
-'''
+"""
 VAT_SUITE = {
-    "name": "tests.vat", "address": "tests:vat", "fixture": "tests/fixtures/orders.json", "generator_version": 3,
-    "properties": ["tests/vat/vat_props.py"], "replays": 2, "max_examples": 20, "import_paths": ["src"],
+    "name": "tests.vat",
+    "address": "tests:vat",
+    "fixture": "tests/fixtures/orders.json",
+    "generator_version": 3,
+    "properties": ["tests/vat/vat_props.py"],
+    "replays": 2,
+    "max_examples": 20,
+    "import_paths": ["src"],
     "impl": ["src/vat/__init__.py", "src/vat/vat.py"],  # data/vat.json is not declared
-    "oracle": ["tests/BUILD", "tests/fixtures/orders.json", "tests/vat/vat_props.py"], "oracle_globs": ["tests/vat/*.py"],
+    "oracle": ["tests/BUILD", "tests/fixtures/orders.json", "tests/vat/vat_props.py"],
+    "oracle_globs": ["tests/vat/*.py"],
 }
 
 
 @pytest.fixture
 def two_suites(graph_repo: Repo) -> Repo:
     graph_repo.git("checkout", "-q", "main")
-    for path, text in {"src/vat/__init__.py": "", "src/vat/vat.py": VAT, "data/vat.json": '{"percent": 19}\n', "tests/vat/vat_props.py": VAT_PROPS}.items():
+    for path, text in {
+        "src/vat/__init__.py": "",
+        "src/vat/vat.py": VAT,
+        "data/vat.json": '{"percent": 19}\n',
+        "tests/vat/vat_props.py": VAT_PROPS,
+    }.items():
         (graph_repo.root / path).parent.mkdir(parents=True, exist_ok=True)
         (graph_repo.root / path).write_text(text)
     graph_repo.commit("a second suite")
@@ -228,8 +282,10 @@ def test_a_suite_no_changed_path_reaches_does_not_run(two_suites: Repo):
     result = review_two_suites(two_suites)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
-    assert ("tests.vat: unaffected: none of the 1 changed paths is in its closure (5 files), under its source roots "
-            "or beside its files") in output
+    assert (
+        "tests.vat: unaffected: none of the 1 changed paths is in its closure (5 files), under its source roots "
+        "or beside its files"
+    ) in output
     assert two_suites.review_json()["suites"] == {"tests.properties": "unaffected", "tests.vat": "unaffected"}
     assert not (two_suites.root.parent / "out" / "tests.vat").exists()
 
@@ -243,7 +299,9 @@ def test_every_change_under_a_suites_source_root_runs_it_and_says_why(two_suites
     assert f"tests.properties: runs: {IMPL} is in its closure" in output
     assert f"tests.vat: runs: {IMPL} is under its source root src" in output
     suites = two_suites.review_json()["suites"]
-    assert suites["tests.properties"] == "blocked" and suites["tests.vat"] != "unaffected"  # it ran (and reads an undeclared file)
+    assert (
+        suites["tests.properties"] == "blocked" and suites["tests.vat"] != "unaffected"
+    )  # it ran (and reads an undeclared file)
 
 
 def test_a_modified_module_the_closure_loads_by_name_is_not_unaffected(graph_repo: Repo):
@@ -253,14 +311,23 @@ def test_a_modified_module_the_closure_loads_by_name_is_not_unaffected(graph_rep
     graph_repo.git("checkout", "-q", "main")
     (graph_repo.root / "src/orders_app/plugins").mkdir()
     (graph_repo.root / "src/orders_app/plugins/__init__.py").write_text("")
-    (graph_repo.root / "src/orders_app/plugins/discount.py").write_text("def discount(line: dict) -> int:\n    return 0\n")
-    (graph_repo.root / IMPL).write_text((graph_repo.root / IMPL).read_text().replace(
-        'return line["qty"] * line["price"]',
-        'return line["qty"] * line["price"] - __import__("importlib").import_module("orders_app.plugins." + ' '"discount").discount(line)'))
+    (graph_repo.root / "src/orders_app/plugins/discount.py").write_text(
+        "def discount(line: dict) -> int:\n    return 0\n"
+    )
+    (graph_repo.root / IMPL).write_text(
+        (graph_repo.root / IMPL)
+        .read_text()
+        .replace(
+            'return line["qty"] * line["price"]',
+            'return line["qty"] * line["price"] - __import__("importlib").import_module("orders_app.plugins." + '
+            '"discount").discount(line)',
+        )
+    )
     graph_repo.commit("a discount plug-in, loaded by name")
     graph_repo.branch("patch")
     (graph_repo.root / "src/orders_app/plugins/discount.py").write_text(
-        'def discount(line: dict) -> int:\n    return 1 if line["qty"] > 3 else 0\n')
+        'def discount(line: dict) -> int:\n    return 1 if line["qty"] > 3 else 0\n'
+    )
     graph_repo.commit("the plug-in, with a bug")
     result = review_from_graph(graph_repo)
     assert merged_total(graph_repo) == 19
@@ -280,7 +347,9 @@ def test_a_suite_runs_in_a_tree_of_its_closure_and_cannot_read_what_it_does_not_
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert "tests.properties: runs: src/vat/vat.py is under its source root src" in output
-    assert "tests.vat: regression: prop_vat_never_lowers_a_price" in output and "the VAT table is missing" in output, output
+    assert (
+        "tests.vat: regression: prop_vat_never_lowers_a_price" in output and "the VAT table is missing" in output
+    ), output
     assert "tests.vat: pre-existing: prop_vat_never_lowers_a_price (regression, 24/24 replays" in output, output
 
 
@@ -316,8 +385,16 @@ def merged_total(repo: Repo) -> int:
     """What the landed code computes for an order the property covers (qty 4): 20 when right."""
     repo.git("checkout", "-q", "patch")
     done = subprocess.run(
-        [sys.executable, "-c", "from orders_app.pricing import order_total; print(order_total({'lines': [{'qty': 4, 'price': 5}]}))"],
-        cwd=repo.root, env={**os.environ, "PYTHONPATH": "src", "PYTHONDONTWRITEBYTECODE": "1"}, capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-c",
+            "from orders_app.pricing import order_total; print(order_total({'lines': [{'qty': 4, 'price': 5}]}))",
+        ],
+        cwd=repo.root,
+        env={**os.environ, "PYTHONPATH": "src", "PYTHONDONTWRITEBYTECODE": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return int(done.stdout)
 
@@ -343,13 +420,13 @@ def test_a_package_that_shadows_a_tested_module_is_not_unaffected(graph_repo: Re
     assert result.returncode != 0, verdict(result)
 
 
-OPTIONAL = '''
+OPTIONAL = """
 
 try:  # an optional accelerated implementation, used when present
     from orders_app._speedups import line_total  # noqa: F811
 except ImportError:
     pass
-'''
+"""
 
 
 def test_an_optional_module_the_closure_imports_that_the_head_adds_is_not_unaffected(graph_repo: Repo):
@@ -379,7 +456,9 @@ def test_bytecode_beside_a_tested_module_is_blocked_even_when_no_suite_runs(grap
     source.write_text(BUGGY_TOTALS)
     cache = graph_repo.root / "src/orders_app/__pycache__" / f"pricing.{sys.implementation.cache_tag}.pyc"
     cache.parent.mkdir()
-    py_compile.compile(str(source), cfile=str(cache), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)
+    py_compile.compile(
+        str(source), cfile=str(cache), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True
+    )
     graph_repo.git("add", "-f", str(cache))
     graph_repo.commit("bytecode")
     result = review_from_graph(graph_repo)
@@ -484,7 +563,7 @@ def test_a_submodule_the_head_adds_among_the_sources_is_blocked_even_when_no_sui
     assert result.returncode != 0, verdict(result)
 
 
-SITECUSTOMIZE = '''import importlib.abc, importlib.machinery, sys
+SITECUSTOMIZE = """import importlib.abc, importlib.machinery, sys
 
 
 class _Patch(importlib.abc.MetaPathFinder):
@@ -505,7 +584,7 @@ class _Patch(importlib.abc.MetaPathFinder):
 
 
 sys.meta_path.insert(0, _Patch())
-'''
+"""
 
 
 def test_a_sitecustomize_on_the_import_path_is_not_unaffected(graph_repo: Repo):
@@ -514,8 +593,18 @@ def test_a_sitecustomize_on_the_import_path_is_not_unaffected(graph_repo: Repo):
     result = review_from_graph(graph_repo)
     # With PYTHONPATH=src (site enabled), every interpreter loads it at startup.
     graph_repo.git("checkout", "-q", "patch")
-    done = subprocess.run([sys.executable, "-c", "from orders_app.pricing import order_total; print(order_total({'lines': [{'qty': 4, 'price': 5}]}))"],
-                          cwd=graph_repo.root, env={**os.environ, "PYTHONPATH": "src"}, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from orders_app.pricing import order_total; print(order_total({'lines': [{'qty': 4, 'price': 5}]}))",
+        ],
+        cwd=graph_repo.root,
+        env={**os.environ, "PYTHONPATH": "src"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert done.stdout.strip() == "19"
     assert result.returncode != 0, verdict(result)
 
@@ -551,7 +640,9 @@ def test_a_base_with_a_symlink_loop_among_the_closure_files_is_refused_before_li
     graph_repo.branch("patch")
     graph_repo.edit(IMPL, *BUG)
     graph_repo.commit("a bug")
-    result = review_from_graph(graph_repo, impl=["src/orders_app/__init__.py", "src/orders_app/pricing.py", "src/orders_app/rates.py"])
+    result = review_from_graph(
+        graph_repo, impl=["src/orders_app/__init__.py", "src/orders_app/pricing.py", "src/orders_app/rates.py"]
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr, verdict(result)
     assert "src/orders_app/rates.py: a committed symlink loop is refused" in result.stderr, verdict(result)
 
@@ -560,7 +651,10 @@ def test_a_base_with_a_symlink_loop_among_the_closure_files_is_refused_before_li
     "pyproject, refusal",
     [
         (None, "the base has no pyproject.toml and no gated target: nothing declares what to gate"),
-        ('[tool.witness-gate]\nimport-paths = ["src"]\n', "[[tool.witness-gate.suites]] declares no suite: nothing to gate"),
+        (
+            '[tool.witness-gate]\nimport-paths = ["src"]\n',
+            "[[tool.witness-gate.suites]] declares no suite: nothing to gate",
+        ),
     ],
     ids=["no pyproject.toml", "no suite in it"],
 )

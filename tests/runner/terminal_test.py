@@ -10,14 +10,27 @@ import sys
 from conftest import SampleRepo
 from gate_test import BUG, IMPL
 
-GATE = ["gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--properties", "tests/properties",
-        "--out", ".artifacts/gate", "--diff-paths", "changed.txt"]
+GATE = [
+    "gate",
+    "--fixture",
+    "tests/fixtures/orders.json",
+    "--generator-version",
+    "3",
+    "--properties",
+    "tests/properties",
+    "--out",
+    ".artifacts/gate",
+    "--diff-paths",
+    "changed.txt",
+]
 
 
 def run_on_terminal(repo: SampleRepo, env: dict[str, str]) -> str:
     """Runs the gate with stdout and stderr on a pseudo-terminal; returns what it showed."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "witness_gate", *GATE], cwd=repo.root, env=env, stdout=follower, stderr=follower)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "witness_gate", *GATE], cwd=repo.root, env=env, stdout=follower, stderr=follower
+    )
     os.close(follower)
     shown = b""
     while True:
@@ -52,7 +65,13 @@ def test_ci_or_a_pipe_gets_plain_lines_without_colour(repo: SampleRepo):
     (repo.root / "changed.txt").write_text(f"{IMPL}\n")
     on_ci = run_on_terminal(repo, environment(repo, CI="true"))
     assert "witness-gate: tests/properties/orders_props.py: replay interpreter 6/6 done" in on_ci
-    piped = subprocess.run([sys.executable, "-m", "witness_gate", *GATE], cwd=repo.root, env=environment(repo), capture_output=True, text=True)
+    piped = subprocess.run(
+        [sys.executable, "-m", "witness_gate", *GATE],
+        cwd=repo.root,
+        env=environment(repo),
+        capture_output=True,
+        text=True,
+    )
     assert piped.returncode == 1
     assert "\x1b[" not in piped.stdout + piped.stderr
     assert "witness-gate: tests/properties/orders_props.py: replay interpreter 6/6 done" in piped.stderr

@@ -38,8 +38,19 @@ def imported_names(source: str, module: str, is_package: bool) -> set[str]:
                 base = ".".join([*anchor, *([base] if base else [])])
             names.add(base)
             names.update(f"{base}.{alias.name}" for alias in node.names)
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-            called = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id if isinstance(node.func, ast.Name) else None
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            called = (
+                node.func.attr
+                if isinstance(node.func, ast.Attribute)
+                else node.func.id
+                if isinstance(node.func, ast.Name)
+                else None
+            )
             if called in ("import_module", "__import__"):
                 names.add(node.args[0].value)
     return names
@@ -55,7 +66,11 @@ def worker_imports_of_the_deciding_side() -> dict[str, list[str]]:
         module = module_name(path)
         if in_worker(module):
             continue
-        crossing = sorted(name for name in imported_names(path.read_text("utf-8"), module, path.name == "__init__.py") if in_worker(name))
+        crossing = sorted(
+            name
+            for name in imported_names(path.read_text("utf-8"), module, path.name == "__init__.py")
+            if in_worker(name)
+        )
         if crossing:
             found[module] = crossing
     return found
@@ -77,13 +92,18 @@ def test_every_form_of_import_is_seen():
         ("__import__('witness_gate.worker')\n", "witness_gate.review"),
     ]:
         assert any(in_worker(name) for name in imported_names(source, module, False)), source
-    assert not any(in_worker(name) for name in imported_names("from witness_gate import protocol, workers_notes\n", "witness_gate.check", False))
+    assert not any(
+        in_worker(name)
+        for name in imported_names("from witness_gate import protocol, workers_notes\n", "witness_gate.check", False)
+    )
 
 
 def test_the_worker_boots_by_module_names_that_are_the_workers():
     # The sandbox starts a worker by a string it runs in the new interpreter, not by an
     # import of its own: those names must still be modules of the worker package.
-    booted = {node.module for node in ast.walk(ast.parse(sandbox._BOOT)) if isinstance(node, ast.ImportFrom) and node.module}
+    booted = {
+        node.module for node in ast.walk(ast.parse(sandbox._BOOT)) if isinstance(node, ast.ImportFrom) and node.module
+    }
     assert booted and all(in_worker(name) for name in booted), booted
     for name in booted:
         assert (PACKAGE.parent / (name.replace(".", "/") + ".py")).is_file(), name

@@ -37,7 +37,16 @@ def test_replays_in_one_process_are_spread_over_time_like_forked_ones(tmp_path: 
     prop = LoadedProperty("prop_clock", prop_clock, getattr(prop_clock, _MARK), "p.py", "0" * 64, 1)
     spacing, slots = 0.2, 3
     request = {
-        "jobs": [{"assertion_id": "prop_clock", "payload": 1, "expect": "accept", "witness": "w", "history": [], "fork": False}],
+        "jobs": [
+            {
+                "assertion_id": "prop_clock",
+                "payload": 1,
+                "expect": "accept",
+                "witness": "w",
+                "history": [],
+                "fork": False,
+            }
+        ],
         "seeds": [[slot] for slot in range(slots)],
         "hung": [],
         "spacing_seconds": spacing,
@@ -49,11 +58,18 @@ def test_replays_in_one_process_are_spread_over_time_like_forked_ones(tmp_path: 
     channel = _Recorder()
     try:
         # The recorder stands in for the worker's channel to the runner.
-        worker._replay(request, cast(worker._Channel, channel), {"prop_clock": prop}, worker._Fixture(fixture_path, "unused: the property takes no fixture"))
+        worker._replay(
+            request,
+            cast(worker._Channel, channel),
+            {"prop_clock": prop},
+            worker._Fixture(fixture_path, "unused: the property takes no fixture"),
+        )
     finally:
         gc.unfreeze()  # the worker freezes what exists before it forks; here that is this test process
     assert [m["failed"] for m in channel.messages if m["event"] == "outcome"] == [False] * slots
     # The last slot starts (slots - 1) spacings after the pass began; the first at once.
     # Half of that span leaves room for a stalled machine; back to back is about 0.
     span = called_at[-1] - called_at[0]
-    assert len(called_at) == slots and span >= (slots - 1) * spacing / 2, f"{slots} replays in one process within {span:.3f} s"
+    assert (
+        len(called_at) == slots and span >= (slots - 1) * spacing / 2
+    ), f"{slots} replays in one process within {span:.3f} s"

@@ -77,7 +77,7 @@ def test_the_fixture_loads(fixture_orders):
     assert fixture_orders
 '''
 
-FLAKY_TEST = '''
+FLAKY_TEST = """
 
 def promotion(total):
     # The flaky helper: a random promotion takes a unit off now and then.
@@ -88,4 +88,4 @@ def promotion(total):
 def test_no_promotion_applies(items):
     total = order_total(as_order(items))
     assert promotion(total) == total
-'''
+"""

@@ -44,7 +44,11 @@ class ShiftedClock:
 
     def env(self) -> dict[str, str]:
         # The monotonic clock stays real: timeouts and durations are no business of the shift.
-        return {"LD_PRELOAD": LIBFAKETIME, "FAKETIME_TIMESTAMP_FILE": str(self.file), "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+        return {
+            "LD_PRELOAD": LIBFAKETIME,
+            "FAKETIME_TIMESTAMP_FILE": str(self.file),
+            "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+        }
 
     def real(self) -> None:
         self._write(0)
@@ -60,10 +64,18 @@ class ShiftedClock:
         """Libfaketime must move a real process's clock a day ahead, or the test is no test."""
         self._write(86400)
         try:
-            shown = subprocess.run([sys.executable, "-c", "import time; print(time.time())"], env=self.env(),
-                                   capture_output=True, text=True, timeout=60)
+            shown = subprocess.run(
+                [sys.executable, "-c", "import time; print(time.time())"],
+                env=self.env(),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
             real = datetime.now(timezone.utc).timestamp()
             if shown.returncode != 0 or not shown.stdout.strip() or abs(float(shown.stdout) - real - 86400) > 60:
-                missing(f"Debian's libfaketime ({LIBFAKETIME}) did not shift the clock (apt-get install faketime): " f"{shown.stderr.strip()}")
+                missing(
+                    f"Debian's libfaketime ({LIBFAKETIME}) did not shift the clock (apt-get install faketime): "
+                    f"{shown.stderr.strip()}"
+                )
         finally:
             self._write(0)

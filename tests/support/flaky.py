@@ -9,7 +9,7 @@ from __future__ import annotations
 
 FLAKY_ASSERTION = "prop_sometimes"
 
-_SOURCE = '''
+_SOURCE = """
 import random
 
 from hypothesis import strategies as st
@@ -26,7 +26,7 @@ def promoted_total(cart_total):
 @witness_gate.property(payloads=st.fixed_dictionaries({"n": st.integers(0, 100)}))
 def prop_sometimes(payload):
     return promoted_total(payload["n"]) >= 0
-'''
+"""
 
 
 def flaky_property_source() -> str:

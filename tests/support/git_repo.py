@@ -24,8 +24,13 @@ class GitRepo:
         self.commits: dict[str, str] = {}
 
     def git(self, *args: str) -> str:
-        done = subprocess.run(["git", "-c", "user.email=tests@witness-gate", "-c", "user.name=tests", *args],
-                              cwd=self.root, capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            ["git", "-c", "user.email=tests@witness-gate", "-c", "user.name=tests", *args],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return done.stdout.strip()
 
     def commit(self, message: str, name: str | None = None) -> None:

@@ -46,8 +46,12 @@ def served(root: Path, log: Path) -> Iterator[str]:
     """Serves `root` on 127.0.0.1 (a free port) while the block runs; yields the simple
     index's URL. The server's request log goes to `log`."""
     with open(log, "w") as requests:
-        server = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(root)],
-                                  stdout=subprocess.PIPE, stderr=requests, text=True)
+        server = subprocess.Popen(
+            [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(root)],
+            stdout=subprocess.PIPE,
+            stderr=requests,
+            text=True,
+        )
         assert server.stdout is not None  # stdout=PIPE
         try:
             banner = server.stdout.readline()  # "Serving HTTP on 127.0.0.1 port N (http://127.0.0.1:N/) ..."
@@ -74,10 +78,13 @@ def planted_wheel(directory: Path, version: str, build: str = "") -> Path:
         "witness_gate/cli.py": f"def main():\n    print({PLANTED!r})\n    return 0\n".encode(),
         f"{info}/METADATA": f"Metadata-Version: 2.1\nName: witness-gate\nVersion: {version}\n".encode(),
         f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: planted\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-                         + (f"Build: {build}\n".encode() if build else b""),
+        + (f"Build: {build}\n".encode() if build else b""),
         f"{info}/entry_points.txt": b"[console_scripts]\nwitness-gate = witness_gate.cli:main\n",
     }
-    record = [f"{name},sha256={base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},{len(data)}" for name, data in files.items()]
+    record = [
+        f"{name},sha256={base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},{len(data)}"
+        for name, data in files.items()
+    ]
     files[f"{info}/RECORD"] = ("\n".join([*record, f"{info}/RECORD,,"]) + "\n").encode()
     directory.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(wheel, "w") as archive:

@@ -14,7 +14,7 @@ from support.git_repo import GitRepo
 
 def suite_pyproject(name: str) -> str:
     """The implementation under src/, the oracle under tests/properties/, one suite `name`."""
-    return f'''[tool.witness-gate]
+    return f"""[tool.witness-gate]
 impl-prefixes = ["src/"]
 oracle-prefixes = ["tests/properties/"]
 import-paths = ["src"]
@@ -25,7 +25,7 @@ fixture = "tests/fixtures/none.json"
 generator-version = 1
 properties = ["tests/properties"]
 replays = 2
-'''
+"""
 
 
 def runner_env() -> dict[str, str]:
@@ -34,8 +34,14 @@ def runner_env() -> dict[str, str]:
 
 
 def cli(repo: GitRepo, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=repo.root, env=runner_env(), capture_output=True,
-                          text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "witness_gate", *args],
+        cwd=repo.root,
+        env=runner_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def write(repo: GitRepo, files: dict[str, bytes]) -> None:
@@ -44,13 +50,26 @@ def write(repo: GitRepo, files: dict[str, bytes]) -> None:
         (repo.root / path).write_bytes(data)
 
 
-def gated_repo(root: Path, files: dict[str, bytes], pyproject: str, message: str, impl: str,
-               branches: tuple[tuple[str, str, str], ...]) -> GitRepo:
+def gated_repo(
+    root: Path,
+    files: dict[str, bytes],
+    pyproject: str,
+    message: str,
+    impl: str,
+    branches: tuple[tuple[str, str, str], ...],
+) -> GitRepo:
     """A repository of `files` (the released project's) and its suite on `main`, committed
     with `message`, and a branch off it per (name, `impl`'s source, commit message)."""
     repo = GitRepo(root)
-    write(repo, {**files, "tests/fixtures/none.json": b"[]\n", "pyproject.toml": pyproject.encode(),
-                 ".gitignore": b"/.artifacts/\n__pycache__/\n.hypothesis/\n"})
+    write(
+        repo,
+        {
+            **files,
+            "tests/fixtures/none.json": b"[]\n",
+            "pyproject.toml": pyproject.encode(),
+            ".gitignore": b"/.artifacts/\n__pycache__/\n.hypothesis/\n",
+        },
+    )
     repo.git("init", "-q", "-b", "main")
     repo.commit(message)
     for branch, source, branch_message in branches:
@@ -70,8 +89,24 @@ def review(repo: GitRepo, head: str) -> tuple[subprocess.CompletedProcess, Path]
 def sdist(work: Path, project: str, version: str, sha256: str) -> Path:
     """`project` `version`'s sdist, downloaded from PyPI into `work` and checked by its sha256."""
     target = work / f"{project}-{version}"
-    done = subprocess.run(["python3.11", "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--quiet",
-                           f"{project}=={version}", "-d", str(target)], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            "python3.11",
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--quiet",
+            f"{project}=={version}",
+            "-d",
+            str(target),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     [archive] = target.glob(f"{project}-{version}.tar.gz")
     assert hashlib.sha256(archive.read_bytes()).hexdigest() == sha256, f"not the {project} {version} sdist PyPI serves"

@@ -18,7 +18,10 @@ ORACLE = "tests/properties/orders_props.py"
 BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
 # A property that no longer sees BUG (its totals fall short of the claim, and below zero for a
 # free line) yet still refuses its reject payload (a negative claim), so only the review can tell.
-WEAKEN = ('    if total < 0:\n        return False\n    return total == order["claimed_total"]', '    return order["claimed_total"] >= 0')
+WEAKEN = (
+    '    if total < 0:\n        return False\n    return total == order["claimed_total"]',
+    '    return order["claimed_total"] >= 0',
+)
 # The base's property, run on the head's implementation, still fails on every replay
 # (two per interpreter, six interpreters, two rounds: the suite sets `replays = 2`).
 CAUGHT = "prop_order_total_non_negative failed 24/24 replays"
@@ -29,8 +32,13 @@ class Repo:
         self.root = root
 
     def git(self, *args: str) -> str:
-        done = subprocess.run(["git", "-c", "user.email=r@witness-gate", "-c", "user.name=review", *args],
-                              cwd=self.root, capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            ["git", "-c", "user.email=r@witness-gate", "-c", "user.name=review", *args],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return done.stdout.strip()
 
     def edit(self, relative: str, old: str, new: str) -> None:
@@ -46,13 +54,33 @@ class Repo:
     def branch(self, name: str, start: str = "main") -> None:
         self.git("checkout", "-q", "-B", name, start)
 
-    def review(self, base: str = "main", head: str = "patch", env: dict[str, str] | None = None, python_path: list[str] | None = None,
-               launcher: tuple[str, ...] = (), extra: tuple[str, ...] = ()):
+    def review(
+        self,
+        base: str = "main",
+        head: str = "patch",
+        env: dict[str, str] | None = None,
+        python_path: list[str] | None = None,
+        launcher: tuple[str, ...] = (),
+        extra: tuple[str, ...] = (),
+    ):
         """The review, with this interpreter's import path (or `python_path`), started
         through `launcher` (e.g. a namespace that changes what the machine offers)."""
         path = python_path if python_path is not None else [os.path.abspath(p) for p in sys.path]
         environment = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(path)}
-        argv = [*launcher, sys.executable, "-m", "witness_gate", "review", "--base", base, "--head", head, "--out", str(self.root.parent / "out"), *extra]
+        argv = [
+            *launcher,
+            sys.executable,
+            "-m",
+            "witness_gate",
+            "review",
+            "--base",
+            base,
+            "--head",
+            head,
+            "--out",
+            str(self.root.parent / "out"),
+            *extra,
+        ]
         return subprocess.run(argv, cwd=self.root, env=environment, capture_output=True, text=True, timeout=900)
 
     def review_graph(self, document: dict, extra: tuple[str, ...] = ()):
@@ -92,7 +120,7 @@ def buggy(repo: Repo) -> None:
 
 
 # The example's suite as a Pants team declares it, once, in tests/BUILD.
-GRAPH_BUILD = '''witness_fixture(name="orders-fixture", source="fixtures/orders.json", generator_version=3)
+GRAPH_BUILD = """witness_fixture(name="orders-fixture", source="fixtures/orders.json", generator_version=3)
 
 witness_properties(
     name="properties",
@@ -101,7 +129,7 @@ witness_properties(
     dependencies=["src/orders_app"],
     replays=2,
 )
-'''
+"""
 
 
 def graph_document(commit: str, **changes) -> dict:
@@ -109,11 +137,23 @@ def graph_document(commit: str, **changes) -> dict:
     tests/BUILD as GRAPH_BUILD does (tests/rules/suites_test.py checks the goal's output
     field by field), with `changes` to its one suite."""
     suite = {
-        "name": "tests.properties", "address": "tests:properties", "fixture": "tests/fixtures/orders.json", "generator_version": 3,
-        "properties": ["tests/properties/orders_props.py"], "replays": 2, "max_examples": 100, "import_paths": ["src"],
+        "name": "tests.properties",
+        "address": "tests:properties",
+        "fixture": "tests/fixtures/orders.json",
+        "generator_version": 3,
+        "properties": ["tests/properties/orders_props.py"],
+        "replays": 2,
+        "max_examples": 100,
+        "import_paths": ["src"],
         "impl": ["src/orders_app/__init__.py", "src/orders_app/pricing.py"],
         "oracle": ["tests/BUILD", "tests/fixtures/orders.json", "tests/properties/orders_props.py"],
         "oracle_globs": ["tests/properties/*.py"],
     }
-    return {"schema_version": 1, "commit": commit, "freezes_dir": ".witness-gate/freezes", "max_freeze_hours": 168,
-            "replay_timeout_seconds": 60, "suites": [{**suite, **changes}]}
+    return {
+        "schema_version": 1,
+        "commit": commit,
+        "freezes_dir": ".witness-gate/freezes",
+        "max_freeze_hours": 168,
+        "replay_timeout_seconds": 60,
+        "suites": [{**suite, **changes}],
+    }

@@ -36,24 +36,55 @@ class SampleRepo:
 
     def cli(self, *args: str, env: dict[str, str] | None = None) -> Run:
         """The CLI in the repository; `env` is added to this process's environment."""
-        env = {**os.environ, "PYTHONPATH": self.python_path, "HYPOTHESIS_STORAGE_DIRECTORY": str(self.root / ".hypothesis"), **(env or {})}
-        done = subprocess.run([self.python, "-m", "witness_gate", *args], cwd=self.root, env=env, capture_output=True, text=True, timeout=300)
+        env = {
+            **os.environ,
+            "PYTHONPATH": self.python_path,
+            "HYPOTHESIS_STORAGE_DIRECTORY": str(self.root / ".hypothesis"),
+            **(env or {}),
+        }
+        done = subprocess.run(
+            [self.python, "-m", "witness_gate", *args],
+            cwd=self.root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         return Run(done.returncode, done.stdout, done.stderr)
 
     def pin(self, *extra: str) -> Run:
-        return self.cli("pin", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--out", self.lock, *extra)
+        return self.cli(
+            "pin", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--out", self.lock, *extra
+        )
 
     def check(self) -> Run:
-        return self.cli("check", "--lock", self.lock, "--properties", "tests/properties", "--out", ".artifacts/witnesses")
+        return self.cli(
+            "check", "--lock", self.lock, "--properties", "tests/properties", "--out", ".artifacts/witnesses"
+        )
 
     def classify(self, *changed: str) -> Run:
         (self.root / "changed.txt").write_text("".join(f"{path}\n" for path in changed))
-        return self.cli("classify", "--lock", self.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt")
+        return self.cli(
+            "classify", "--lock", self.lock, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt"
+        )
 
     def gate(self, *changed: str, extra: tuple[str, ...] = (), env: dict[str, str] | None = None) -> Run:
         (self.root / "changed.txt").write_text("".join(f"{path}\n" for path in changed))
-        return self.cli("gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3",
-                        "--properties", "tests/properties", "--out", ".artifacts/gate", "--diff-paths", "changed.txt", *extra, env=env)
+        return self.cli(
+            "gate",
+            "--fixture",
+            "tests/fixtures/orders.json",
+            "--generator-version",
+            "3",
+            "--properties",
+            "tests/properties",
+            "--out",
+            ".artifacts/gate",
+            "--diff-paths",
+            "changed.txt",
+            *extra,
+            env=env,
+        )
 
     def gate_json(self) -> dict:
         return json.loads((self.root / ".artifacts/gate/gate.json").read_text())

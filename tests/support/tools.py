@@ -37,4 +37,13 @@ def without_namespaces(tmp_path: Path) -> tuple[str, ...]:
     bwrap = shutil.which("bwrap", path=f"{os.environ.get('PATH', '')}:/usr/local/bin:/usr/bin:/bin")
     if bwrap is None:
         missing("bubblewrap is not installed (Debian: apt-get install bubblewrap)")
-    return ("unshare", "--mount", "--propagation", "private", "sh", "-c", f'mount --bind "$0" {bwrap} && exec "$@"', str(refusal))
+    return (
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        f'mount --bind "$0" {bwrap} && exec "$@"',
+        str(refusal),
+    )

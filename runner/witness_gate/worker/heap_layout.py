@@ -71,7 +71,9 @@ class Layout:
     between forks reaches them."""
 
     def __init__(self, seed: int) -> None:
-        self._anchors, self._arranged = _drawn(random.Random(seed))  # a generator of its own: the global `random` state is the call's
+        self._anchors, self._arranged = _drawn(
+            random.Random(seed)
+        )  # a generator of its own: the global `random` state is the call's
 
     def take_effect(self) -> None:
         """In a forked child, before the replay: one C loop frees the arranged blocks from the

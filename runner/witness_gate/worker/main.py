@@ -89,7 +89,10 @@ def main(request_path: str) -> None:
         try:
             import hypothesis.strategies  # noqa: F401
         except ImportError as error:  # no user code has run: the worker's view of the runner is short
-            raise WitnessGateError(f"the worker cannot import the runner's Hypothesis ({error}): its sandbox does not show the runner's " "install") from None
+            raise WitnessGateError(
+                f"the worker cannot import the runner's Hypothesis ({error}): its sandbox does not show the runner's "
+                "install"
+            ) from None
         for name in ("pytest", "_pytest.python", "pluggy", pytest_module.HYPOTHESIS_PLUGIN):
             try:
                 importlib.import_module(name)
@@ -97,15 +100,29 @@ def main(request_path: str) -> None:
                 sys.modules[name.split(".")[0]] = None  # type: ignore[assignment]
 
         add_import_paths(root, request["import_paths"])
-        fixture = _Fixture(None if request["fixture_path"] is None else Path(request["fixture_path"]), request["fixture_sha256"])
+        fixture = _Fixture(
+            None if request["fixture_path"] is None else Path(request["fixture_path"]), request["fixture_sha256"]
+        )
         source = read_regular_file(root / request["module"], "property module")
         if given_tests.is_pytest_module(source):
-            pytest_module.run_session(root, request["module"], source, request["max_examples"], _hide_runner_from_constant_scan,
-                                    lambda tests: _pytest_module(request, channel, tests, sha256_hex(source), fixture))
+            pytest_module.run_session(
+                root,
+                request["module"],
+                source,
+                request["max_examples"],
+                _hide_runner_from_constant_scan,
+                lambda tests: _pytest_module(request, channel, tests, sha256_hex(source), fixture),
+            )
         else:
             module, digest = import_module(root / request["module"], request["module"])
             props = properties_of(module, request["module"], digest)
-            channel.send({"event": Event.MODULE, "sha256": digest, "properties": [{"assertion_id": p.assertion_id, "line": p.line} for p in props]})
+            channel.send(
+                {
+                    "event": Event.MODULE,
+                    "sha256": digest,
+                    "properties": [{"assertion_id": p.assertion_id, "line": p.line} for p in props],
+                }
+            )
             if request["mode"] == "check":
                 _check(request, channel, props, fixture)
             else:
@@ -122,7 +139,9 @@ class _NetworkWatch:
     live network inputs out of scope), so such a call fails; its evidence says why rather
     than leaving a bare `ConnectionRefusedError` to look like a bug in the code."""
 
-    _EVENTS = frozenset({"socket.connect", "socket.getaddrinfo", "socket.gethostbyname", "socket.sendto", "socket.sendmsg"})
+    _EVENTS = frozenset(
+        {"socket.connect", "socket.getaddrinfo", "socket.gethostbyname", "socket.sendto", "socket.sendmsg"}
+    )
 
     def __init__(self) -> None:
         self.reached: str | None = None
@@ -130,10 +149,14 @@ class _NetworkWatch:
 
     def hear(self, event: str, args: tuple[Any, ...]) -> None:
         if event in self._EVENTS and self.reached is None:
-            target = args[:2] if event == "socket.getaddrinfo" else args[0] if event == "socket.gethostbyname" else args[1]
+            target = (
+                args[:2] if event == "socket.getaddrinfo" else args[0] if event == "socket.gethostbyname" else args[1]
+            )
             self.reached = f"{event} {target!r}"[:200]
 
-    def run(self, prop: Assertion, payload: Any, fixture: _Fixture, random_seed: int, expect: str = "accept") -> Outcome:
+    def run(
+        self, prop: Assertion, payload: Any, fixture: _Fixture, random_seed: int, expect: str = "accept"
+    ) -> Outcome:
         self.reached = None
         return self.noted(prop.run(payload, fixture.value, random_seed, expect))
 
@@ -142,8 +165,16 @@ class _NetworkWatch:
         if outcome.passed or self.reached is None or outcome.evidence is None:
             return outcome
         sandboxed = "the gate's workers have no network, and " if self.confined else ""
-        note = f"the property reached for the network ({self.reached}); {sandboxed}live network inputs are out of " "scope: pin what the code reads as bytes. "
-        return Outcome(False, failure_evidence(outcome.evidence["kind"], outcome.evidence["exception_type"], note + outcome.evidence["message"]))
+        note = (
+            f"the property reached for the network ({self.reached}); {sandboxed}live network inputs are out of "
+            "scope: pin what the code reads as bytes. "
+        )
+        return Outcome(
+            False,
+            failure_evidence(
+                outcome.evidence["kind"], outcome.evidence["exception_type"], note + outcome.evidence["message"]
+            ),
+        )
 
 
 _network = _NetworkWatch()
@@ -157,7 +188,9 @@ class _Fixture:
 
     def value(self) -> Any:
         if self._path is None:
-            raise WitnessGateError("the suite is declared without fixture data (fixture = false): there is no fixture to read")
+            raise WitnessGateError(
+                "the suite is declared without fixture data (fixture = false): there is no fixture to read"
+            )
         if not self._loaded:
             data = read_regular_file(self._path, "fixture", limit=_MAX_PARSED_FIXTURE)
             if sha256_hex(data) != self._sha256:
@@ -176,19 +209,28 @@ def _explicit_payloads(prop: LoadedProperty, fixture: _Fixture) -> list[tuple[st
     if prop.spec.fixture_payloads:
         value = fixture.value()
         if not (isinstance(value, list) and all(isinstance(item, dict) for item in value)):
-            raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: fixture_payloads=True needs a fixture that is a JSON array of " "objects")
+            raise WitnessGateError(
+                f"{prop.path}: {prop.assertion_id}: fixture_payloads=True needs a fixture that is a JSON array of "
+                "objects"
+            )
         payloads += [("fixture", item) for item in value]
     return payloads
 
 
-def _call(channel: _Channel, prop: LoadedProperty, origin: str, payload: Any, fixture: _Fixture, search_seed: int) -> bool:
+def _call(
+    channel: _Channel, prop: LoadedProperty, origin: str, payload: Any, fixture: _Fixture, search_seed: int
+) -> bool:
     try:
         snapshot = canonical_bytes(payload)  # before the call: the property may mutate it
     except NotPlainJSON as error:
-        raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: {origin} payload is not plain JSON: {error}") from None
+        raise WitnessGateError(
+            f"{prop.path}: {prop.assertion_id}: {origin} payload is not plain JSON: {error}"
+        ) from None
     expect = "reject" if origin == "reject" else "accept"
     channel.send_bytes(b'{"event":"%s","origin":"%s","payload":%s}' % (Event.CALL.encode(), origin.encode(), snapshot))
-    outcome = _network.run(prop, json.loads(snapshot), fixture, seeds.call_random_seed(search_seed, prop.assertion_id, snapshot), expect)
+    outcome = _network.run(
+        prop, json.loads(snapshot), fixture, seeds.call_random_seed(search_seed, prop.assertion_id, snapshot), expect
+    )
     channel.send({"event": Event.RESULT, "passed": outcome.passed, "evidence": outcome.evidence})
     return outcome.passed
 
@@ -213,10 +255,20 @@ def _check(request: dict[str, Any], channel: _Channel, props: list[LoadedPropert
         channel.send({"event": Event.SEARCHED, "status": status})
 
 
-def _pytest_module(request: dict[str, Any], channel: _Channel, tests: list[GivenTest], digest: str, fixture: _Fixture) -> None:
+def _pytest_module(
+    request: dict[str, Any], channel: _Channel, tests: list[GivenTest], digest: str, fixture: _Fixture
+) -> None:
     gated = [test for test in tests if test.searchable]
-    channel.send({"event": Event.MODULE, "sha256": digest, "kind": "pytest",
-                  "properties": [{"assertion_id": test.assertion_id, "line": test.line, "stateful": test.stateful} for test in gated]})
+    channel.send(
+        {
+            "event": Event.MODULE,
+            "sha256": digest,
+            "kind": "pytest",
+            "properties": [
+                {"assertion_id": test.assertion_id, "line": test.line, "stateful": test.stateful} for test in gated
+            ],
+        }
+    )
     if request["mode"] == "check":
         _check_pytest(request, channel, tests)
     else:
@@ -232,7 +284,14 @@ def _check_pytest(request: dict[str, Any], channel: _Channel, tests: list[GivenT
         if not test.searchable:
             _network.reached = None
             outcome = _network.noted(test.run({"run": True}, None, 0))
-            channel.send({"event": Event.PLAIN, "assertion_id": test.assertion_id, "passed": outcome.passed, "evidence": outcome.evidence})
+            channel.send(
+                {
+                    "event": Event.PLAIN,
+                    "assertion_id": test.assertion_id,
+                    "passed": outcome.passed,
+                    "evidence": outcome.evidence,
+                }
+            )
             continue
         channel.send({"event": Event.PROPERTY, "assertion_id": test.assertion_id})
 
@@ -253,7 +312,8 @@ def _check_pytest(request: dict[str, Any], channel: _Channel, tests: list[GivenT
         found = {
             "shrunk": protocol.choices_payload(searched.shrunk) if searched.shrunk is not None else None,
             "unshrunk": protocol.choices_payload(searched.unshrunk) if searched.unshrunk is not None else None,
-            "example": searched.example, "failing_example": searched.failing_example,
+            "example": searched.example,
+            "failing_example": searched.failing_example,
         }
         channel.send({"event": Event.SEARCHED, "status": searched.status, "given": found})
 
@@ -266,7 +326,9 @@ def _hide_runner_from_constant_scan() -> None:
     from hypothesis.internal.conjecture import providers
 
     providers._seen_modules.update(
-        id(module) for name, module in list(sys.modules.items()) if name == "witness_gate" or name.startswith("witness_gate.")
+        id(module)
+        for name, module in list(sys.modules.items())
+        if name == "witness_gate" or name.startswith("witness_gate.")
     )
 
 
@@ -307,7 +369,9 @@ def _search(channel: _Channel, prop: LoadedProperty, fixture: _Fixture, seed: in
         raise
     except HypothesisException as error:
         first = str(error).splitlines()[0] if str(error) else ""
-        raise WitnessGateError(f"{prop.path}: {prop.assertion_id}: Hypothesis refused: {type(error).__name__}: {first}") from None
+        raise WitnessGateError(
+            f"{prop.path}: {prop.assertion_id}: Hypothesis refused: {type(error).__name__}: {first}"
+        ) from None
     return "passed"
 
 
@@ -333,7 +397,9 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
         if evidence is not None and evidence["kind"] == EvidenceKind.TIMEOUT:
             hung.add(jobs[index]["witness"])
         outcomes[index].append(evidence is not None)
-        channel.send({"event": Event.OUTCOME, "job": index, "slot": slot, "failed": evidence is not None, "evidence": evidence})
+        channel.send(
+            {"event": Event.OUTCOME, "job": index, "slot": slot, "failed": evidence is not None, "evidence": evidence}
+        )
 
     # The collector probe's extra containers per slot (seeds.collector_settings), counted
     # here rather than in the child, where the arithmetic's own ints would differ by setting.
@@ -342,9 +408,17 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
 
     def run(index: int, slot: int, seed: int) -> None:
         if jobs[index]["witness"] in hung:
-            report(index, slot, failure_evidence(EvidenceKind.TIMEOUT, None, "not replayed: an earlier replay of this witness hung"))
+            report(
+                index,
+                slot,
+                failure_evidence(EvidenceKind.TIMEOUT, None, "not replayed: an earlier replay of this witness hung"),
+            )
         elif jobs[index]["fork"]:
-            report(index, slot, _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key, extra[slot], memory))
+            report(
+                index,
+                slot,
+                _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key, extra[slot], memory),
+            )
         else:
             channel.send({"event": Event.CALL, "job": index, "slot": slot})
             report(index, slot, _run_job(props, jobs[index], seed, fixture))
@@ -423,8 +497,14 @@ def _fresh(payload: Any) -> Any:
 
 
 def _forked(
-    props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, timeout: float, key: bytes,
-    extra_containers: int, memory: heap_layout.Layout,
+    props: dict[str, Assertion],
+    job: dict[str, Any],
+    seed: int,
+    fixture: _Fixture,
+    timeout: float,
+    key: bytes,
+    extra_containers: int,
+    memory: heap_layout.Layout,
 ) -> dict[str, Any] | None:
     """Runs the job in a forked child in a process group of its own, from the process's
     memory layout; kills the group at the timeout. The child's result is signed like a
@@ -481,12 +561,18 @@ def _forked(
     written = b"".join(chunks)
     body = protocol.opened(key, written)
     if written and body is None:
-        return failure_evidence(EvidenceKind.PROTOCOL, None, f"replay process wrote a result it did not sign ({_wait_status(status)}): {written[:80]!r}")
+        return failure_evidence(
+            EvidenceKind.PROTOCOL,
+            None,
+            f"replay process wrote a result it did not sign ({_wait_status(status)}): {written[:80]!r}",
+        )
     try:
         replayed: dict[str, Any] | None = json.loads(body or b"")["evidence"]
         return replayed
     except (ValueError, KeyError, TypeError):
-        return failure_evidence(EvidenceKind.CRASHED, None, f"replay process ended without a result ({_wait_status(status)})")
+        return failure_evidence(
+            EvidenceKind.CRASHED, None, f"replay process ended without a result ({_wait_status(status)})"
+        )
 
 
 # The type attribute cache (CPython 3.13 adds sys._clear_internal_caches, which clears it

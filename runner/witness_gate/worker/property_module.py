@@ -52,7 +52,12 @@ def evaluate(prop: LoadedProperty, payload: Any, fixture: Any = None, expect: st
     if expect == "accept":
         return outcome
     if outcome.passed:
-        return Outcome(False, failure_evidence(EvidenceKind.ACCEPTED_REJECT, None, "property accepted a payload it must reject (weakened oracle?)"))
+        return Outcome(
+            False,
+            failure_evidence(
+                EvidenceKind.ACCEPTED_REJECT, None, "property accepted a payload it must reject (weakened oracle?)"
+            ),
+        )
     return Outcome(True, None)
 
 
@@ -65,7 +70,12 @@ def _call(prop: LoadedProperty, payload: Any, fixture: Any) -> Outcome:
         return Outcome(True, None)
     if result is False:
         return Outcome(False, failure_evidence(EvidenceKind.RETURNED_FALSE, None, "property returned False"))
-    return Outcome(False, failure_evidence(EvidenceKind.RETURNED_NON_BOOL, None, f"property returned a {type(result).__name__}, not a bool"))
+    return Outcome(
+        False,
+        failure_evidence(
+            EvidenceKind.RETURNED_NON_BOOL, None, f"property returned a {type(result).__name__}, not a bool"
+        ),
+    )
 
 
 def module_name_for(relative_path: str) -> str:
@@ -89,7 +99,9 @@ def import_module(path: Path, relative_path: str) -> tuple[ModuleType, str]:
     except BaseException as error:
         del sys.modules[name]
         hint = _IMPORT_HINT if isinstance(error, ImportError) else ""
-        raise WitnessGateError(f"{relative_path}: importing the property module raised {type(error).__name__}: {describe(error)}{hint}") from None
+        raise WitnessGateError(
+            f"{relative_path}: importing the property module raised {type(error).__name__}: {describe(error)}{hint}"
+        ) from None
     return module, sha256_hex(source)
 
 
@@ -106,7 +118,9 @@ def properties_of(module: ModuleType, relative_path: str, digest: str) -> list[L
         if spec is None or getattr(value, "__module__", None) != module.__name__:
             continue
         if name != value.__name__ or not ASSERTION_ID.match(name):
-            raise WitnessGateError(f"{relative_path}: property {name!r}: assertion id must be the function's own name and an identifier")
+            raise WitnessGateError(
+                f"{relative_path}: property {name!r}: assertion id must be the function's own name and an identifier"
+            )
         found.append(LoadedProperty(name, value, spec, relative_path, digest, value.__code__.co_firstlineno))
     return found
 

@@ -69,7 +69,6 @@ def ini_file(root: Path, module: str) -> Path | None:
         directory = directory.parent
 
 
-
 class _Recorder:
     """The search's example database: remembers every value Hypothesis saves, and which
     first under the test's own key."""
@@ -155,8 +154,13 @@ class _Runtime:
         self.module_file = os.path.realpath(module_file)
         self._oracle_conftests = oracle_conftests
         # Regular packages, each with its `__init__.py`: `__file__` is set.
-        self._internal = (*(os.path.realpath(Path(cast(str, package.__file__)).parent) + "/" for package in (hypothesis, _pytest, pytest, pluggy)),
-                          os.path.realpath(__file__))  # the worker's own case wrapper, which calls the test
+        self._internal = (
+            *(
+                os.path.realpath(Path(cast(str, package.__file__)).parent) + "/"
+                for package in (hypothesis, _pytest, pytest, pluggy)
+            ),
+            os.path.realpath(__file__),
+        )  # the worker's own case wrapper, which calls the test
 
     def left_by_the_test(self, error: BaseException, stateful: bool = False) -> bool:
         """Whether `error` leaves the case as no failure: Hypothesis' or pytest's way out of a
@@ -206,16 +210,22 @@ class _StateMachines:
     def _made_for_the_gate(self, *args: Any, **kwargs: Any) -> Any:
         function = self._make(*args, **kwargs)
         if self._prepare is None:
-            raise WitnessGateError("a state machine ran in a test the gate does not search as one (through a helper, or from the code "
-                                   "under test): run it as `TestX = Machine.TestCase`, or call run_state_machine_as_test in the test "
-                                   "function itself")
+            raise WitnessGateError(
+                "a state machine ran in a test the gate does not search as one (through a helper, or from the code "
+                "under test): run it as `TestX = Machine.TestCase`, or call run_state_machine_as_test in the test "
+                "function itself"
+            )
         if self._made:
-            raise WitnessGateError("a second state machine in one test: the gate searches one machine per test; give each its own test")
+            raise WitnessGateError(
+                "a second state machine in one test: the gate searches one machine per test; give each its own test"
+            )
         self._made += 1
         self._prepare(function)
         return function
 
-    def running(self, assertion_id: str, prepare: Callable[[Any], None], run: Callable[[], BaseException | None]) -> BaseException | None:
+    def running(
+        self, assertion_id: str, prepare: Callable[[Any], None], run: Callable[[], BaseException | None]
+    ) -> BaseException | None:
         """What `run` raised, the state machine it runs prepared by `prepare`; a run that
         raised nothing yet ran no machine through Hypothesis is no search, and says so."""
         self._prepare, self._made = prepare, 0
@@ -224,8 +234,10 @@ class _StateMachines:
         finally:
             self._prepare = None
         if raised is None and not self._made:
-            raise WitnessGateError(f"{assertion_id}: the stateful test ran no state machine through Hypothesis' "
-                                   "run_state_machine_as_test, so nothing of it was searched")
+            raise WitnessGateError(
+                f"{assertion_id}: the stateful test ran no state machine through Hypothesis' "
+                "run_state_machine_as_test, so nothing of it was searched"
+            )
         return raised
 
 
@@ -271,7 +283,14 @@ class GivenTest:
     `@given` test, or a stateful test, `given_tests`), or a plain test (any other, and one
     marked xfail: an expected failure is searched for nothing)."""
 
-    def __init__(self, item: Any, basetemp: str, runtime: _Runtime, max_examples: int | None = None, declared: DeclaredTest | None = None) -> None:
+    def __init__(
+        self,
+        item: Any,
+        basetemp: str,
+        runtime: _Runtime,
+        max_examples: int | None = None,
+        declared: DeclaredTest | None = None,
+    ) -> None:
         """`max_examples`: the suite's, the least a search of a test whose module sets none of
         its own runs (whatever default was in force when it was decorated); `declared`: what
         the module's source says of the test."""
@@ -280,18 +299,38 @@ class GivenTest:
         self.assertion_id: str = item.nodeid
         self._function = _hypothesis_function(item.obj)
         expected_to_fail = item.get_closest_marker("xfail") is not None
-        self.given = runtime.is_given(item.obj) and not expected_to_fail and getattr(self._function, "hypothesis", None) is not None
+        self.given = (
+            runtime.is_given(item.obj)
+            and not expected_to_fail
+            and getattr(self._function, "hypothesis", None) is not None
+        )
         # A machine's `TestCase` carries Hypothesis' mark; a function that runs one, the source says.
-        self.stateful = not self.given and not expected_to_fail and (
-            getattr(item.obj, "_hypothesis_state_machine_class", None) is not None or (declared is not None and declared.stateful))
+        self.stateful = (
+            not self.given
+            and not expected_to_fail
+            and (
+                getattr(item.obj, "_hypothesis_state_machine_class", None) is not None
+                or (declared is not None and declared.stateful)
+            )
+        )
         self.searchable = self.given or self.stateful
-        self.line = declared.line if self.stateful and declared is not None and declared.line else int(item.reportinfo()[1] or 0) + 1
+        self.line = (
+            declared.line
+            if self.stateful and declared is not None and declared.line
+            else int(item.reportinfo()[1] or 0) + 1
+        )
 
     def _left(self, error: BaseException) -> bool:
         return self._runtime.left_by_the_test(error, self.stateful)
 
-    def _under(self, settings_change: dict[str, Any], search_seed: int | None, body: Body, counter: _Counter,
-               floor: int | None = None) -> BaseException | None:
+    def _under(
+        self,
+        settings_change: dict[str, Any],
+        search_seed: int | None,
+        body: Body,
+        counter: _Counter,
+        floor: int | None = None,
+    ) -> BaseException | None:
         """Runs the item once through pytest (setup, call, teardown) with Hypothesis' settings
         changed (and `max_examples` no lower than `floor`) and every case going through `body`;
         returns what the item raised."""
@@ -299,7 +338,11 @@ class GivenTest:
 
         def prepare(function: Any) -> Callable[[], None]:
             handle = function.hypothesis
-            saved = (function._hypothesis_internal_use_settings, getattr(function, "_hypothesis_internal_use_seed", None), handle.inner_test)
+            saved = (
+                function._hypothesis_internal_use_settings,
+                getattr(function, "_hypothesis_internal_use_seed", None),
+                handle.inner_test,
+            )
             inner = handle.inner_test
 
             @functools.wraps(inner)
@@ -316,7 +359,12 @@ class GivenTest:
             handle.inner_test = case
 
             def restore() -> None:
-                function._hypothesis_internal_use_settings, function._hypothesis_internal_use_seed, handle.inner_test = saved
+                (
+                    function._hypothesis_internal_use_settings,
+                    function._hypothesis_internal_use_seed,
+                    handle.inner_test,
+                ) = saved
+
             return restore
 
         if self.stateful:  # its function is made, and prepared, as the machine starts
@@ -327,7 +375,9 @@ class GivenTest:
         finally:
             restore()
 
-    def _searching(self, search_seed: int, database: Any, body: Callable[[bool], Body]) -> tuple[str, BaseException | None]:
+    def _searching(
+        self, search_seed: int, database: Any, body: Callable[[bool], Body]
+    ) -> tuple[str, BaseException | None]:
         """The test's `@example`s, then Hypothesis' generation and shrinking, as one search:
         ("explicit" or "generated", what the item raised); the search stops at a failing
         `@example`, as Hypothesis does. `body(explicit)` handles the cases of each part."""
@@ -346,7 +396,11 @@ class GivenTest:
         asked for, or the exception its `@example(...).xfail(raises=...)` declares."""
         if error is None or self._left(error):
             return True
-        expected = _explicit_examples(self._function)[example].raises if example is not None and example < len(_explicit_examples(self._function)) else None
+        expected = (
+            _explicit_examples(self._function)[example].raises
+            if example is not None and example < len(_explicit_examples(self._function))
+            else None
+        )
         return expected is not None and isinstance(error, expected)
 
     def search(self, search_seed: int, announce: Callable[[int], None], report: Callable[[Outcome], None]) -> Searched:
@@ -377,6 +431,7 @@ class GivenTest:
                     report(self._failure(error))
                 if error is not None:
                     raise self._as_hypothesis_sees(error)
+
             return run
 
         part, raised = self._searching(search_seed, recorder.database, body)
@@ -384,11 +439,16 @@ class GivenTest:
             return Searched("skipped")  # a skip mark, or a skip the test itself asked for: not searched
         if raised is None or self._left(raised):
             if failed:  # Hypothesis fails a test whose case failed; something made it look passed
-                raise WitnessGateError(f"{self.assertion_id}: case {failed[0][0]} failed, yet the test passed: something in the worker " "hid the failure")
+                raise WitnessGateError(
+                    f"{self.assertion_id}: case {failed[0][0]} failed, yet the test passed: something in the worker "
+                    "hid the failure"
+                )
             return Searched("passed")
         if not failed:
-            raise WitnessGateError(f"{self.assertion_id}: pytest or Hypothesis stopped the test outside any case: "
-                                   f"{type(raised).__name__}: {_first_line(raised)}")
+            raise WitnessGateError(
+                f"{self.assertion_id}: pytest or Hypothesis stopped the test outside any case: "
+                f"{type(raised).__name__}: {_first_line(raised)}"
+            )
         notes = self._scrubbed(_notes(last_error[0], self.stateful) or _notes(raised, self.stateful))
         status = "flaky" if isinstance(raised, Flaky) else "falsified"
         if part == "explicit":  # Hypothesis runs `@example`s first and never shrinks them
@@ -404,8 +464,14 @@ class GivenTest:
             return _unloadable("the payload is no pytest payload")
         if payload.get("run") is True:
             error = _run_item(self.item)
-            expected = error is not None and self.item.get_closest_marker("xfail") is not None  # xfailed, as pytest says
-            return Outcome(True, None) if error is None or expected or self._runtime.skipped_by_the_oracle(error) else self._failure(error)
+            expected = (
+                error is not None and self.item.get_closest_marker("xfail") is not None
+            )  # xfailed, as pytest says
+            return (
+                Outcome(True, None)
+                if error is None or expected or self._runtime.skipped_by_the_oracle(error)
+                else self._failure(error)
+            )
         if not self.searchable:
             return _unloadable("the test is no @given or stateful test any more (or is marked xfail)")
         if "choices" in payload:
@@ -423,19 +489,35 @@ class GivenTest:
             value = base64.b64decode(encoded, validate=True)
         except (binascii.Error, TypeError, ValueError):
             return _unloadable("the witness's choices are not base64")
-        return self._first_case(_search_settings(_holding(value), (Phase.reuse,)), lambda case: case == 0, None, random_seed,
-                                "the recorded choices no longer make an input for this test (its strategies changed?)")
+        return self._first_case(
+            _search_settings(_holding(value), (Phase.reuse,)),
+            lambda case: case == 0,
+            None,
+            random_seed,
+            "the recorded choices no longer make an input for this test (its strategies changed?)",
+        )
 
     def _replay_example(self, index: Any, random_seed: int) -> Outcome:
         from hypothesis import Phase
 
         if not isinstance(index, int) or isinstance(index, bool):
             return _unloadable("the example index is not a number")
-        return self._first_case(_search_settings(None, (Phase.explicit,)), lambda case: case == index, index, random_seed,
-                                f"the test has no @example number {index + 1} any more")
+        return self._first_case(
+            _search_settings(None, (Phase.explicit,)),
+            lambda case: case == index,
+            index,
+            random_seed,
+            f"the test has no @example number {index + 1} any more",
+        )
 
-    def _first_case(self, settings_change: dict[str, Any], chosen: Callable[[int], bool], example: int | None,
-                    random_seed: int, gone: str) -> Outcome:
+    def _first_case(
+        self,
+        settings_change: dict[str, Any],
+        chosen: Callable[[int], bool],
+        example: int | None,
+        random_seed: int,
+        gone: str,
+    ) -> Outcome:
         """The outcome of the one case `chosen` picks; every other case passes without running
         the test's body, and a case Hypothesis runs again mirrors the chosen one's outcome."""
         seen: list[BaseException | None] = []
@@ -466,11 +548,15 @@ class GivenTest:
         under test took (an `assume`, a skip, a StopTest from outside the test module) as
         the failure it is, so that Hypothesis shrinks it as one (in check and in replays alike)."""
         if isinstance(error, self._runtime.leaving) and not self._left(error):
-            return LeftFromOutside(f"{type(error).__name__} raised outside the test module, by the code it calls: a failure of the case")
+            return LeftFromOutside(
+                f"{type(error).__name__} raised outside the test module, by the code it calls: a failure of the case"
+            )
         return error
 
     def _failure(self, error: BaseException) -> Outcome:
-        return Outcome(False, failure_evidence(EvidenceKind.EXCEPTION, type(error).__name__, self._scrubbed(describe(error))))
+        return Outcome(
+            False, failure_evidence(EvidenceKind.EXCEPTION, type(error).__name__, self._scrubbed(describe(error)))
+        )
 
     @overload
     def _scrubbed(self, text: str) -> str: ...
@@ -502,6 +588,7 @@ class GivenTest:
                     raise _EnoughCases()
                 if error is not None:
                     raise self._as_hypothesis_sees(error)
+
             return run
 
         self._searching(search_seed, _Recorder().database, body)
@@ -533,8 +620,15 @@ def _search_settings(database: Any, phases: tuple[Any, ...]) -> dict[str, Any]:
 
     # What a verdict needs over the test's own settings: no clock (deadline, too_slow), no
     # second bug after the first, no blob in the output; max_examples stays the test's.
-    return {"database": database, "deadline": None, "derandomize": False, "phases": phases, "report_multiple_bugs": False,
-            "print_blob": False, "suppress_health_check": list(HealthCheck)}
+    return {
+        "database": database,
+        "deadline": None,
+        "derandomize": False,
+        "phases": phases,
+        "report_multiple_bugs": False,
+        "print_blob": False,
+        "suppress_health_check": list(HealthCheck),
+    }
 
 
 def _outcome_of(call: Callable[[], None]) -> BaseException | None:
@@ -553,8 +647,10 @@ def _run_item(item: Any) -> BaseException | None:
 
     hooks, raised = item.ihook, None
     phases: tuple[tuple[Literal["setup", "call", "teardown"], Callable[[], Any]], ...] = (
-        ("setup", lambda: hooks.pytest_runtest_setup(item=item)), ("call", lambda: hooks.pytest_runtest_call(item=item)),
-              ("teardown", lambda: hooks.pytest_runtest_teardown(item=item, nextitem=None)))
+        ("setup", lambda: hooks.pytest_runtest_setup(item=item)),
+        ("call", lambda: hooks.pytest_runtest_call(item=item)),
+        ("teardown", lambda: hooks.pytest_runtest_teardown(item=item, nextitem=None)),
+    )
     for when, phase in phases:
         if when == "call" and raised is not None:
             continue
@@ -581,7 +677,7 @@ def _notes(error: BaseException, stateful: bool = False) -> str | None:
     start = next((index for index, note in enumerate(notes) if note.startswith("state = ")), None) if stateful else None
     if start is not None:
         end = next((index for index in range(start, len(notes)) if notes[index] == "state.teardown()"), len(notes) - 1)
-        notes = ["\n".join(notes[start:end + 1])]
+        notes = ["\n".join(notes[start : end + 1])]
     return describe(Exception(notes[0]))[:_MAX_NOTES] if notes else None
 
 
@@ -591,8 +687,15 @@ def _notes(error: BaseException, stateful: bool = False) -> str | None:
 def _load_gate_profile(max_examples: int) -> None:
     from hypothesis import HealthCheck, settings
 
-    settings.register_profile("witness-gate", max_examples=max_examples, deadline=None, database=None,
-                              derandomize=False, print_blob=False, suppress_health_check=list(HealthCheck))
+    settings.register_profile(
+        "witness-gate",
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        print_blob=False,
+        suppress_health_check=list(HealthCheck),
+    )
     settings.load_profile("witness-gate")
 
 
@@ -609,8 +712,10 @@ def _guard_profiles(oracle_files: set[str]) -> None:
     def guarded(name: str) -> None:
         caller = os.path.realpath(sys._getframe(1).f_code.co_filename)
         if caller not in oracle_files:
-            raise WitnessGateError(f"{caller} loaded the Hypothesis profile {name!r}: only the test module and its conftest files may "
-                                   "choose how the gated tests search")
+            raise WitnessGateError(
+                f"{caller} loaded the Hypothesis profile {name!r}: only the test module and its conftest files may "
+                "choose how the gated tests search"
+            )
         load(name)
 
     type.__setattr__(settings, "load_profile", staticmethod(guarded))  # past the class's own immutability guard
@@ -620,14 +725,24 @@ class CollectionFailed(WitnessGateError):
     pass
 
 
-def run_session(root: Path, module: str, source: bytes, max_examples: int, before_collection: Callable[[], None],
-                loop: Callable[[list[GivenTest]], None]) -> None:
+def run_session(
+    root: Path,
+    module: str,
+    source: bytes,
+    max_examples: int,
+    before_collection: Callable[[], None],
+    loop: Callable[[list[GivenTest]], None],
+) -> None:
     """Collects `module` with pytest and hands its tests to `loop`, inside pytest's session
     (fixtures of every scope live there); raises what `loop` raised. `before_collection`
     runs once pytest is configured, before any module of the user's is imported."""
     import pytest
 
-    oracle_conftests = {os.path.realpath(root / path) for path in pytest_files.read_at_collection(module) if path.endswith("conftest.py")}
+    oracle_conftests = {
+        os.path.realpath(root / path)
+        for path in pytest_files.read_at_collection(module)
+        if path.endswith("conftest.py")
+    }
     runtime = _Runtime(root / module, frozenset(oracle_conftests))
     failures: list[str] = []
     raised: list[BaseException] = []
@@ -642,7 +757,13 @@ def run_session(root: Path, module: str, source: bytes, max_examples: int, befor
             # Before collection: a test that sets no max_examples gets the suite's.
             _load_gate_profile(max_examples)
             plugin = sys.modules.get(HYPOTHESIS_PLUGIN)  # the profile the base's ini names (`--hypothesis-profile`)
-            _guard_profiles({runtime.module_file, *oracle_conftests, *([os.path.realpath(cast(str, plugin.__file__))] if plugin else [])})
+            _guard_profiles(
+                {
+                    runtime.module_file,
+                    *oracle_conftests,
+                    *([os.path.realpath(cast(str, plugin.__file__))] if plugin else []),
+                }
+            )
             before_collection()
 
         def pytest_collectstart(self, collector: Any) -> None:
@@ -653,7 +774,11 @@ def run_session(root: Path, module: str, source: bytes, max_examples: int, befor
             if report.failed:  # the error itself, on one line, as a blocked line shows it
                 crash = getattr(report.longrepr, "reprcrash", None)
                 lines = [line for line in str(report.longreprtext).splitlines() if line.strip()]
-                failures.append(" ".join((crash.message if crash is not None else lines[-1] if lines else "an error").split())[:_MAX_NOTES])
+                failures.append(
+                    " ".join((crash.message if crash is not None else lines[-1] if lines else "an error").split())[
+                        :_MAX_NOTES
+                    ]
+                )
 
         @pytest.hookimpl(tryfirst=True)
         def pytest_runtestloop(self, session: Any) -> bool:
@@ -663,10 +788,20 @@ def run_session(root: Path, module: str, source: bytes, max_examples: int, befor
                 # test module's name as it is: code imported first (by a conftest) could have put
                 # a stand-in there, whose tests pass.
                 if any(id(item.module) in existing for item in items):
-                    raise WitnessGateError(f"{module}: the module pytest collected was in sys.modules before pytest imported the test "
-                                           "module: something imported before it stood in for it")
-                tests = [GivenTest(item, basetemp, runtime, None if function_key(item.nodeid) in own else max_examples,
-                                   declared.get(function_key(item.nodeid))) for item in items]
+                    raise WitnessGateError(
+                        f"{module}: the module pytest collected was in sys.modules before pytest imported the test "
+                        "module: something imported before it stood in for it"
+                    )
+                tests = [
+                    GivenTest(
+                        item,
+                        basetemp,
+                        runtime,
+                        None if function_key(item.nodeid) in own else max_examples,
+                        declared.get(function_key(item.nodeid)),
+                    )
+                    for item in items
+                ]
                 loop(tests)
             except BaseException as error:  # pytest would print it and carry on: the worker reports it
                 raised.append(error)
@@ -687,13 +822,27 @@ def run_session(root: Path, module: str, source: bytes, max_examples: int, befor
             ini = Path(scratch) / "pytest.ini"
             ini.write_text("[pytest]\n", "utf-8")
         plugins = ("-p", HYPOTHESIS_PLUGIN) if sys.modules.get(HYPOTHESIS_PLUGIN) else ()
-        args = [str(root / module), f"--rootdir={root}", f"--confcutdir={root}", "--import-mode=importlib",
-                "-c", str(ini), *plugins, "--basetemp", basetemp, "-p", "no:cacheprovider",
-                "-q", "--no-header", "--tb=no", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+        args = [
+            str(root / module),
+            f"--rootdir={root}",
+            f"--confcutdir={root}",
+            "--import-mode=importlib",
+            "-c",
+            str(ini),
+            *plugins,
+            "--basetemp",
+            basetemp,
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--no-header",
+            "--tb=no",
+            "-W",
+            "ignore::pytest.PytestAssertRewriteWarning",
+        ]
         os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         pytest.main(args, plugins=[Driver()])
     if raised:
         raise raised[0]
     if failures:
         raise CollectionFailed(f"{module}: pytest could not collect the module: {failures[0]}")
-
