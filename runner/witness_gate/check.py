@@ -465,9 +465,15 @@ def run(
                 plain.update(
                     {test: plain.get(test, True) and passed for test, passed in found.plain.items()}
                 )  # passed under every condition
-                for test, failure in found.plain_failures.items():  # the first condition to fail it names the failure
+                for (
+                    test,
+                    plain_failure,
+                ) in found.plain_failures.items():  # the first condition to fail it names the failure
                     plain_failures.setdefault(
-                        test, (f"{failure} (under {conditions.describe(condition)})" if declared else failure)[:2300]
+                        test,
+                        (f"{plain_failure} (under {conditions.describe(condition)})" if declared else plain_failure)[
+                            :2300
+                        ],
                     )
                 stateful |= found.stateful
                 skipped |= found.skipped

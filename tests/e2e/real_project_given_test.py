@@ -159,7 +159,8 @@ def test_the_indexerror_hpack_2_1_0_fixed_comes_back_as_a_regression(regression)
     # The project's own plain tests of the same contract fail too: each blocks, named with its failure.
     assert re.search(
         r"pytest: 6 @given test\(s\) searched \(\d+-\d+ cases each\); plain tests \(run once; a failure blocks\): "
-        r"7 passed, 2 failed: tests/properties/test_encode_decode.py::TestIntegerDecoding::test_decode_empty_string_fails",
+        r"7 passed, 2 failed: "
+        r"tests/properties/test_encode_decode.py::TestIntegerDecoding::test_decode_empty_string_fails",
         blocked.stdout,
     ), blocked.stdout
     assert (

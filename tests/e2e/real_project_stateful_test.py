@@ -61,11 +61,17 @@ def released(work: Path) -> dict[str, bytes]:
         for member in archive.getmembers():
             inside = member.name.removeprefix(top)
             if member.isfile() and inside.startswith("pyrsistent/") and inside.endswith(".py"):
-                files[f"src/{inside}"] = archive.extractfile(member).read()
+                files[f"src/{inside}"] = _read(archive, member)
             elif member.isfile() and inside in ORACLE:
-                files[ORACLE[inside]] = archive.extractfile(member).read()
+                files[ORACLE[inside]] = _read(archive, member)
     assert set(ORACLE.values()) <= set(files) and IMPL in files, sorted(files)
     return files
+
+
+def _read(archive: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
+    handle = archive.extractfile(member)
+    assert handle is not None, member.name  # a regular file: checked by the caller
+    return handle.read()
 
 
 def without_the_tail_copy(source: str) -> str:

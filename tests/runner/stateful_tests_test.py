@@ -203,7 +203,8 @@ ATTACKS = {
     "not run": (
         "\nimport hypothesis.stateful\nhypothesis.stateful.run_state_machine_as_test = lambda *args, **kwargs: None\n",
         1,
-        f"blocked: {GUARDED_NODE}: the stateful test ran no state machine through Hypothesis' run_state_machine_as_test",
+        f"blocked: {GUARDED_NODE}: the stateful test ran no state machine through Hypothesis' "
+        "run_state_machine_as_test",
     ),
     # ...or runs it through Hypothesis' own, unseeded and unwatched, in place of the worker's.
     "unwatched": (
@@ -270,7 +271,8 @@ def test_a_module_with_nothing_to_search_says_so(tmp_path):
     result = gate(repo)
     assert result.code == 0, result.stdout + result.stderr
     assert (
-        f"pytest: {MACHINE}: nothing to search (no @given test, no state machine): only its plain tests ran, once each; "
+        f"pytest: {MACHINE}: nothing to search (no @given test, no state machine): only its plain tests ran, "
+        "once each; "
         "no input of it was searched"
     ) in result.stdout, result.stdout
     assert repo.gate_json()["pytest"]["nothing_to_search"] == [MACHINE]
@@ -288,7 +290,8 @@ def test_a_module_with_nothing_to_search_says_so(tmp_path):
         ),
         # The head's code makes the machine's steps come out one way or another from run to run.
         (
-            'def order_total(order: dict) -> int:\n    import random\n    return sum(line_total(line) for line in order["lines"]) - (random.random() < 0.5)\n',
+            "def order_total(order: dict) -> int:\n    import random\n"
+            '    return sum(line_total(line) for line in order["lines"]) - (random.random() < 0.5)\n',
             "flake",
             "random_seed",
             "AssertionError",
@@ -344,13 +347,17 @@ def test_a_machine_the_gate_cannot_search_alone_blocks_and_says_why(tmp_path):
     result = gate(repo)
     assert result.code == 1, result.stdout + result.stderr
     assert (
-        "blocked: tests/properties/test_helpers.py::test_through_a_helper: a plain test (no @given, no state machine) failed: "
-        "WitnessGateError: a state machine ran in a test the gate does not search as one (through a helper, or from the code under "
+        "blocked: tests/properties/test_helpers.py::test_through_a_helper: a plain test (no @given, no state machine) "
+        "failed: "
+        "WitnessGateError: a state machine ran in a test the gate does not search as one (through a helper, or from "
+        "the code under "
         "test): run it as `TestX = Machine.TestCase`, or call run_state_machine_as_test in the test function itself"
     ) in result.stdout, result.stdout
     assert (
-        "blocked: tests/properties/test_helpers.py::test_two_machines: pytest or Hypothesis stopped the test outside any case: "
-        "WitnessGateError: a second state machine in one test: the gate searches one machine per test; give each its own test"
+        "blocked: tests/properties/test_helpers.py::test_two_machines: pytest or Hypothesis stopped the test outside "
+        "any case: "
+        "WitnessGateError: a second state machine in one test: the gate searches one machine per test; give each "
+        "its own test"
     ) in result.stdout, result.stdout
 
 

@@ -203,7 +203,7 @@ class _StateMachines:
         import hypothesis.stateful
 
         self._make = hypothesis.stateful.get_state_machine_test
-        self._prepare: Callable[[Any], None] | None = None
+        self._prepare: Callable[[Any], object] | None = None
         self._made = 0
         hypothesis.stateful.get_state_machine_test = self._made_for_the_gate
 
@@ -224,7 +224,7 @@ class _StateMachines:
         return function
 
     def running(
-        self, assertion_id: str, prepare: Callable[[Any], None], run: Callable[[], BaseException | None]
+        self, assertion_id: str, prepare: Callable[[Any], object], run: Callable[[], BaseException | None]
     ) -> BaseException | None:
         """What `run` raised, the state machine it runs prepared by `prepare`; a run that
         raised nothing yet ran no machine through Hypothesis is no search, and says so."""
@@ -747,7 +747,8 @@ def run_session(
     failures: list[str] = []
     raised: list[BaseException] = []
     existing: set[int] = set()  # the modules there were before pytest imported the test module
-    # Read before any code of the user's runs: the tests whose module sets their max_examples, and those it runs a machine in.
+    # Read before any code of the user's runs: the tests whose module sets their max_examples, and those it
+    # runs a machine in.
     declared = declared_tests(source)
     own = {key for key, test in declared.items() if test.own_max_examples}
 
