@@ -72,7 +72,7 @@ fi
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:abecbfaba7bf5d9b52a28278bf2188e8886d4af3e1276bf1677a4eb9d489df13
+    --hash=sha256:dc65e25606fdd70c316905faf1e35d78049699cddb33bec5e10ab6dcdc2ad1aa
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \

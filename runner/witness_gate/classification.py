@@ -177,6 +177,7 @@ def _entry(name: str, record: dict[str, Any], result: WitnessReplays, changed: b
         "cause": cause,
         "variants": variants,
         "rounds": result.rounds,
+        "stopped": result.stopped,
         "reason": f"{_replays_of(decider)} failed {failures} of {runs} replays{_under(record)}: {detail}{shown}",
     }
 
@@ -204,7 +205,7 @@ def _base(name: str, record: dict[str, Any], changed: bool, label: str) -> dict[
 
 def _unreplayed(name: str, record: dict[str, Any], changed: bool, label: str, reason: str) -> dict[str, Any]:
     return {**_base(name, record, changed, label), "failures": 0, "runs": 0, "replayed": "none", "cause": "none_found",
-            "variants": [], "rounds": 0, "reason": reason}
+            "variants": [], "rounds": 0, "stopped": "nothing was replayed", "reason": reason}
 
 
 def diff_reasons(report: dict[str, Any]) -> list[str]:

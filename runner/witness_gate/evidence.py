@@ -105,21 +105,22 @@ def replayed_again(by_variant: Mapping[str, Sequence[Replay]], variant: str) -> 
     """Whether a further round replays `variant`: not the unshrunk payload's variants once
     the shrunk payload alone failed on every replay so far and they agreed with themselves
     (`replayed_variant` reads them only where no shrunk variant fails, and a variant that is
-    not mixed cannot keep `needs_more` escalating)."""
+    not mixed cannot keep `escalation` going)."""
     if variant not in _FAMILIES["unshrunk"] or _mixed(by_variant.get(variant, ())):
         return True
     failures, runs = counts(by_variant.get("shrunk", ()))
     return not (runs and failures == runs)
 
 
-def needs_more(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: bool, rounds: int) -> bool:
-    """Escalate when the deciding counts say "always" or "never" and more replays could
-    show otherwise: a would-be regression always gets a second round of fresh hash
-    secrets and seeds before it is called one, and further rounds while other evidence
-    disagrees (another variant fails only sometimes, or Hypothesis saw the failure come
-    and go while shrinking and no history explains it). Also while a failure shows only
-    after earlier calls, only sometimes, and never alone, and while its outcomes differ
-    only between replays that share no condition the runner sets."""
+def escalation(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: bool, rounds: int) -> tuple[bool, str]:
+    """(another round, why), the why in words a report can carry. Escalate when the deciding
+    counts say "always" or "never" and more replays could show otherwise: a would-be
+    regression always gets a second round of fresh hash secrets and seeds before it is
+    called one, and further rounds while other evidence disagrees (another variant fails
+    only sometimes, or Hypothesis saw the failure come and go while shrinking and no history
+    explains it). Also while a failure shows only after earlier calls, only sometimes, and
+    never alone, and while its outcomes differ only between replays that share no condition
+    the runner sets. Otherwise stop: the outcomes and their cause are isolated."""
     decider = deciding_variant(by_variant)
     failures, runs = counts(by_variant[decider])
     if 0 < failures < runs:
@@ -129,12 +130,20 @@ def needs_more(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: boo
         # from wherever the earlier ones left it). Or its outcomes differ only between
         # replays that share no condition (each round the same throughout, say): more
         # rounds may show which condition it follows.
-        return decider not in _ISOLATED or not _held_anywhere(by_variant[decider])
+        if decider not in _ISOLATED:
+            return True, "it fails only sometimes, and only after earlier calls: other processes may show it alone"
+        if not _held_anywhere(by_variant[decider]):
+            return True, "its outcomes differ only between replays that share no condition the runner sets"
+        return False, "isolated: its outcomes differ between replays that hold a condition, so the cause can be read"
     if failures == runs and rounds < 2:
-        return True
+        return True, "it failed every replay: a second round of fresh hash secrets and seeds before it is called certain"
     if any(_mixed(replays) for replays in by_variant.values() if replays):
-        return True
-    return search_was_flaky and decider in _ISOLATED
+        return True, "another variant fails only sometimes"
+    if search_was_flaky and decider in _ISOLATED:
+        return True, "Hypothesis saw the failure come and go while shrinking"
+    if failures:
+        return False, f"settled: every replay failed, over {rounds} rounds"
+    return False, "settled: no replay failed"
 
 
 def _outcomes_by(replays: Sequence[Replay], condition: Callable[[Replay], Hashable]) -> dict[Hashable, set[bool]]:

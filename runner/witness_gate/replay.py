@@ -9,7 +9,8 @@ the next (`plan_round`; the first of round one runs under the search's); in each
 `random` seeded per column (column 0 of round one is the seed the failing call ran
 under), and then the shrunk payload is called in the interpreter itself, without forking.
 Counts are combined across interpreters, never replaced. More rounds follow while the
-evidence is mixed (`evidence.needs_more`), up to `replay_cap` replays per variant.
+evidence is mixed (`evidence.escalation`), up to `replay_cap` replays per variant; each
+witness keeps why its replays stopped.
 Last, the collector probe replays each witness's replayed variant once more in one
 interpreter, under every collector setting of the schedule with nothing else varied
 (`_probe_collector`).
@@ -24,6 +25,7 @@ again: its remaining replays count as failures, so a hang costs one time limit.
 from __future__ import annotations
 
 import tempfile
+import threading
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -33,7 +35,7 @@ from typing import Any
 
 from witness_gate import conditions, protocol, seeds
 from witness_gate.canonical import canonical_bytes
-from witness_gate.evidence import COLLECTOR, Replay, counts, needs_more, replayed_again, replayed_variant
+from witness_gate.evidence import COLLECTOR, Replay, counts, escalation, replayed_again, replayed_variant
 from witness_gate.protocol import ENDED_CALL_KINDS, Event, EvidenceKind, failure_evidence
 from witness_gate.sandbox import Ended, Worker
 
@@ -90,6 +92,7 @@ class WitnessReplays:
     missing: bool = False  # the module no longer defines the assertion
     unloadable: str = ""  # why a replay interpreter could not load the module: nothing was replayed there
     rounds: int = 0
+    stopped: str = ""  # why no further round ran
 
 
 @dataclass(frozen=True)
@@ -149,11 +152,21 @@ def _replay_under(
                 results[name].rounds += 1
             round_number += 1
             room = per_round * (round_number + 1) <= lock["replay_cap"]
-            active = [
-                name for name in active
-                if room and name not in hung and not results[name].missing and not results[name].unloadable
-                and needs_more(results[name].by_variant, flaky_search[name], results[name].rounds)
-            ]
+            still = []
+            for name in active:
+                result = results[name]
+                if result.missing or result.unloadable:
+                    continue
+                more, why = escalation(result.by_variant, flaky_search[name], result.rounds)
+                if name in hung:
+                    result.stopped = "a replay hung: it is not replayed again"
+                elif more and not room:
+                    result.stopped = f"the replay cap ({lock['replay_cap']} replays per variant), though {why}"
+                elif more:
+                    still.append(name)
+                else:
+                    result.stopped = why
+            active = still
         probed = [name for name, result in results.items() if result.by_variant and name not in hung]
         if probed:
             first = round_number * lock["replay_interpreters"]  # the index the next round's first interpreter would have had
@@ -286,7 +299,7 @@ def _round(
 ) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
     lock = plan.lock
     interpreters = plan_round(lock, round_number, search_secret, seeds.check_pid_offset(lock, module), condition)
-    done = 0
+    done, counting = 0, threading.Lock()
 
     def run(interpreter: Interpreter) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
         nonlocal done
@@ -297,9 +310,10 @@ def _round(
         for (job_index, slot), (failed, evidence) in sorted(found.items()):
             replay = Replay(interpreter.index, interpreter.hash_secret, interpreter.pid_offset, interpreter.columns[slot], slot, failed)
             rows.append((jobs[job_index], replay, evidence))
-        done += 1
-        if progress is not None:
-            progress(done, len(interpreters), module)
+        with counting:  # one count and its line at a time: the lines say 1, 2, 3 whatever order interpreters end in
+            done += 1
+            if progress is not None:
+                progress(done, len(interpreters), module)
         return rows
 
     with ThreadPoolExecutor(max_workers=_PARALLEL_INTERPRETERS) as pool:

@@ -7,11 +7,15 @@ import itertools
 
 import pytest
 
-from witness_gate.evidence import Replay, cause, counts, deciding_variant, needs_more, replayed_again
+from witness_gate.evidence import Replay, cause, counts, deciding_variant, escalation, replayed_again
 from witness_gate.replay import plan_round
 
 LOCK = {"seed_schedule": [12345], "replays": 5, "replay_interpreters": 6}
 PLAN = plan_round(LOCK, 0, search_secret=7, search_pid_offset=3)
+
+
+def _more(by_variant, search_was_flaky: bool, rounds: int) -> bool:
+    return escalation(by_variant, search_was_flaky, rounds)[0]
 
 
 def grid(fails) -> list[Replay]:
@@ -125,25 +129,25 @@ def test_a_payload_that_fails_alone_only_sometimes_is_a_flake_however_reliably_i
 
 def test_escalation():
     always, sometimes, never = grid(lambda *_: True), grid(lambda i, c, s: c % 2 == 0), grid(lambda *_: False)
-    assert needs_more({"shrunk": always}, search_was_flaky=False, rounds=1)  # a would-be regression is confirmed
-    assert not needs_more({"shrunk": always}, search_was_flaky=False, rounds=2)
-    assert not needs_more({"shrunk": sometimes}, search_was_flaky=True, rounds=1)  # already a flake
-    assert needs_more({"shrunk": always, "unshrunk": sometimes}, search_was_flaky=False, rounds=2)  # evidence disagrees
-    assert not needs_more({"shrunk": never, "unshrunk": sometimes}, search_was_flaky=False, rounds=1)  # unshrunk decides: a flake
-    assert needs_more({"shrunk": never}, search_was_flaky=True, rounds=1)
-    assert not needs_more({"shrunk": never}, search_was_flaky=False, rounds=1)
+    assert _more({"shrunk": always}, search_was_flaky=False, rounds=1)  # a would-be regression is confirmed
+    assert not _more({"shrunk": always}, search_was_flaky=False, rounds=2)
+    assert not _more({"shrunk": sometimes}, search_was_flaky=True, rounds=1)  # already a flake
+    assert _more({"shrunk": always, "unshrunk": sometimes}, search_was_flaky=False, rounds=2)  # evidence disagrees
+    assert not _more({"shrunk": never, "unshrunk": sometimes}, search_was_flaky=False, rounds=1)  # unshrunk decides: a flake
+    assert _more({"shrunk": never}, search_was_flaky=True, rounds=1)
+    assert not _more({"shrunk": never}, search_was_flaky=False, rounds=1)
     # A history that explains the search's flakiness needs no more rounds once confirmed.
-    assert not needs_more({"shrunk": never, "shrunk_history": always}, search_was_flaky=True, rounds=2)
+    assert not _more({"shrunk": never, "shrunk_history": always}, search_was_flaky=True, rounds=2)
     # Seen only in one process, only sometimes, never alone: an identity order the forked
     # replays' layouts have not met yet looks like this; more processes may show it alone.
-    assert needs_more({"shrunk": never, "in_process": sometimes}, search_was_flaky=False, rounds=1)
-    assert needs_more({"shrunk": never, "shrunk_history": sometimes}, search_was_flaky=False, rounds=3)
+    assert _more({"shrunk": never, "in_process": sometimes}, search_was_flaky=False, rounds=1)
+    assert _more({"shrunk": never, "shrunk_history": sometimes}, search_was_flaky=False, rounds=3)
     # A hash-order flake whose first round failed under every secret and whose second passed
     # under every one: the rounds share no secret, seed or process id, so nothing isolates it yet.
     first, second = grid(lambda *_: True), grid(lambda *_: False)
     later = [Replay(r.interpreter + 6, r.hash_secret + 1, r.pid_offset + 64, r.column + 100, r.slot, r.failed) for r in second]
-    assert needs_more({"shrunk": first + later}, search_was_flaky=False, rounds=2)
-    assert not needs_more({"shrunk": sometimes, "in_process": always}, search_was_flaky=False, rounds=1)
+    assert _more({"shrunk": first + later}, search_was_flaky=False, rounds=2)
+    assert not _more({"shrunk": sometimes, "in_process": always}, search_was_flaky=False, rounds=1)
 
 
 def test_the_witness_decides_even_when_the_unshrunk_payload_fails_more():

@@ -139,6 +139,13 @@ def assert_gets_its_label(case: Case, tmp_path: Path, oracle: str | None = None,
     entry, witnesses = classify_case(case, tmp_path / "first", {"PYTHONHASHSEED": "0"}, oracle, launcher)
     summary = f"{case.name}: {entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}, {entry['cause']}): {entry['reason']}"
     assert (entry["label"], entry["cause"]) == ("flake" if case.kind == "nondeterministic" else "regression", case.cause), summary
+    # The report says why the replays stopped: a certain failure once a second round agreed;
+    # a flake once its cause could be read with a condition held, or at the cap (or, when
+    # the collector probe decided, once the other replays settled).
+    if entry["label"] == "regression":
+        assert entry["stopped"] == f"settled: every replay failed, over {entry['rounds']} rounds" and entry["rounds"] >= 2, summary
+    elif entry["replayed"] != "collector":
+        assert entry["stopped"].startswith(("isolated: ", "the replay cap (")), (entry["stopped"], summary)
     controlled = case.cause in CONTROLLED
     if case.kind == "nondeterministic":
         # Where the runner controls the cause the next run keeps this witness; otherwise a
