@@ -37,19 +37,25 @@ class CheckResult:
     written: list[Path]
     # Module-level failures (could not be imported, stopped answering): each blocks the run.
     problems: list[str]
-    # The @given tests of pytest modules searched (their assertion ids are node ids,
-    # `given_tests`), and those pytest skipped (a skip mark, a skip the test asked for).
+    # The Hypothesis tests of pytest modules searched (@given tests and state machines;
+    # their assertion ids are node ids, `given_tests`), which of them are state machines (as
+    # the worker said: shown, never decided from), and those pytest skipped (a skip mark, a
+    # skip the test asked for).
     given: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
-    # Their modules' tests without @given, by node id: whether each passed (under every
+    # Their modules' plain tests (neither), by node id: whether each passed (under every
     # declared condition). They run once, in order (state they leave is part of the next
-    # test's history), and gate nothing.
+    # test's history); each that failed blocks (`plain_failures`: its first failure's text).
     plain: dict[str, bool] = field(default_factory=dict)
     # Cases each searched @given test ran (the fewest under any condition), counted here from
     # the calls announced; and why each @given test the base's modules declare was not
     # searched (`given_tests.unsearched`): a gated test that was not searched is no pass.
     cases: dict[str, int] = field(default_factory=dict)
     unsearched: list[str] = field(default_factory=list)
+    stateful: tuple[str, ...] = ()
+    plain_failures: dict[str, str] = field(default_factory=dict)
+    # The pytest modules that ran with nothing to search (no @given test, no state machine).
+    nothing_to_search: tuple[str, ...] = ()
 
 
 class _Garbled(Exception):
@@ -82,10 +88,12 @@ class _Session:
     last_failing: tuple[witness.Call, dict[str, Any]] | None = None
     call_failed_by_ending: bool = False  # the conversation ended inside a call, which failed
     # A pytest module (`given_tests`): the current test's searches so far as [seed, cases run],
-    # and the outcomes of its tests without @given, which run once and gate nothing.
+    # and the outcomes of its plain tests, which run once (one that fails blocks).
     pytest: bool = False
     searches: list[list[int]] = field(default_factory=list)
     plain: dict[str, bool] = field(default_factory=dict)
+    plain_failures: dict[str, str] = field(default_factory=dict)  # what each failing plain test raised
+    stateful: set[str] = field(default_factory=set)  # the searched tests that are state machines, as the worker said
     skipped: set[str] = field(default_factory=set)  # @given tests pytest skipped before any case
     cases: dict[str, int] = field(default_factory=dict)  # @given test -> cases its searches ran
     origin: str = "search"  # of the current search's failure: "example" when an `@example` failed
@@ -122,8 +130,10 @@ class _Session:
             for entry in _field(message, "properties", list):
                 if not isinstance(entry, dict):
                     raise _Garbled("malformed property list")
-                line = _field(entry, "line", int)
-                self.properties[_field(entry, "assertion_id", str)] = max(line, 1)
+                line, assertion_id = _field(entry, "line", int), _field(entry, "assertion_id", str)
+                self.properties[assertion_id] = max(line, 1)
+                if "stateful" in entry and _field(entry, "stateful", bool):
+                    self.stateful.add(assertion_id)
         elif event == Event.PROPERTY:
             self.current = _field(message, "assertion_id", str)
             if self.current not in self.properties:
@@ -183,6 +193,11 @@ class _Session:
             if self.current is not None or assertion_id in self.properties:
                 raise _Garbled("a plain test inside a @given test's search")
             self.plain[assertion_id] = passed
+            if not passed:
+                evidence = message.get("evidence")
+                if not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
+                    raise _Garbled("a failed plain test without evidence")
+                self.plain_failures[assertion_id] = f"{_short(evidence['exception_type']) or str(evidence['kind'])[:200]}: {str(evidence['message'])[:2000]}"
             self.finished.add(assertion_id)
             self.history.append({"assertion_id": assertion_id, "payload": {"run": True}, "random_seed": 0})
         else:
@@ -285,7 +300,9 @@ class ModuleSearch:
     properties: dict[str, int] = field(default_factory=dict)  # assertion id -> line
     failures: list[witness.Failure] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    plain: dict[str, bool] = field(default_factory=dict)  # a pytest module's tests without @given: passed?
+    plain: dict[str, bool] = field(default_factory=dict)  # a pytest module's plain tests: passed?
+    plain_failures: dict[str, str] = field(default_factory=dict)  # those that failed: what they raised
+    stateful: set[str] = field(default_factory=set)  # its searched tests that are state machines
     skipped: set[str] = field(default_factory=set)  # its @given tests pytest skipped
     cases: dict[str, int] = field(default_factory=dict)  # its @given tests searched: cases run
 
@@ -311,6 +328,8 @@ def search_module(
         found.properties.update(session.properties)
         found.failures.extend(session.failures)
         found.plain.update(session.plain)
+        found.plain_failures.update(session.plain_failures)
+        found.stateful |= session.stateful
         found.skipped |= session.skipped
         found.cases.update(session.cases)
         finished |= session.finished
@@ -344,10 +363,13 @@ def run(
     modules = [(relative_to_root(path, root, "property module"), path) for path in property_files]
     sources = {module: store.read_regular_file(path, "property module") for module, path in modules}
     digests = {module: sha256_hex(source) for module, source in sources.items()}
-    # The @given tests each pytest module declares, read from the base's source (`given_tests`).
-    given_declared = {module: given_tests.declared_given_tests(source) for module, source in sources.items() if given_tests.is_pytest_module(source)}
+    # The tests each pytest module declares the gate searches, read from the base's source (`given_tests`).
+    given_declared = {module: given_tests.declared_searched_tests(source) for module, source in sources.items() if given_tests.is_pytest_module(source)}
     records, problems, owners, plain, skipped = [], [], {}, {}, set()
     cases: dict[str, int] = {}
+    plain_failures: dict[str, str] = {}
+    stateful: set[str] = set()
+    nothing_to_search: list[str] = []
     with tempfile.TemporaryDirectory(prefix="witness-gate-check-") as scratch:
         declared = "conditions" in lock
         for module, _ in modules:
@@ -357,6 +379,9 @@ def run(
                 properties.update(found.properties)
                 failures += found.failures
                 plain.update({test: plain.get(test, True) and passed for test, passed in found.plain.items()})  # passed under every condition
+                for test, failure in found.plain_failures.items():  # the first condition to fail it names the failure
+                    plain_failures.setdefault(test, (f"{failure} (under {conditions.describe(condition)})" if declared else failure)[:2300])
+                stateful |= found.stateful
                 skipped |= found.skipped
                 cases.update({test: min(ran, cases.get(test, ran)) for test, ran in found.cases.items()})
                 module_problems += [f"{problem} (under {conditions.describe(condition)})" if declared else problem for problem in found.problems]
@@ -367,8 +392,11 @@ def run(
                 owners[assertion_id] = module
             # A module that declares @given tests but had none collected is incomplete
             # (`unsearched`), never "nothing to check": the code under test may have caused it.
-            if not properties and not module_problems and not any(test.startswith(f"{module}::") for test in plain) and not given_declared.get(module):
+            ran_plain = any(test.split("::", 1)[0] == module for test in plain)
+            if not properties and not module_problems and not ran_plain and not given_declared.get(module):
                 raise WitnessGateError(f"{module}: no witness_gate.property and no test found: there is nothing to check")
+            if not properties and ran_plain and not given_declared.get(module):
+                nothing_to_search.append(module)
             # One witness per property and payload: two properties failing on one payload are two failures.
             unique: dict[tuple[str, str], witness.Failure] = {}
             for failure in failures:
@@ -392,4 +420,5 @@ def run(
         written.append(path)
     given = tuple(sorted(a for a in owners if "::" in a and a not in skipped))
     unsearched = [reason for module, tests in given_declared.items() for reason in given_tests.unsearched(module, tests, cases, skipped, set(plain))]
-    return CheckResult(len(owners), written, problems, given, tuple(sorted(skipped)), plain, cases, unsearched)
+    return CheckResult(len(owners), written, problems, given, tuple(sorted(skipped)), plain, cases, unsearched,
+                       tuple(sorted(stateful & set(given))), dict(sorted(plain_failures.items())), tuple(nothing_to_search))

@@ -134,8 +134,9 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
     checked = checks.run(lock_path, list(request.property_files), witness_dir, root, config.import_paths, config.replay_timeout_seconds,
                          fixture_just_pinned=True)
     retained, copied = _add_corpus(request, lock, witness_dir) if not request.check_only else (corpora.Corpus([], []), frozenset())
+    blocking = [*checked.problems, *plain_test_failures(checked)]
     if request.check_only:
-        record = _check_only_record(lock, witness.load_directory(witness_dir, lock), checked.problems, checked.unsearched)
+        record = _check_only_record(lock, witness.load_directory(witness_dir, lock), blocking, checked.unsearched)
     else:
         try:
             report = classification.build(
@@ -146,14 +147,14 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
             )
         except FixtureChanged as error:
             # Checked after the replays: the fixture moved while code under test ran, its doing.
-            reasons = [f"blocked: {problem}" for problem in checked.problems]
+            reasons = [f"blocked: {problem}" for problem in blocking]
             reasons.append(f"blocked: {error}; the code under test may have written it, so nothing replayed can be trusted")
             record = _record("gate", lock, [], [], reasons, 1)
         else:
             for row in report.get("corpus", []):  # it held: the run's witnesses are the failures it found
                 (witness_dir / row["file"]).unlink()
             store.save_artifact(stage / REPORT_NAME, "report", report)
-            record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, [*checked.problems, *retained.stale],
+            record = decide(report, lock, loaded, changed, freeze_dir, now, config.max_freeze_hours, [*blocking, *retained.stale],
                             checked.unsearched)
             commands = freeze_commands(record, request.artifacts_at or request.out_dir, freeze_dir, config.max_freeze_hours)
             record = _with_pytest(record, checked)
@@ -164,15 +165,31 @@ def _run(request: GateRequest, stage: Path, now: datetime) -> GateResult:
     return GateResult(record, summary_lines(record))
 
 
+# Why a failing plain test blocks with a reason and no label: a label is what replays tell of a
+# witness, and a plain test has none (no input to replay, one run that cannot tell a flake from
+# a regression). Failing closed, it blocks; the way out is the oracle's to take.
+PLAIN_TEST_FAILED = ("a plain test (no @given, no state machine) failed: {failure}. It is no witness (it ran once, with no input "
+                     "to replay, so nothing tells a flake from a regression) and so has no label: fix the code, or have the test's "
+                     "owners change it (mark it skip or xfail in the test module: an oracle change)")
+
+
+def plain_test_failures(checked: checks.CheckResult) -> list[str]:
+    """A blocking line for each plain test of a gated pytest module that failed (pure)."""
+    return [f"{node_id}: {PLAIN_TEST_FAILED.format(failure=failure)}" for node_id, failure in checked.plain_failures.items()]
+
+
 def _with_pytest(record: dict[str, Any], checked: checks.CheckResult) -> dict[str, Any]:
-    """The record with what ran under pytest (`given_tests`): the @given tests searched, and
-    the tests without @given, which ran once and gate nothing (the verdict is the same
-    whatever they say). Unchanged when no module was pytest's."""
+    """The record with what ran under pytest (`given_tests`): the Hypothesis tests searched
+    (which of them are state machines), and the plain tests, which ran once (one that failed
+    blocked, `plain_test_failures`), and the modules with nothing to search. Unchanged when
+    no module was pytest's."""
     if not checked.given and not checked.skipped and not checked.plain:
         return record
-    plain = [{"node_id": node_id, "passed": passed} for node_id, passed in sorted(checked.plain.items())]
+    plain = [{"node_id": node_id, "passed": passed, **({"failure": checked.plain_failures[node_id]} if node_id in checked.plain_failures else {})}
+             for node_id, passed in sorted(checked.plain.items())]
     cases = {node_id: checked.cases.get(node_id, 0) for node_id in checked.given}
-    return {**record, "pytest": {"given_tests": list(checked.given), "cases_run": cases, "skipped_tests": list(checked.skipped), "plain_tests": plain}}
+    return {**record, "pytest": {"given_tests": list(checked.given), "stateful_tests": list(checked.stateful), "cases_run": cases,
+                                 "skipped_tests": list(checked.skipped), "plain_tests": plain, "nothing_to_search": list(checked.nothing_to_search)}}
 
 
 def _add_corpus(request: GateRequest, lock: dict[str, Any], witness_dir: Path) -> tuple[corpora.Corpus, frozenset[str]]:
@@ -323,6 +340,23 @@ def unfrozen_flakes(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [row for row in record["witnesses"] if row["label"] == "flake" and row["blocks"]]
 
 
+def _pytest_lines(run: dict[str, Any]) -> list[str]:
+    """What ran under pytest, said in a line, and a line for each module with nothing to search."""
+    plain, stateful = run["plain_tests"], run.get("stateful_tests", [])
+    failed = [row["node_id"] for row in plain if not row["passed"]]
+    skipped = run["skipped_tests"]
+    ran = run.get("cases_run", {}).values()
+    given = len(run["given_tests"]) - len(stateful)
+    lines = [f"pytest: {given} @given test(s)" + (f" and {len(stateful)} state machine(s)" if stateful else "") + " searched"
+             + (f" ({min(ran)}-{max(ran)} cases each)" if ran else "")
+             + (f", {len(skipped)} skipped by pytest, so not searched: {', '.join(skipped)}" if skipped else "")
+             + f"; plain tests (run once; a failure blocks): {len(plain) - len(failed)} passed, {len(failed)} failed"
+             + (f": {', '.join(failed)}" if failed else "")]
+    lines += [f"pytest: {module}: nothing to search (no @given test, no state machine): only its plain tests ran, once each; "
+              "no input of it was searched" for module in run.get("nothing_to_search", [])]
+    return lines
+
+
 def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None) -> list[str]:
     """The text output; `commands` (`freeze_commands`) are printed under their flakes."""
     lines = []
@@ -340,15 +374,7 @@ def summary_lines(record: dict[str, Any], commands: dict[str, str] | None = None
     if record.get("corpus"):
         lines.append(f"corpus: {len(record['corpus'])} retained witness(es) replayed and held: {', '.join(row['file'] for row in record['corpus'])}")
     if "pytest" in record:
-        plain = record["pytest"]["plain_tests"]
-        failed = [row["node_id"] for row in plain if not row["passed"]]
-        skipped = record["pytest"]["skipped_tests"]
-        ran = record["pytest"].get("cases_run", {}).values()
-        lines.append(f"pytest: {len(record['pytest']['given_tests'])} @given test(s) searched"
-                     + (f" ({min(ran)}-{max(ran)} cases each)" if ran else "")
-                     + (f", {len(skipped)} skipped by pytest, so not searched: {', '.join(skipped)}" if skipped else "")
-                     + f"; tests without @given (run once, not gated): {len(plain) - len(failed)} passed, {len(failed)} failed"
-                     + (f": {', '.join(failed)}" if failed else ""))
+        lines.extend(_pytest_lines(record["pytest"]))
     lines.extend(record["reasons"])
     lines.append(f"gate: {record['verdict']} (exit {record['exit_code']}, {len(record['witnesses'])} witnesses, mode {record['mode']})")
     return lines

@@ -1,11 +1,14 @@
-"""Hypothesis tests a team already has: a pytest module's `@given` tests, read from its source.
+"""Hypothesis tests a team already has: a pytest module's `@given` tests and state machines,
+read from its source.
 
 A property module that imports nothing from `witness_gate` is a pytest module: the worker
-has pytest collect it and runs its tests (`worker.pytest_module`). Each `@given` test is an
-assertion named by its node id; a test without `@given` runs once, is reported and gates
-nothing. What the runner knows of such a module before any code of it runs is read here,
-from its source alone (pure): which tests it declares, which it exempts, and so which a
-check must have searched.
+has pytest collect it and runs its tests (`worker.pytest_module`). Each Hypothesis test it
+searches is an assertion named by its node id: a `@given` test, and a stateful test (a
+`RuleBasedStateMachine`'s `TestCase`, e.g. `TestCart = Cart.TestCase`, or a test function
+that calls `run_state_machine_as_test` itself). Any other test is a plain test: it runs once,
+and blocks the verdict if it fails (it is no witness: nothing replays it). What the runner
+knows of such a module before any code of it runs is read here, from its source alone
+(pure): which tests it declares, which it exempts, and so which a check must have searched.
 """
 
 from __future__ import annotations
@@ -37,13 +40,25 @@ class DeclaredTest:
     given: bool  # decorated with `@given`, under any name the module imports it as
     exempt: bool  # marked skip or xfail unconditionally by the module (on it, its class or `pytestmark`)
     own_max_examples: bool  # its `@settings(...)`, or its class's, sets `max_examples`
+    stateful: bool = False  # a state machine's `TestCase`, or a function that calls `run_state_machine_as_test`
+    line: int = 0  # where the module declares it (a `TestCase`'s own code is Hypothesis')
+
+    @property
+    def searched(self) -> bool:
+        """Whether the gate searches it (an assertion), rather than running it once."""
+        return self.given or self.stateful
 
 
 def declared_tests(source: bytes) -> dict[str, DeclaredTest]:
     """The test functions of a pytest module by `function_key` (`test` or `Class::test`),
     collected the way pytest does by default (functions named `test*` at the top level and
-    in classes named `Test*`), read from the source alone (pure): nothing the code under test
-    or a conftest does at run time can add a test here or a mark to it."""
+    in classes named `Test*`) and each state machine's `TestCase` bound to a name of the module
+    (`TestX = Machine.TestCase`, or a class deriving from it: `TestX::runTest`, which pytest
+    collects under any name), read from the source alone (pure): nothing the code under test
+    or a conftest does at run time can add a test here or a mark to it. A machine counts when
+    the module defines it (a class deriving from `RuleBasedStateMachine`, or from such a class
+    of the module); the `TestCase` of one imported from elsewhere is searched all the same
+    (the worker knows it by Hypothesis' own mark) but not declared here."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -63,14 +78,48 @@ def declared_tests(source: bytes) -> dict[str, DeclaredTest]:
                     given=any(_called_name(decorator) in givens for decorator in node.decorator_list),
                     exempt=module_marked or _marked([*outer, *node.decorator_list]),
                     own_max_examples=_sets_max_examples([*outer, *node.decorator_list]),
+                    stateful=_runs_a_state_machine(node),
+                    line=node.lineno,
                 )
+    machines = _state_machines(tree)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and _is_test_case_of(node.value, machines):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found[f"{target.id}::runTest"] = DeclaredTest(False, module_marked, False, stateful=True, line=node.lineno)
+        elif isinstance(node, ast.ClassDef) and any(_is_test_case_of(base, machines) for base in node.bases):
+            found[f"{node.name}::runTest"] = DeclaredTest(False, module_marked or _marked(node.decorator_list), False, stateful=True,
+                                                          line=node.lineno)
     return found
 
 
-def declared_given_tests(source: bytes) -> dict[str, bool]:
-    """The `@given` tests of a pytest module (`declared_tests`), each with whether the module
-    exempts it (pure)."""
-    return {key: test.exempt for key, test in declared_tests(source).items() if test.given}
+def _state_machines(tree: ast.Module) -> set[str]:
+    """The module's classes that are state machines: deriving from `RuleBasedStateMachine`
+    (as a name or an attribute), or from another such class of the module."""
+    machines: set[str] = set()
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    while True:
+        more = {node.name for node in classes if node.name not in machines and any(
+            _called_name(base) == "RuleBasedStateMachine" or isinstance(base, ast.Name) and base.id in machines for base in node.bases)}
+        if not more:
+            return machines
+        machines |= more
+
+
+def _is_test_case_of(node: ast.expr, machines: set[str]) -> bool:
+    """`Machine.TestCase`, for a state machine of the module."""
+    return isinstance(node, ast.Attribute) and node.attr == "TestCase" and isinstance(node.value, ast.Name) and node.value.id in machines
+
+
+def _runs_a_state_machine(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a test function calls `run_state_machine_as_test` itself (not through a helper)."""
+    return any(isinstance(node, ast.Call) and _called_name(node) == "run_state_machine_as_test" for node in ast.walk(function))
+
+
+def declared_searched_tests(source: bytes) -> dict[str, bool]:
+    """The tests of a pytest module the gate searches (`declared_tests`: its `@given` tests
+    and state machines), each with whether the module exempts it (pure)."""
+    return {key: test.exempt for key, test in declared_tests(source).items() if test.searched}
 
 
 def function_key(node_id: str) -> str:
@@ -109,7 +158,7 @@ def _marked(decorators: list[ast.expr]) -> bool:
 
 
 def unsearched(module: str, declared: dict[str, bool], searched: dict[str, int], skipped: set[str], plain: set[str]) -> list[str]:
-    """Why each `@given` test of the base's `module` (`declared`: `declared_given_tests`) was
+    """Why each searched test of the base's `module` (`declared`: `declared_searched_tests`) was
     not searched (pure), node by node:
     no case ran (`searched`: node id -> cases run), skipped, or run once as a plain test
     (marked xfail), unless the module itself marks it skip or xfail unconditionally; and each
@@ -129,5 +178,5 @@ def unsearched(module: str, declared: dict[str, bool], searched: dict[str, int],
     collected = {function_key(node_id) for node_id in ours([*searched, *skipped, *plain])}
     reasons += [f"{module}::{key}: not collected (deselected, or no longer a test at run time)"
                 for key, exempt in sorted(declared.items()) if not exempt and key not in collected]
-    return [f"{reason}; a @given test of the base's module must be searched, unless the module itself marks it skip or xfail"
+    return [f"{reason}; a @given or stateful test of the base's module must be searched, unless the module itself marks it skip or xfail"
             for reason in reasons]

@@ -12,13 +12,15 @@ line written by anything but the worker's own `send` fails verification, and the
 ends the worker as a protocol break. (Code that reaches into the worker's memory for the
 key is written against the harness, a limit the README states.)
 
-Payloads of a pytest `@given` test (JSON, as witnesses hold them; `given_tests`):
-  {"choices": "<base64>"}        the choice sequence of a failing case (the witness)
+Payloads of a pytest `@given` test, and of a stateful test alike (JSON, as witnesses hold
+them; `given_tests`):
+  {"choices": "<base64>"}        the choice sequence of a failing case (the witness; of a
+                                 state machine, the rules it ran and their arguments)
   {"example": k}                 the test's k-th `@example` (explicit examples are not shrunk)
   {"search": seed, "calls": n}   the test's seeded search again, its first n cases: history,
                                  or the witness of a failure that left no choice sequence
                                  (a case that ended the worker, a KeyboardInterrupt)
-  {"run": true}                  history: a test without `@given`, run once
+  {"run": true}                  history: a plain test (neither), run once
 and, announced by a search call only, {"case": n}: the case is a choice sequence only once
 it ends.
 """
@@ -39,13 +41,14 @@ from witness_gate.canonical import canonical_bytes
 class Event:
     """The names of the worker's messages, with the fields each carries."""
 
-    MODULE = "module"  # the module loaded: sha256, properties [{assertion_id, line}], kind "pytest" for a pytest module
+    MODULE = "module"  # the module loaded: sha256, properties [{assertion_id, line}], kind "pytest" for a pytest module,
+    # whose searched tests also say whether each is a state machine ("stateful": true; shown, never decided from)
     PROPERTY = "property"  # check: the calls that follow are this assertion_id's
     SEARCH = "search"  # check: a search under this seed of the schedule begins
     CALL = "call"  # check: origin and payload, before the call runs; replay: job and slot
     RESULT = "result"  # check: the announced call passed, or its evidence
     SEARCHED = "searched"  # check: the property's searches ended with status (`SEARCH_STATUSES`), and a pytest test's given
-    PLAIN = "plain"  # check: a pytest test without @given ran once: assertion_id, passed, evidence
+    PLAIN = "plain"  # check: a pytest plain test (no @given, no state machine) ran once: assertion_id, passed, evidence
     MISSING = "missing"  # replay: the module has no assertion for this job
     OUTCOME = "outcome"  # replay: job and slot failed, or not, with evidence
     PROBLEM = "problem"  # the module could not be run: message

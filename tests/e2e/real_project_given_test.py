@@ -142,7 +142,7 @@ def test_an_honest_refactor_of_the_decoder_passes_the_projects_own_tests(repo: G
     passed, out = review(repo, HONEST_BRANCH)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "hpack: gate pass under the base's oracle and freezes, with the head's implementation" in passed.stdout
-    assert re.search(r"hpack: pytest: 6 @given test\(s\) searched \(\d+-\d+ cases each\); tests without @given \(run once, not gated\): "
+    assert re.search(r"hpack: pytest: 6 @given test\(s\) searched \(\d+-\d+ cases each\); plain tests \(run once; a failure blocks\): "
                      r"9 passed, 0 failed", passed.stdout), passed.stdout
     gate = json.loads((out / "hpack/gate.json").read_text())
     assert (gate["verdict"], gate["witnesses"]) == ("pass", [])
@@ -154,10 +154,12 @@ def test_the_indexerror_hpack_2_1_0_fixed_comes_back_as_a_regression(regression)
     assert f"hpack: regression: {NODE} failed" in blocked.stdout, blocked.stdout
     assert "first failure: IndexError" in blocked.stdout
     assert "data=b''" in blocked.stdout  # the failing input, as Hypothesis printed it
-    # The project's own plain tests of the same contract fail too, and are reported, not gated.
-    assert re.search(r"pytest: 6 @given test\(s\) searched \(\d+-\d+ cases each\); tests without @given \(run once, not gated\): "
+    # The project's own plain tests of the same contract fail too: each blocks, named with its failure.
+    assert re.search(r"pytest: 6 @given test\(s\) searched \(\d+-\d+ cases each\); plain tests \(run once; a failure blocks\): "
                      r"7 passed, 2 failed: tests/properties/test_encode_decode.py::TestIntegerDecoding::test_decode_empty_string_fails",
                      blocked.stdout), blocked.stdout
+    assert ("hpack: blocked: tests/properties/test_encode_decode.py::TestIntegerDecoding::test_decode_empty_string_fails: "
+            "a plain test (no @given, no state machine) failed: ") in blocked.stdout, blocked.stdout
     assert json.loads((out / "review.json").read_text())["suites"] == {"hpack": "blocked"}
     [row] = json.loads((out / "hpack/gate.json").read_text())["witnesses"]
     assert (row["assertion_id"], row["label"], row["cause"]) == (NODE, "regression", "deterministic"), row

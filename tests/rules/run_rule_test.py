@@ -156,7 +156,7 @@ def test_a_pytest_module_of_given_tests_is_gated_as_it_is(rule_runner):
     })
     passed = run(rule_runner)
     assert passed.exit_code == 0, passed.stdout + passed.stderr
-    assert "pytest: 1 @given test(s) searched (100-100 cases each); tests without @given (run once, not gated): 1 passed, 0 failed" in passed.stdout
+    assert "pytest: 1 @given test(s) searched (100-100 cases each); plain tests (run once; a failure blocks): 1 passed, 0 failed" in passed.stdout
 
     rule_runner.write_files({"app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n", "changed.txt": "app/calc.py\n"})
     failed = run(rule_runner)

@@ -12,7 +12,7 @@ from conftest import SampleRepo, copy_example
 from support.existing_tests import EXISTING_TESTS, FLAKY_TEST, MODULE
 from support.expiry import ShiftedClock, expires_at
 from witness_gate import schemas, witness
-from witness_gate.given_tests import declared_given_tests, declared_tests, is_pytest_module, unsearched
+from witness_gate.given_tests import declared_searched_tests, declared_tests, is_pytest_module, unsearched
 from witness_gate.witness import file_stem
 
 IMPL = "src/orders_app/pricing.py"
@@ -76,10 +76,10 @@ def test_unchanged_tests_pass_the_gate_and_the_test_without_given_is_reported(tm
     schemas.validate("gate", record, "gate.json")
     cases = record["pytest"].pop("cases_run")
     assert sorted(cases) == list(GATED) and all(count > 0 for count in cases.values()), cases
-    assert record["pytest"] == {"given_tests": list(GATED), "skipped_tests": [],
+    assert record["pytest"] == {"given_tests": list(GATED), "stateful_tests": [], "skipped_tests": [], "nothing_to_search": [],
                                 "plain_tests": [{"node_id": f"{MODULE}::test_the_fixture_loads", "passed": True}]}
     assert (f"pytest: 6 @given test(s) searched ({min(cases.values())}-{max(cases.values())} cases each); "
-            "tests without @given (run once, not gated): 1 passed, 0 failed") in result.stdout
+            "plain tests (run once; a failure blocks): 1 passed, 0 failed") in result.stdout
 
 
 def test_a_bug_is_a_regression_whose_witness_is_what_hypothesis_saved_and_once_fixed_it_is_not_reproduced(tmp_path):
@@ -410,7 +410,7 @@ TestCart = Cart.TestCase
 }
 
 
-def test_a_test_that_cannot_run_blocks_a_stateful_machine_runs_once_and_a_module_without_tests_is_refused(tmp_path):
+def test_a_test_that_cannot_run_blocks_a_state_machine_is_searched_and_a_module_without_tests_is_refused(tmp_path):
     repo = copy_example(tmp_path / "orders")
     for path, source in CANNOT_RUN.items():
         repo.write(path, source)
@@ -420,7 +420,9 @@ def test_a_test_that_cannot_run_blocks_a_stateful_machine_runs_once_and_a_module
             "Unsatisfiable") in blocked.stdout, blocked.stdout
     assert ("blocked: tests/properties/test_broken_fixture.py::test_uses_the_ledger: pytest or Hypothesis stopped the test outside "
             "any case: OSError: no ledger here") in blocked.stdout, blocked.stdout
-    assert {"node_id": "tests/properties/test_machine.py::TestCart::runTest", "passed": True} in repo.gate_json()["pytest"]["plain_tests"]
+    run = repo.gate_json()["pytest"]
+    assert run["stateful_tests"] == ["tests/properties/test_machine.py::TestCart::runTest"], run
+    assert run["cases_run"]["tests/properties/test_machine.py::TestCart::runTest"] >= 30, run
 
     repo.write("tests/properties/helpers.py", "def total(lines):\n    return sum(lines)\n")
     refused = gate(repo)
@@ -482,13 +484,13 @@ class Helpers:
 
 
 def test_the_base_module_says_which_given_tests_it_declares_and_which_it_marks_itself():
-    assert declared_given_tests(DECLARING) == {
+    assert declared_searched_tests(DECLARING) == {
         "test_plain": False, "test_marked_skip": True, "test_marked_xfail": True, "test_skipif": False,
         "test_conditional_xfail": False, "TestGroup::test_in_a_class": False, "TestSkipped::test_in_a_skipped_class": True,
     }
-    assert declared_given_tests(b"pytestmark = pytest.mark.skip\n@given(st.integers())\ndef test_a(n): pass\n") == {"test_a": True}
-    assert declared_given_tests(b"from hypothesis import given as g\n@g(st.integers())\ndef test_b(n): pass\n") == {"test_b": False}
-    assert declared_given_tests(b"def f(:\n") == {}
+    assert declared_searched_tests(b"pytestmark = pytest.mark.skip\n@given(st.integers())\ndef test_a(n): pass\n") == {"test_a": True}
+    assert declared_searched_tests(b"from hypothesis import given as g\n@g(st.integers())\ndef test_b(n): pass\n") == {"test_b": False}
+    assert declared_searched_tests(b"def f(:\n") == {}
     own = declared_tests(b"@settings(max_examples=5)\n@given(st.integers())\ndef test_a(n): pass\n\n"
                          b"@given(st.integers())\ndef test_b(n): pass\n\n@settings(max_examples=9)\nclass TestC:\n    def test_d(self): pass\n")
     assert {key: test.own_max_examples for key, test in own.items()} == {"test_a": True, "test_b": False, "TestC::test_d": True}
@@ -498,7 +500,7 @@ def test_the_base_module_says_which_given_tests_it_declares_and_which_it_marks_i
 def test_each_declared_given_test_not_searched_is_named_with_why():
     module = "tests/test_m.py"
     searched = {f"{module}::test_plain[1]": 12, f"{module}::test_plain[2]": 0, f"{module}::TestGroup::test_in_a_class": 3}
-    reasons = unsearched(module, declared_given_tests(DECLARING), searched, {f"{module}::test_skipif", f"{module}::test_marked_skip"},
+    reasons = unsearched(module, declared_searched_tests(DECLARING), searched, {f"{module}::test_skipif", f"{module}::test_marked_skip"},
                          {f"{module}::test_conditional_xfail", f"{module}::test_marked_xfail"})
     assert [reason.split(";")[0] for reason in reasons] == [
         f"{module}::test_plain[2]: no case ran (the search ran nothing)",
@@ -506,11 +508,11 @@ def test_each_declared_given_test_not_searched_is_named_with_why():
         f"{module}::test_conditional_xfail: run once as a plain test (marked xfail?), not searched",
     ]
     everything = {f"{module}::{name}": 5 for name in ("test_plain", "test_skipif", "test_conditional_xfail")}
-    assert unsearched(module, declared_given_tests(DECLARING), {**everything, f"{module}::TestGroup::test_in_a_class": 1}, set(), set()) == []
-    [missing] = unsearched(module, declared_given_tests(DECLARING), everything, set(), set())
+    assert unsearched(module, declared_searched_tests(DECLARING), {**everything, f"{module}::TestGroup::test_in_a_class": 1}, set(), set()) == []
+    [missing] = unsearched(module, declared_searched_tests(DECLARING), everything, set(), set())
     assert missing.startswith(f"{module}::TestGroup::test_in_a_class: not collected")
     # Node by node: one parameter searched does not cover another skipped, nor one class another.
-    [skipped] = unsearched(module, declared_given_tests(DECLARING), {**everything, f"{module}::TestGroup::test_in_a_class": 1},
+    [skipped] = unsearched(module, declared_searched_tests(DECLARING), {**everything, f"{module}::TestGroup::test_in_a_class": 1},
                            {f"{module}::test_plain[safe]"}, set())
     assert skipped.startswith(f"{module}::test_plain[safe]: skipped")
 

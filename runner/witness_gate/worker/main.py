@@ -214,9 +214,9 @@ def _check(request: dict[str, Any], channel: _Channel, props: list[LoadedPropert
 
 
 def _pytest_module(request: dict[str, Any], channel: _Channel, tests: list[GivenTest], digest: str, fixture: _Fixture) -> None:
-    gated = [test for test in tests if test.given]
+    gated = [test for test in tests if test.searchable]
     channel.send({"event": Event.MODULE, "sha256": digest, "kind": "pytest",
-                  "properties": [{"assertion_id": test.assertion_id, "line": test.line} for test in gated]})
+                  "properties": [{"assertion_id": test.assertion_id, "line": test.line, "stateful": test.stateful} for test in gated]})
     if request["mode"] == "check":
         _check_pytest(request, channel, tests)
     else:
@@ -224,12 +224,12 @@ def _pytest_module(request: dict[str, Any], channel: _Channel, tests: list[Given
 
 
 def _check_pytest(request: dict[str, Any], channel: _Channel, tests: list[GivenTest]) -> None:
-    """Every test in the module's order: a `@given` test searched under each seed of the
-    schedule until one fails, any other run once (its outcome is reported, not gated)."""
+    """Every test in the module's order: a `@given` or stateful test searched under each
+    seed of the schedule until one fails, any other run once (its outcome reported)."""
     for test in tests:
         if test.assertion_id in request["skip"]:
             continue
-        if not test.given:
+        if not test.searchable:
             _network.reached = None
             outcome = _network.noted(test.run({"run": True}, None, 0))
             channel.send({"event": Event.PLAIN, "assertion_id": test.assertion_id, "passed": outcome.passed, "evidence": outcome.evidence})

@@ -1,10 +1,18 @@
-"""A pytest module in the worker: `@given` tests a team already has, run unchanged.
+"""A pytest module in the worker: the Hypothesis tests a team already has, run unchanged.
 
 pytest collects the module inside the worker interpreter (its conftest files, fixtures,
 parametrization, marks, the tests' own settings, profiles and `@example`s, as under plain
 pytest) and the worker takes over the run loop (`pytest_runtestloop`, as pytest-xdist
-does). Each `@given` test is an assertion named by its node id (`given_tests`); a test
-without `@given` runs once, is reported and gates nothing.
+does). Each `@given` test and each stateful test is an assertion named by its node id
+(`given_tests`); any other test runs once and is reported (a failure blocks, as no witness).
+
+A stateful test makes its `@given` function only when it runs (`run_state_machine_as_test`
+calls Hypothesis' `get_state_machine_test`, the one way a machine's `TestCase` runs):
+the worker puts its own in that place before any code of the user's is imported
+(`_StateMachines`), which hands the function it makes to the search or replay that armed
+it. From there a state machine is searched, shrunk and replayed through the same example
+database as a `@given` test, its choice sequence the witness; a machine run by a test the
+worker did not arm (a helper the test calls, the code under test) fails that test.
 
 Hypothesis searches and shrinks as it would under pytest, with what a verdict needs put
 over the test's own settings: a seed from the schedule, no deadline, no health check that
@@ -37,7 +45,7 @@ from typing import Any
 
 from witness_gate import pytest_files
 from witness_gate.errors import WitnessGateError
-from witness_gate.given_tests import declared_tests, function_key
+from witness_gate.given_tests import DeclaredTest, declared_tests, function_key
 from witness_gate.protocol import EvidenceKind, call_seed, describe, failure_evidence
 from witness_gate.worker.property_module import Outcome
 
@@ -133,7 +141,7 @@ class _Runtime:
     where their own files are: a case is left by `assume`, a skip or choices that ran out
     only when the call came from the test module itself, never from the code under test."""
 
-    def __init__(self, module_file: Path) -> None:
+    def __init__(self, module_file: Path, oracle_conftests: frozenset[str] = frozenset()) -> None:
         import _pytest
         import hypothesis
         import pluggy  # pants: no-infer-dep (pytest's own dependency, which comes with it)
@@ -141,23 +149,83 @@ class _Runtime:
         from hypothesis.errors import StopTest, UnsatisfiedAssumption
 
         self.is_given = hypothesis.is_hypothesis_test
+        self.machines = _StateMachines()
         self.skipped = pytest.skip.Exception
         self.leaving = (UnsatisfiedAssumption, StopTest, pytest.skip.Exception)
         self.module_file = os.path.realpath(module_file)
-        self._internal = tuple(os.path.realpath(Path(package.__file__).parent) + "/" for package in (hypothesis, _pytest, pytest, pluggy))
+        self._oracle_conftests = oracle_conftests
+        self._internal = (*(os.path.realpath(Path(package.__file__).parent) + "/" for package in (hypothesis, _pytest, pytest, pluggy)),
+                          os.path.realpath(__file__))  # the worker's own case wrapper, which calls the test
 
-    def left_by_the_test(self, error: BaseException) -> bool:
+    def left_by_the_test(self, error: BaseException, stateful: bool = False) -> bool:
         """Whether `error` leaves the case as no failure: Hypothesis' or pytest's way out of a
-        case, asked for by the test module (the nearest frame that is not theirs)."""
+        case, asked for by the test module (the nearest frame that is not theirs), or, in a
+        state machine's case, by Hypothesis' own machine run (its rule draws running out of
+        choices, with no frame of anyone else's on the way)."""
         if not isinstance(error, self.leaving):
             return False
+        asker = self._asker(error)
+        return asker == self.module_file or (stateful and asker is None)
+
+    def skipped_by_the_oracle(self, error: BaseException) -> bool:
+        """Whether a plain test's `error` is a skip the oracle asked for: a mark (pytest's own
+        frames alone), the test module or a conftest file of the base on its way; a skip the
+        code under test raises is a failure of the test."""
+        if not isinstance(error, self.skipped):
+            return False
+        asker = self._asker(error)
+        return asker is None or asker == self.module_file or asker in self._oracle_conftests
+
+    def _asker(self, error: BaseException) -> str | None:
+        """The real path of the nearest frame of `error`'s traceback that is not Hypothesis',
+        pytest's or pluggy's own; None when all are."""
         frames = []
         traceback = error.__traceback__
         while traceback is not None:
             frames.append(traceback.tb_frame.f_code.co_filename)
             traceback = traceback.tb_next
         asker = next((name for name in reversed(frames) if not os.path.realpath(name).startswith(self._internal)), None)
-        return asker is not None and os.path.realpath(asker) == self.module_file
+        return None if asker is None else os.path.realpath(asker)
+
+
+class _StateMachines:
+    """Hypothesis' `get_state_machine_test`, through which every state machine runs, in the
+    place Hypothesis looks it up (its module's namespace), replaced once, before any code
+    of the user's is imported: the function it makes is handed to whatever the worker armed
+    it with (`running`), once per armed run; unarmed, a machine fails the run it is in."""
+
+    def __init__(self) -> None:
+        import hypothesis.stateful
+
+        self._make = hypothesis.stateful.get_state_machine_test
+        self._prepare: Callable[[Any], None] | None = None
+        self._made = 0
+        hypothesis.stateful.get_state_machine_test = self._made_for_the_gate
+
+    def _made_for_the_gate(self, *args: Any, **kwargs: Any) -> Any:
+        function = self._make(*args, **kwargs)
+        if self._prepare is None:
+            raise WitnessGateError("a state machine ran in a test the gate does not search as one (through a helper, or from the code "
+                                   "under test): run it as `TestX = Machine.TestCase`, or call run_state_machine_as_test in the test "
+                                   "function itself")
+        if self._made:
+            raise WitnessGateError("a second state machine in one test: the gate searches one machine per test; give each its own test")
+        self._made += 1
+        self._prepare(function)
+        return function
+
+    def running(self, assertion_id: str, prepare: Callable[[Any], None], run: Callable[[], BaseException | None]) -> BaseException | None:
+        """What `run` raised, the state machine it runs prepared by `prepare`; a run that
+        raised nothing yet ran no machine through Hypothesis is no search, and says so."""
+        self._prepare, self._made = prepare, 0
+        try:
+            raised = run()
+        finally:
+            self._prepare = None
+        if raised is None and not self._made:
+            raise WitnessGateError(f"{assertion_id}: the stateful test ran no state machine through Hypothesis' "
+                                   "run_state_machine_as_test, so nothing of it was searched")
+        return raised
 
 
 class _EnoughCases(BaseException):
@@ -198,47 +266,65 @@ Body = Callable[[int, Callable[[], None]], None]
 
 
 class GivenTest:
-    """One collected pytest item: a `@given` test (an assertion), or a plain test (one
-    without `@given`, a stateful machine's `TestCase`, or one marked xfail: an expected
-    failure gates nothing)."""
+    """One collected pytest item: a Hypothesis test the gate searches (an assertion: a
+    `@given` test, or a stateful test, `given_tests`), or a plain test (any other, and one
+    marked xfail: an expected failure is searched for nothing)."""
 
-    def __init__(self, item: Any, basetemp: str, runtime: _Runtime, max_examples: int | None = None) -> None:
+    def __init__(self, item: Any, basetemp: str, runtime: _Runtime, max_examples: int | None = None, declared: DeclaredTest | None = None) -> None:
         """`max_examples`: the suite's, the least a search of a test whose module sets none of
-        its own runs (whatever default was in force when it was decorated)."""
+        its own runs (whatever default was in force when it was decorated); `declared`: what
+        the module's source says of the test."""
         self.item, self._basetemp, self._runtime = item, basetemp, runtime
         self._max_examples = max_examples
         self.assertion_id: str = item.nodeid
         self._function = _hypothesis_function(item.obj)
-        # A stateful machine's `TestCase` counts as a Hypothesis test but has no `@given`
-        # handle to search through: it runs once, as a plain test.
-        self.given = (runtime.is_given(item.obj) and item.get_closest_marker("xfail") is None
-                      and getattr(self._function, "hypothesis", None) is not None)
-        self.line = int(item.reportinfo()[1] or 0) + 1
+        expected_to_fail = item.get_closest_marker("xfail") is not None
+        self.given = runtime.is_given(item.obj) and not expected_to_fail and getattr(self._function, "hypothesis", None) is not None
+        # A machine's `TestCase` carries Hypothesis' mark; a function that runs one, the source says.
+        self.stateful = not self.given and not expected_to_fail and (
+            getattr(item.obj, "_hypothesis_state_machine_class", None) is not None or (declared is not None and declared.stateful))
+        self.searchable = self.given or self.stateful
+        self.line = declared.line if self.stateful and declared is not None and declared.line else int(item.reportinfo()[1] or 0) + 1
 
-    def _under(self, settings_change: dict[str, Any], search_seed: int | None, body: Body, counter: _Counter) -> BaseException | None:
+    def _left(self, error: BaseException) -> bool:
+        return self._runtime.left_by_the_test(error, self.stateful)
+
+    def _under(self, settings_change: dict[str, Any], search_seed: int | None, body: Body, counter: _Counter,
+               floor: int | None = None) -> BaseException | None:
         """Runs the item once through pytest (setup, call, teardown) with Hypothesis' settings
-        changed and every case going through `body`; returns what the item raised."""
+        changed (and `max_examples` no lower than `floor`) and every case going through `body`;
+        returns what the item raised."""
         from hypothesis import settings
 
-        function = self._function
-        assert function is not None
-        handle = function.hypothesis
-        saved = (function._hypothesis_internal_use_settings, getattr(function, "_hypothesis_internal_use_seed", None), handle.inner_test)
-        inner = handle.inner_test
+        def prepare(function: Any) -> Callable[[], None]:
+            handle = function.hypothesis
+            saved = (function._hypothesis_internal_use_settings, getattr(function, "_hypothesis_internal_use_seed", None), handle.inner_test)
+            inner = handle.inner_test
 
-        @functools.wraps(inner)
-        def case(*args: Any, **kwargs: Any) -> None:
-            body(counter.take(), lambda: inner(*args, **kwargs))
+            @functools.wraps(inner)
+            def case(*args: Any, **kwargs: Any) -> None:
+                body(counter.take(), lambda: inner(*args, **kwargs))
 
-        try:
+            change = dict(settings_change)
+            if floor is not None:  # never fewer than the suite's, whatever profile was in force
+                change["max_examples"] = max(floor, saved[0].max_examples)
             # What `hypothesis.seed` sets, set here: the decorator asks `is_hypothesis_test`,
             # which code under test can replace (and Hypothesis reads the seed only with @given).
             function._hypothesis_internal_use_seed = search_seed
-            function._hypothesis_internal_use_settings = settings(saved[0], **settings_change)
+            function._hypothesis_internal_use_settings = settings(saved[0], **change)
             handle.inner_test = case
+
+            def restore() -> None:
+                function._hypothesis_internal_use_settings, function._hypothesis_internal_use_seed, handle.inner_test = saved
+            return restore
+
+        if self.stateful:  # its function is made, and prepared, as the machine starts
+            return self._runtime.machines.running(self.assertion_id, prepare, lambda: _run_item(self.item))
+        restore = prepare(self._function)
+        try:
             return _run_item(self.item)
         finally:
-            function._hypothesis_internal_use_settings, function._hypothesis_internal_use_seed, handle.inner_test = saved
+            restore()
 
     def _searching(self, search_seed: int, database: Any, body: Callable[[bool], Body]) -> tuple[str, BaseException | None]:
         """The test's `@example`s, then Hypothesis' generation and shrinking, as one search:
@@ -249,17 +335,15 @@ class GivenTest:
         counter = _Counter()
         if _explicit_examples(self._function):  # else Hypothesis, told to run nothing, skips the test
             raised = self._under(_search_settings(None, (Phase.explicit,)), search_seed, body(True), counter)
-            if raised is not None and not self._runtime.left_by_the_test(raised):
+            if raised is not None and not self._left(raised):
                 return "explicit", raised
         generating = _search_settings(database, (Phase.generate, Phase.shrink))
-        if self._max_examples is not None:  # never fewer than the suite's, whatever profile was in force
-            generating["max_examples"] = max(self._max_examples, self._function._hypothesis_internal_use_settings.max_examples)
-        return "generated", self._under(generating, search_seed, body(False), counter)
+        return "generated", self._under(generating, search_seed, body(False), counter, self._max_examples)
 
     def _passes(self, error: BaseException | None, example: int | None) -> bool:
         """Whether a case that raised `error` passed: nothing raised, a way out the test module
         asked for, or the exception its `@example(...).xfail(raises=...)` declares."""
-        if error is None or self._runtime.left_by_the_test(error):
+        if error is None or self._left(error):
             return True
         expected = _explicit_examples(self._function)[example].raises if example is not None and example < len(_explicit_examples(self._function)) else None
         return expected is not None and isinstance(error, expected)
@@ -295,16 +379,16 @@ class GivenTest:
             return run
 
         part, raised = self._searching(search_seed, recorder.database, body)
-        if isinstance(raised, self._runtime.skipped) and (not announced or self._runtime.left_by_the_test(raised)):
+        if isinstance(raised, self._runtime.skipped) and (not announced or self._left(raised)):
             return Searched("skipped")  # a skip mark, or a skip the test itself asked for: not searched
-        if raised is None or self._runtime.left_by_the_test(raised):
+        if raised is None or self._left(raised):
             if failed:  # Hypothesis fails a test whose case failed; something made it look passed
                 raise WitnessGateError(f"{self.assertion_id}: case {failed[0][0]} failed, yet the test passed: something in the worker hid the failure")
             return Searched("passed")
         if not failed:
             raise WitnessGateError(f"{self.assertion_id}: pytest or Hypothesis stopped the test outside any case: "
                                    f"{type(raised).__name__}: {_first_line(raised)}")
-        notes = self._scrubbed(_notes(last_error[0]) or _notes(raised))
+        notes = self._scrubbed(_notes(last_error[0], self.stateful) or _notes(raised, self.stateful))
         status = "flaky" if isinstance(raised, Flaky) else "falsified"
         if part == "explicit":  # Hypothesis runs `@example`s first and never shrinks them
             return Searched(status, example=explicit_cases.index(failed[0][0]), failing_example=notes)
@@ -320,9 +404,9 @@ class GivenTest:
         if payload.get("run") is True:
             error = _run_item(self.item)
             expected = error is not None and self.item.get_closest_marker("xfail") is not None  # xfailed, as pytest says
-            return Outcome(True, None) if error is None or expected or isinstance(error, self._runtime.leaving) else self._failure(error)
-        if not self.given:
-            return _unloadable("the test is no @given test any more (or is marked xfail)")
+            return Outcome(True, None) if error is None or expected or self._runtime.skipped_by_the_oracle(error) else self._failure(error)
+        if not self.searchable:
+            return _unloadable("the test is no @given or stateful test any more (or is marked xfail)")
         if "choices" in payload:
             return self._replay_choices(payload["choices"], random_seed)
         if "example" in payload:
@@ -364,7 +448,7 @@ class GivenTest:
                 return
             random.seed(random_seed)
             error = _outcome_of(call)
-            if error is not None and self._runtime.left_by_the_test(error):
+            if error is not None and self._left(error):
                 raise error  # no outcome: the test itself left the case
             seen.append(error)
             if error is not None:
@@ -379,7 +463,7 @@ class GivenTest:
         """What a case raises to Hypothesis: `error`, but a way out of a case that the code
         under test took (an `assume`, a skip, a StopTest from outside the test module) as
         the failure it is, so that Hypothesis shrinks it as one (in check and in replays alike)."""
-        if isinstance(error, self._runtime.leaving) and not self._runtime.left_by_the_test(error):
+        if isinstance(error, self._runtime.leaving) and not self._left(error):
             return LeftFromOutside(f"{type(error).__name__} raised outside the test module, by the code it calls: a failure of the case")
         return error
 
@@ -482,10 +566,15 @@ def _first_line(error: BaseException) -> str:
     return (describe(error).splitlines() or [""])[0]
 
 
-def _notes(error: BaseException) -> str | None:
+def _notes(error: BaseException, stateful: bool = False) -> str | None:
     """The failing example Hypothesis printed: the first of the notes it adds to the error
-    (the others explain, e.g., a failure that did not come back)."""
+    (the others explain, e.g., a failure that did not come back); of a state machine, the
+    steps it ran, a note each (`state = Machine()` to `state.teardown()`)."""
     notes = [note for note in getattr(error, "__notes__", []) if isinstance(note, str)]
+    start = next((index for index, note in enumerate(notes) if note.startswith("state = ")), None) if stateful else None
+    if start is not None:
+        end = next((index for index in range(start, len(notes)) if notes[index] == "state.teardown()"), len(notes) - 1)
+        notes = ["\n".join(notes[start:end + 1])]
     return describe(Exception(notes[0]))[:_MAX_NOTES] if notes else None
 
 
@@ -531,13 +620,14 @@ def run_session(root: Path, module: str, source: bytes, max_examples: int, befor
     runs once pytest is configured, before any module of the user's is imported."""
     import pytest
 
-    runtime = _Runtime(root / module)
+    oracle_conftests = {os.path.realpath(root / path) for path in pytest_files.read_at_collection(module) if path.endswith("conftest.py")}
+    runtime = _Runtime(root / module, frozenset(oracle_conftests))
     failures: list[str] = []
     raised: list[BaseException] = []
     existing: set[int] = set()  # the modules there were before pytest imported the test module
-    oracle_conftests = {os.path.realpath(root / path) for path in pytest_files.read_at_collection(module) if path.endswith("conftest.py")}
-    # Read before any code of the user's runs: the tests whose module sets their max_examples.
-    own = {key for key, test in declared_tests(source).items() if test.own_max_examples}
+    # Read before any code of the user's runs: the tests whose module sets their max_examples, and those it runs a machine in.
+    declared = declared_tests(source)
+    own = {key for key, test in declared.items() if test.own_max_examples}
 
     class Driver:
         @pytest.hookimpl(tryfirst=True)
@@ -568,7 +658,8 @@ def run_session(root: Path, module: str, source: bytes, max_examples: int, befor
                 if any(id(item.module) in existing for item in items):
                     raise WitnessGateError(f"{module}: the module pytest collected was in sys.modules before pytest imported the test "
                                            "module: something imported before it stood in for it")
-                tests = [GivenTest(item, basetemp, runtime, None if function_key(item.nodeid) in own else max_examples) for item in items]
+                tests = [GivenTest(item, basetemp, runtime, None if function_key(item.nodeid) in own else max_examples,
+                                   declared.get(function_key(item.nodeid))) for item in items]
                 loop(tests)
             except BaseException as error:  # pytest would print it and carry on: the worker reports it
                 raised.append(error)
