@@ -197,7 +197,8 @@ class _Session:
                 evidence = message.get("evidence")
                 if not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
                     raise _Garbled("a failed plain test without evidence")
-                self.plain_failures[assertion_id] = f"{_short(evidence['exception_type']) or str(evidence['kind'])[:200]}: {str(evidence['message'])[:2000]}"
+                said = " ".join(str(evidence["message"])[:2000].split())  # on one line, as a blocking line shows it
+                self.plain_failures[assertion_id] = f"{_short(evidence['exception_type']) or str(evidence['kind'])[:200]}: {said}"
             self.finished.add(assertion_id)
             self.history.append({"assertion_id": assertion_id, "payload": {"run": True}, "random_seed": 0})
         else:

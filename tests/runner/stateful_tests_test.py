@@ -13,6 +13,7 @@ import pytest
 from conftest import SampleRepo, copy_example
 
 from witness_gate import schemas, witness
+from witness_gate.given_tests import declared_searched_tests, declared_tests
 
 IMPL = "src/orders_app/pricing.py"
 BUG = ('return line["qty"] * line["price"]', 'return line["qty"] * line["price"] - (1 if line["qty"] > 3 else 0)')
@@ -197,3 +198,143 @@ def test_code_under_test_that_keeps_a_machine_from_being_searched_does_not_pass(
     assert result.code == code, result.stdout + result.stderr
     assert said in result.stdout, result.stdout
     assert not repo.gate_json()["witnesses"], result.stdout  # nothing of the machine was searched
+
+
+PLAIN_FAILED = "a plain test (no @given, no state machine) failed: "
+
+
+@pytest.mark.parametrize("head, failure", [
+    # The team's plain test catches the head's bug: no witness, so no label, and it blocks.
+    ('    return "USD"\n', "AssertionError: assert 'USD' == 'EUR' + where 'USD' = currency()"),
+    # ...a bug that shows only where the gate runs its tests, as one in CI only would.
+    ('    import sys\n    return "USD" if "witness_gate" in sys.modules else "EUR"\n', "AssertionError: assert 'USD' == 'EUR' + where 'USD' = currency()"),
+    # ...and a skip the code under test asks for: the test's own way out, taken by the code it checks.
+    ('    import pytest\n    pytest.skip("no currency here")\n', "Skipped: no currency here"),
+], ids=["fails", "fails_only_in_the_worker", "skipped_by_the_code_under_test"])
+def test_a_failing_plain_test_blocks_naming_it_and_its_failure(tmp_path, head, failure):
+    repo = machine_repo(tmp_path, GUARDED_MACHINE)
+    repo.write(IMPL, PRICING)
+    repo.edit(IMPL, '    return "EUR"\n', head)
+    result = gate(repo, IMPL)
+    assert result.code == 1, result.stdout + result.stderr
+    assert f"blocked: {PLAIN_NODE}: {PLAIN_FAILED}{failure}. It is no witness" in result.stdout, result.stdout
+    assert f"plain tests (run once; a failure blocks): 0 passed, 1 failed: {PLAIN_NODE}" in result.stdout, result.stdout
+    record = repo.gate_json()
+    schemas.validate("gate", record, "gate.json")
+    assert record["witnesses"] == [] and record["verdict"] == "blocked", record
+    assert record["pytest"]["plain_tests"] == [{"node_id": PLAIN_NODE, "passed": False, "failure": failure}], record["pytest"]
+
+
+def test_a_module_with_nothing_to_search_says_so(tmp_path):
+    repo = machine_repo(tmp_path, "from orders_app.pricing import line_total\n\n\ndef test_a_free_line_costs_nothing():\n"
+                                  "    assert line_total({'qty': 0, 'price': 5}) == 0\n")
+    result = gate(repo)
+    assert result.code == 0, result.stdout + result.stderr
+    assert (f"pytest: {MACHINE}: nothing to search (no @given test, no state machine): only its plain tests ran, once each; "
+            "no input of it was searched") in result.stdout, result.stdout
+    assert repo.gate_json()["pytest"]["nothing_to_search"] == [MACHINE]
+
+
+@pytest.mark.parametrize("head, label, cause, said", [
+    # The machine's teardown calls code of the head's that raises: every run of it fails there.
+    ('def order_total(order: dict) -> int:\n    raise RuntimeError("the ledger is closed")\n', "regression", "deterministic",
+     "RuntimeError: the ledger is closed"),
+    # The head's code makes the machine's steps come out one way or another from run to run.
+    ('def order_total(order: dict) -> int:\n    import random\n    return sum(line_total(line) for line in order["lines"]) - (random.random() < 0.5)\n',
+     "flake", "random_seed", "AssertionError"),
+], ids=["teardown_raises", "nondeterministic_steps"])
+def test_a_machine_the_head_makes_fail_in_teardown_or_at_random_stays_red(tmp_path, head, label, cause, said):
+    repo = machine_repo(tmp_path, GUARDED_MACHINE)
+    repo.write(IMPL, PRICING)
+    repo.write(IMPL, PRICING + "\n\n" + head)  # a later definition replaces the base's
+    result = gate(repo, IMPL)
+    assert result.code == 1, result.stdout + result.stderr
+    row = rows(repo)[GUARDED_NODE]
+    assert (row["label"], row["cause"]) == (label, cause), result.stdout
+    assert said in row["reason"], row
+
+
+HELPERS = '''"""State machines the gate cannot search one by one: through a helper, and two in one test."""
+
+from hypothesis import settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
+
+
+class Counter(RuleBasedStateMachine):
+    count = 0
+
+    @rule(step=st.integers(0, 3))
+    def add(self, step):
+        self.count += step
+
+
+QUICK = settings(max_examples=5, stateful_step_count=3)
+
+
+def run(machine):
+    run_state_machine_as_test(machine, settings=QUICK)
+
+
+def test_through_a_helper():
+    run(Counter)
+
+
+def test_two_machines():
+    run_state_machine_as_test(Counter, settings=QUICK)
+    run_state_machine_as_test(Counter, settings=QUICK)
+'''
+
+
+def test_a_machine_the_gate_cannot_search_alone_blocks_and_says_why(tmp_path):
+    repo = machine_repo(tmp_path)
+    repo.write("tests/properties/test_helpers.py", HELPERS)
+    result = gate(repo)
+    assert result.code == 1, result.stdout + result.stderr
+    assert ("blocked: tests/properties/test_helpers.py::test_through_a_helper: a plain test (no @given, no state machine) failed: "
+            "WitnessGateError: a state machine ran in a test the gate does not search as one (through a helper, or from the code under "
+            "test): run it as `TestX = Machine.TestCase`, or call run_state_machine_as_test in the test function itself") in result.stdout, result.stdout
+    assert ("blocked: tests/properties/test_helpers.py::test_two_machines: pytest or Hypothesis stopped the test outside any case: "
+            "WitnessGateError: a second state machine in one test: the gate searches one machine per test; give each its own test") in result.stdout, result.stdout
+
+
+def test_the_base_module_declares_its_state_machines_from_its_source_alone():
+    source = b'''
+import unittest
+import hypothesis.stateful as hs
+from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
+
+
+class Base(hs.RuleBasedStateMachine):
+    pass
+
+
+class Cart(Base):
+    pass
+
+
+CartTests = Cart.TestCase
+
+
+@pytest.mark.skip
+class TestSkippedCart(Cart.TestCase):
+    pass
+
+
+class TestPlain(unittest.TestCase):  # a unittest class is no machine
+    def test_it(self): pass
+
+
+Other = Imported.TestCase  # a machine of another module: searched, not declared here
+
+
+def test_runs_one():
+    run_state_machine_as_test(Cart)
+
+
+def test_through_a_helper():
+    helper(Cart)
+'''
+    declared = declared_tests(source)
+    assert {key for key, test in declared.items() if test.stateful} == {"CartTests::runTest", "TestSkippedCart::runTest", "test_runs_one"}
+    assert declared_searched_tests(source) == {"CartTests::runTest": False, "TestSkippedCart::runTest": True, "test_runs_one": False}
+    assert declared["CartTests::runTest"].line == 15
