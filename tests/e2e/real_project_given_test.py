@@ -31,7 +31,6 @@ secret, so this test has no nondeterministic case to show.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -44,7 +43,7 @@ from pathlib import Path
 import pytest
 
 from support.git_repo import GitRepo
-from support.released import cli, runner_env, suite_pyproject, write
+from support.released import sdist as released_sdist, cli, gated_repo, review, runner_env, suite_pyproject
 from witness_gate import witness
 
 PROJECT, VERSION = "hpack", "4.2.0"
@@ -59,12 +58,7 @@ PYPROJECT = suite_pyproject("hpack")
 
 def released(work: Path) -> dict[str, bytes]:
     """hpack 4.2.0's package and test files, from its sdist on PyPI: repository path -> bytes."""
-    target = work / f"{PROJECT}-{VERSION}"
-    done = subprocess.run(["python3.11", "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--quiet",
-                           f"{PROJECT}=={VERSION}", "-d", str(target)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    [sdist] = target.glob(f"{PROJECT}-{VERSION}.tar.gz")
-    assert hashlib.sha256(sdist.read_bytes()).hexdigest() == SDIST_SHA256, "not the hpack 4.2.0 sdist PyPI serves"
+    sdist = released_sdist(work, PROJECT, VERSION, SDIST_SHA256)
     top = f"{PROJECT}-{VERSION}/"
     files, changelog = {}, ""
     with tarfile.open(sdist) as archive:
@@ -108,24 +102,10 @@ def refactored(source: str) -> str:
 def repo(tmp_path_factory) -> GitRepo:
     work = tmp_path_factory.mktemp("hpack")
     files = released(work)
-    repo = GitRepo(work / "repo")
-    write(repo, {**files, "tests/fixtures/none.json": b"[]\n", "pyproject.toml": PYPROJECT.encode(),
-                 ".gitignore": b"/.artifacts/\n__pycache__/\n.hypothesis/\n"})
-    repo.git("init", "-q", "-b", "main")
-    repo.commit("hpack 4.2.0, gated by its own test_encode_decode.py")
     released_impl = files[IMPL].decode()
-    for branch, source, message in ((BUG_BRANCH, without_the_2_1_0_fix(released_impl), "decode_integer without its IndexError handler"),
-                                    (HONEST_BRANCH, refactored(released_impl), "compute the prefix mask with a shift")):
-        repo.git("checkout", "-q", "-b", branch, "main")
-        (repo.root / IMPL).write_text(source)
-        repo.commit(message)
-    repo.git("checkout", "-q", "main")
-    return repo
-
-
-def review(repo: GitRepo, head: str) -> tuple[subprocess.CompletedProcess, Path]:
-    out = repo.root.parent / f"review-{head}"
-    return cli(repo, "review", "--base", "main", "--head", head, "--out", str(out)), out
+    return gated_repo(work / "repo", files, PYPROJECT, "hpack 4.2.0, gated by its own test_encode_decode.py", IMPL, (
+        (BUG_BRANCH, without_the_2_1_0_fix(released_impl), "decode_integer without its IndexError handler"),
+        (HONEST_BRANCH, refactored(released_impl), "compute the prefix mask with a shift")))
 
 
 @pytest.fixture(scope="module")
