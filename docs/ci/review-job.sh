@@ -72,7 +72,7 @@ fi
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:dc65e25606fdd70c316905faf1e35d78049699cddb33bec5e10ab6dcdc2ad1aa
+    --hash=sha256:bdd8ba5ebe66ffd89fc24c61dda53576feffb8991ed217ecaa0db29d537ad583
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \
