@@ -102,6 +102,7 @@ class _Session:
     plain_failures: dict[str, str] = field(default_factory=dict)  # what each failing plain test raised
     stateful: set[str] = field(default_factory=set)  # the searched tests that are state machines, as the worker said
     skipped: set[str] = field(default_factory=set)  # @given tests pytest skipped before any case
+    excused: set[str] = field(default_factory=set)  # plain tests a skip or xfail mark excused
     cases: dict[str, int] = field(default_factory=dict)  # @given test -> cases its searches ran
     origin: str = "search"  # of the current search's failure: "example" when an `@example` failed
     failing_example: str = ""  # as Hypothesis printed it
@@ -215,6 +216,8 @@ class _Session:
             if self.current is not None or assertion_id in self.properties:
                 raise _Garbled("a plain test inside a @given test's search")
             self.plain[assertion_id] = passed
+            if _field(message, "excused_by_mark", bool):
+                self.excused.add(assertion_id)
             if not passed:
                 evidence = message.get("evidence")
                 if not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
@@ -366,6 +369,7 @@ class ModuleSearch:
     plain_failures: dict[str, str] = field(default_factory=dict)  # those that failed: what they raised
     stateful: set[str] = field(default_factory=set)  # its searched tests that are state machines
     skipped: set[str] = field(default_factory=set)  # its @given tests pytest skipped
+    excused: set[str] = field(default_factory=set)  # its plain tests a skip or xfail mark excused
     cases: dict[str, int] = field(default_factory=dict)  # its @given tests searched: cases run
 
 
@@ -405,6 +409,7 @@ def search_module(
         found.plain_failures.update(session.plain_failures)
         found.stateful |= session.stateful
         found.skipped |= session.skipped
+        found.excused |= session.excused
         found.cases.update(session.cases)
         finished |= session.finished
         if ended is None:
@@ -443,11 +448,13 @@ def run(
         for module, source in sources.items()
         if given_tests.is_pytest_module(source)
     }
+    plain_declared = {module: given_tests.declared_plain_tests(sources[module]) for module in given_declared}
     records: list[dict[str, Any]] = []
     problems: list[str] = []
     owners: dict[str, str] = {}
     plain: dict[str, bool] = {}
     skipped: set[str] = set()
+    excused: set[str] = set()
     cases: dict[str, int] = {}
     plain_failures: dict[str, str] = {}
     stateful: set[str] = set()
@@ -477,6 +484,7 @@ def run(
                     )
                 stateful |= found.stateful
                 skipped |= found.skipped
+                excused |= found.excused
                 cases.update({test: min(ran, cases.get(test, ran)) for test, ran in found.cases.items()})
                 module_problems += [
                     f"{problem} (under {conditions.describe(condition)})" if declared else problem
@@ -526,6 +534,11 @@ def run(
         reason
         for module, tests in given_declared.items()
         for reason in given_tests.unsearched(module, tests, cases, skipped, set(plain))
+    ]
+    unsearched += [
+        reason
+        for module, tests in plain_declared.items()
+        for reason in given_tests.unrun_plain(module, tests, set(plain), excused)
     ]
     return CheckResult(
         len(owners),

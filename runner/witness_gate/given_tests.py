@@ -42,6 +42,7 @@ class DeclaredTest:
     own_max_examples: bool  # its `@settings(...)`, or its class's, sets `max_examples`
     stateful: bool = False  # a state machine's `TestCase`, or a function that calls `run_state_machine_as_test`
     line: int = 0  # where the module declares it (a `TestCase`'s own code is Hypothesis')
+    marked: bool = False  # carries a skip, skipif or xfail mark in the source, conditional or not (`exempt` or not)
 
     @property
     def searched(self) -> bool:
@@ -70,12 +71,13 @@ def declared_tests(source: bytes) -> dict[str, DeclaredTest]:
         for alias in node.names
         if alias.name == "given" and alias.asname
     }
-    module_marked = any(
-        isinstance(node, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets)
-        and _unconditional_marks(node.value)
+    module_marks = [
+        mark
         for node in tree.body
-    )
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets)
+        for mark in (node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value])
+    ]
+    module_marked = _marked(module_marks)
     scopes: list[tuple[str, list[ast.stmt], list[ast.expr]]] = [("", tree.body, [])]
     scopes += [
         (f"{node.name}::", node.body, node.decorator_list)
@@ -92,6 +94,7 @@ def declared_tests(source: bytes) -> dict[str, DeclaredTest]:
                     own_max_examples=_sets_max_examples([*outer, *node.decorator_list]),
                     stateful=_runs_a_state_machine(node),
                     line=node.lineno,
+                    marked=_marked([*module_marks, *outer, *node.decorator_list], conditional=True),
                 )
     machines = _state_machines(tree)
     for node in tree.body:
@@ -110,18 +113,32 @@ def declared_tests(source: bytes) -> dict[str, DeclaredTest]:
 
 def _state_machines(tree: ast.Module) -> set[str]:
     """The module's classes that are state machines: deriving from `RuleBasedStateMachine`
-    (as a name or an attribute), or from another such class of the module."""
+    (as a name, under any name the module imports or binds it to, or as an attribute), or
+    from another such class of the module."""
+    bases = {"RuleBasedStateMachine"} | {
+        alias.asname
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "hypothesis.stateful"
+        for alias in node.names
+        if alias.name == "RuleBasedStateMachine" and alias.asname
+    }
     machines: set[str] = set()
-    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
     while True:
+        known = bases | machines
         more = {
             node.name
-            for node in classes
-            if node.name not in machines
-            and any(
-                _called_name(base) == "RuleBasedStateMachine" or isinstance(base, ast.Name) and base.id in machines
-                for base in node.bases
-            )
+            for node in tree.body
+            if isinstance(node, ast.ClassDef)
+            and node.name not in machines
+            and any(_called_name(base) in known for base in node.bases)
+        } | {
+            target.id
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and _called_name(node.value) in known
+            and not isinstance(node.value, ast.Call)
+            for target in node.targets
+            if isinstance(target, ast.Name) and target.id not in bases | machines
         }
         if not more:
             return machines
@@ -151,6 +168,40 @@ def declared_searched_tests(source: bytes) -> dict[str, bool]:
     return {key: test.exempt for key, test in declared_tests(source).items() if test.searched}
 
 
+def declared_plain_tests(source: bytes) -> dict[str, bool]:
+    """The plain tests of a pytest module (`declared_tests`: neither `@given` nor a state
+    machine), each with whether the module carries a skip, skipif or xfail mark for it (pure)."""
+    return {key: test.marked for key, test in declared_tests(source).items() if not test.searched}
+
+
+def unrun_plain(module: str, declared: dict[str, bool], ran: set[str], excused_by_mark: set[str]) -> list[str]:
+    """Why each plain test of the base's `module` (`declared`: `declared_plain_tests`) did not
+    count as run (pure): a skip or xfail mark excused it (`excused_by_mark`: node ids) that the
+    base's module does not carry for it, so the code under test may have placed it at run
+    time; or it was not collected at all (`ran`: node ids that ran). A test the module does not
+    declare (inherited, made at run time) has no source to read, as for `unsearched`."""
+
+    def ours(node_ids: Iterable[str]) -> list[str]:
+        return sorted(node_id for node_id in node_ids if node_id.split("::", 1)[0] == module)
+
+    reasons = [
+        f"{node_id}: a skip or xfail mark excused it that the base's module does not carry (the code under test may "
+        "have placed it)"
+        for node_id in ours(excused_by_mark)
+        if declared.get(function_key(node_id))
+        is False  # one it does not declare (inherited, made at run time): no source to read
+    ]
+    collected = {function_key(node_id) for node_id in ours(ran)}
+    reasons += [
+        f"{module}::{key}: not collected (deselected, or no longer a test at run time)"
+        for key, marked in sorted(declared.items())
+        if not marked and key not in collected
+    ]
+    return [
+        f"{reason}; a plain test of the base's module must run, unless the module itself marks it" for reason in reasons
+    ]
+
+
 def function_key(node_id: str) -> str:
     """`Class::test` or `test` of a node id, without the module or parameters."""
     return node_id.split("::", 1)[-1].split("[", 1)[0] if "::" in node_id else ""
@@ -169,25 +220,25 @@ def _called_name(node: ast.expr) -> str | None:
     return target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else None
 
 
-def _unconditional_marks(node: ast.expr) -> bool:
-    marks = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
-    return _marked(marks)
-
-
-def _marked(decorators: list[ast.expr]) -> bool:
+def _marked(decorators: list[ast.expr], conditional: bool = False) -> bool:
     """Whether one of `decorators` is `pytest.mark.skip` or `pytest.mark.xfail` with no
-    condition (`skipif`, or a positional or `condition=` argument, depends on run time)."""
+    condition (`skipif`, or a positional or `condition=` argument, depends on run time), or,
+    `conditional`, any skip, skipif or xfail mark."""
     for decorator in decorators:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         if not (
             isinstance(target, ast.Attribute)
-            and target.attr in ("skip", "xfail")
+            and target.attr in ("skip", "skipif", "xfail")
             and isinstance(target.value, (ast.Attribute, ast.Name))
             and _called_name(target.value) == "mark"
         ):
             continue
-        if isinstance(decorator, ast.Call) and (
-            decorator.args and target.attr == "xfail" or any(k.arg == "condition" for k in decorator.keywords)
+        if conditional:
+            return True
+        if (
+            target.attr == "skipif"
+            or isinstance(decorator, ast.Call)
+            and (decorator.args and target.attr == "xfail" or any(k.arg == "condition" for k in decorator.keywords))
         ):
             continue
         return True

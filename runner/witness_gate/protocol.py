@@ -52,7 +52,9 @@ class Event:
     SEARCHED = (
         "searched"  # check: the property's searches ended with status (`SEARCH_STATUSES`), and a pytest test's given
     )
-    PLAIN = "plain"  # check: a pytest plain test (no @given, no state machine) ran once: assertion_id, passed, evidence
+    # check: a pytest plain test (no @given, no state machine) ran once: assertion_id, passed, evidence, and
+    # excused_by_mark (a skip or xfail mark excused it)
+    PLAIN = "plain"
     MISSING = "missing"  # replay: the module has no assertion for this job
     OUTCOME = "outcome"  # replay: job and slot failed, or not, with evidence
     PROBLEM = "problem"  # the module could not be run: message

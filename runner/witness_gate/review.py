@@ -31,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from witness_gate import classification
 from witness_gate import freeze as freezes
 from witness_gate import lock as locks
 from witness_gate import replay as replays
@@ -172,8 +173,14 @@ def suite_config(suite: Suite, config: GateConfig) -> GateConfig:
 def _each_passes_on(suite: Suite, tree: Path, config: GateConfig, gate_out: Path, rows: list[dict[str, Any]]) -> bool:
     """Whether each of a gate's regression rows passes one replay in `tree` (the base's) under
     the gate's own lock: then the base shares none of them, and a base gate run, a search and
-    every replay again, would only say so at length."""
+    every replay again, would only say so at length. Asked only of rows the shrunk payload
+    alone decided: one that rests on its history, the in-process call or the unshrunk payload
+    can pass alone on the base and still fail there the same way."""
     lock = locks.load(gate_out / gates.LOCK_NAME)
+    report = classification.load_report(gate_out / gates.REPORT_NAME, lock)
+    decided_by = {f"{gates.WITNESS_DIR}/{row['file']}": row["replayed"] for row in report["witnesses"]}
+    if any(decided_by.get(row["file"]) != "shrunk" for row in rows):
+        return False
     records = {
         f"{gates.WITNESS_DIR}/{path.name}": record
         for path, record in witness.load_directory(gate_out / gates.WITNESS_DIR, lock)

@@ -228,6 +228,68 @@ def test_code_under_test_that_keeps_a_machine_from_being_searched_does_not_pass(
     assert not repo.gate_json()["witnesses"], result.stdout  # nothing of the machine was searched
 
 
+# The base's machine under an alias of Hypothesis' base class: the source reader must see it as
+# a machine all the same, or the head's code could keep it from being collected unnoticed.
+ALIASED_MACHINE = GUARDED_MACHINE.replace(
+    "from hypothesis.stateful import RuleBasedStateMachine, invariant, rule",
+    "from hypothesis.stateful import RuleBasedStateMachine as Machine, invariant, rule",
+).replace("class Cart(RuleBasedStateMachine):", "class Cart(Machine):")
+
+
+def test_a_machine_declared_through_an_alias_cannot_be_kept_from_collection(tmp_path):
+    assert ALIASED_MACHINE != GUARDED_MACHINE
+    hiding, code, said = ATTACKS["renamed"]
+    repo = machine_repo(tmp_path, ALIASED_MACHINE)
+    repo.write(IMPL, PRICING.replace(*LINE_BUG) + hiding)
+    result = gate(repo, IMPL)
+    assert result.code == code, result.stdout + result.stderr
+    assert said in result.stdout, result.stdout
+
+
+# The head's code reaches the test module while it is imported and marks every test skipped:
+# a mark the base's module does not carry, so it excuses nothing.
+SKIP_THE_MODULE = """
+
+import sys as _sys
+import pytest as _pytest
+_frame = _sys._getframe(0)
+while _frame is not None and not _frame.f_globals.get("__name__", "").endswith("test_cart_machine"):
+    _frame = _frame.f_back
+_frame.f_globals["pytestmark"] = [_pytest.mark.{}(reason="later")]
+"""
+PLAIN_ONLY = '''"""The team's plain tests only."""
+
+from orders_app.pricing import currency
+
+
+def test_prices_are_in_euros():
+    assert currency() == "EUR"
+'''
+
+
+@pytest.mark.parametrize("mark", ["skip", "xfail"])
+def test_a_plain_test_excused_by_a_mark_the_head_places_does_not_pass(tmp_path, mark):
+    repo = machine_repo(tmp_path, PLAIN_ONLY)
+    repo.write(IMPL, PRICING.replace('    return "EUR"\n', '    return "USD"\n') + SKIP_THE_MODULE.format(mark))
+    result = gate(repo, IMPL)
+    assert result.code == 4, result.stdout + result.stderr
+    assert (
+        f"incomplete: {PLAIN_NODE}: a skip or xfail mark excused it that the base's module does not carry (the code "
+        "under test may have placed it); a plain test of the base's module must run, unless the module itself marks it"
+    ) in result.stdout, result.stdout
+
+
+def test_a_plain_test_the_base_marks_may_be_excused(tmp_path):
+    marked = PLAIN_ONLY.replace(
+        "def test_prices_are_in_euros",
+        "@pytest.mark.skipif(True, reason='no euros here')\n" "def test_prices_are_in_euros",
+    ).replace('"""The team\'s plain tests only."""\n', '"""The team\'s plain tests only."""\n\nimport pytest\n')
+    repo = machine_repo(tmp_path, marked)
+    repo.write(IMPL, PRICING.replace('    return "EUR"\n', '    return "USD"\n'))
+    result = gate(repo, IMPL)
+    assert result.code == 0, result.stdout + result.stderr
+
+
 PLAIN_FAILED = "a plain test (no @given, no state machine) failed: "
 
 

@@ -181,6 +181,10 @@ class _Runtime:
         asker = self._asker(error)
         return asker is None or asker == self.module_file or asker in self._oracle_conftests
 
+    def skipped_by_a_mark(self, error: BaseException) -> bool:
+        """Whether a skip came from pytest's own frames alone, as a skip mark's does."""
+        return isinstance(error, self.skipped) and self._asker(error) is None
+
     def _asker(self, error: BaseException) -> str | None:
         """The real path of the nearest frame of `error`'s traceback that is not Hypothesis',
         pytest's or pluggy's own; None when all are."""
@@ -457,21 +461,27 @@ class GivenTest:
         # the runner makes the witness the search up to the failing case.
         return Searched(status, recorder.shrunk(), recorder.first, failing_example=notes)
 
+    def run_plain(self) -> tuple[Outcome, bool]:
+        """The test run once as a plain test: its outcome, and whether a mark excused it (a
+        failure under an xfail mark, as pytest counts it, or a skip pytest's own frames raised,
+        as a skip mark's): the runner accepts that only where the base's module carries such
+        a mark for it (`given_tests.unrun_plain`), since code under test can place one."""
+        error = _run_item(self.item)
+        if error is None:
+            return Outcome(True, None), False
+        if self.item.get_closest_marker("xfail") is not None:
+            return Outcome(True, None), True
+        if self._runtime.skipped_by_the_oracle(error):
+            return Outcome(True, None), self._runtime.skipped_by_a_mark(error)
+        return self._failure(error), False
+
     def run(self, payload: Any, fixture: Callable[[], Any] | None, random_seed: int, expect: str = "accept") -> Outcome:
         """One replay of `payload` (a witness or a history entry; see the module docstring)."""
         del fixture, expect  # a pytest test reads its fixture files itself; it has no rejects
         if not isinstance(payload, dict):
             return _unloadable("the payload is no pytest payload")
         if payload.get("run") is True:
-            error = _run_item(self.item)
-            expected = (
-                error is not None and self.item.get_closest_marker("xfail") is not None
-            )  # xfailed, as pytest says
-            return (
-                Outcome(True, None)
-                if error is None or expected or self._runtime.skipped_by_the_oracle(error)
-                else self._failure(error)
-            )
+            return self.run_plain()[0]
         if not self.searchable:
             return _unloadable("the test is no @given or stateful test any more (or is marked xfail)")
         if "choices" in payload:
