@@ -72,7 +72,7 @@ fi
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:335faa5f26b08d97474c7b354f51316cb581b81d111f1abc0632d637065c4315
+    --hash=sha256:4f8ae64151544dd97a3bc7dd4cd1df74dd3e31e309ea01fbabd1adbf552b43a9
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \

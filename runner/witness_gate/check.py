@@ -28,7 +28,7 @@ from witness_gate.canonical import NotPlainJSON, canonical_bytes, payload_hash, 
 from witness_gate.errors import WitnessGateError
 from witness_gate.lock import relative_to_root
 from witness_gate.protocol import CALL_ORIGINS, SEARCH_STATUSES, Event, EvidenceKind, failure_evidence
-from witness_gate.sandbox import Ended, Worker
+from witness_gate.sandbox import WORKER_SLACK_SECONDS, Ended, Worker
 
 
 @dataclass(frozen=True)
@@ -114,8 +114,12 @@ class _Session:
     def follow(self, worker: Worker, timeout: float) -> Ended | str | None:
         """Reads messages until "done" (None), a problem the worker reports (its text), or
         the end of the conversation (`Ended`, with the pending call failed)."""
+        started = False
         while True:
-            message = worker.receive(timeout)
+            # The first message comes once the worker started and loaded the module: the
+            # limit is a call's, so its start gets the slack replays give it too.
+            message = worker.receive(timeout if started else timeout + WORKER_SLACK_SECONDS)
+            started = True
             if isinstance(message, Ended):
                 self._fail_pending(message, timeout)
                 return message

@@ -37,7 +37,7 @@ from witness_gate import conditions, protocol, seeds
 from witness_gate.canonical import canonical_bytes
 from witness_gate.evidence import COLLECTOR, Replay, counts, escalation, replayed_again, replayed_variant
 from witness_gate.protocol import ENDED_CALL_KINDS, Event, EvidenceKind, failure_evidence
-from witness_gate.sandbox import Ended, Worker
+from witness_gate.sandbox import WORKER_SLACK_SECONDS, Ended, Worker
 
 # A default round at once, more than the two cores of the machines this was measured on:
 # an interpreter spends much of its time starting or asleep between spaced slots. A
@@ -45,7 +45,6 @@ from witness_gate.sandbox import Ended, Worker
 # failing test 8.3 s with six against 10.4 s with three, of twelve in one module 28.7 s
 # against 38.8 s (two runs each, a 2-core machine other jobs kept at a load of 4 to 9).
 _PARALLEL_INTERPRETERS = 6
-_SLACK_SECONDS = 5.0  # on top of the time limit, for the interpreter's own work between replays
 
 # Called after each interpreter with (interpreters done, interpreters planned so far, module).
 Progress = Callable[[int, int, str], None]
@@ -480,7 +479,7 @@ def _interpreter(
     wanted = {(j, s) for j in range(len(jobs)) for s in range(len(seed_rows))}
     ended: Ended | None = None
     with Worker(request, secret, plan.root, scratch) as worker:
-        wait = plan.timeout + _SLACK_SECONDS
+        wait = plan.timeout + WORKER_SLACK_SECONDS
         while True:
             message = worker.receive(wait)
             if isinstance(message, Ended):
@@ -511,7 +510,7 @@ def _interpreter(
                 worker.close()
                 ended = Ended("protocol", f"broke the message protocol ({event!r} message)")
                 break
-            wait = plan.timeout + request["spacing_seconds"] + _SLACK_SECONDS
+            wait = plan.timeout + request["spacing_seconds"] + WORKER_SLACK_SECONDS
     results: dict[tuple[int, int], tuple[bool, dict[str, Any] | None]] = {}
     failed: dict[int, list[bool]] = {}  # each job's outcomes in slot order, up to its first unreported slot
     for job_index, slot in sorted(wanted):

@@ -63,6 +63,10 @@ _BOOT = (
 # that the tree ships beside its sources (`review` also blocks bytecode in a patch).
 _INTERPRETER_FLAGS = ("-P", "-S", "-s", "-B", "--check-hash-based-pycs", "always")
 _MAX_MESSAGE = 32 << 20
+# On top of a call's time limit, for a worker's own work that is no call: its start (a fresh
+# interpreter importing Hypothesis and pytest took seconds on a 2-core machine under a CI
+# run's load, past a 2 s limit) and its work between replays.
+WORKER_SLACK_SECONDS = 5.0
 _MAX_SANDBOX_WORDS = 2000
 _EXIT_GRACE_SECONDS = 1.0
 # A fixed, documented environment: the same on every machine and under every caller.
