@@ -37,8 +37,10 @@ def main(args):
         os.chdir(os.environ["BUILD_WORKING_DIRECTORY"])
     output = Path(args[0].split("=", 1)[1])
     if run(["git", "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=none"]):
-        sys.exit("suites: the checkout has uncommitted changes to tracked files, so the graph it would print "
-                 "is not the commit's: run it in a clean checkout of the base")
+        sys.exit(
+            "suites: the checkout has uncommitted changes to tracked files, so the graph it would print "
+            "is not the commit's: run it in a clean checkout of the base"
+        )
     commit = run(["git", "rev-parse", "--verify", "HEAD^{commit}"]).strip()
     bazel = shlex.split(os.environ.get("BAZEL", "bazel"))
     labels = run([*bazel, "query", _KIND, "--output=label"]).split()
@@ -52,11 +54,18 @@ def main(args):
     places = {key: {suite.pop(key) for suite in suites} for key in ("freezes_dir", "corpus_dir")}
     for key, found in places.items():
         if len(found) > 1:
-            sys.exit(f"suites: the gated targets read their {key.replace('_', ' ')} from {sorted(found)}: review takes one; "
-                     "declare them in one package, or give them one directory")
+            sys.exit(
+                f"suites: the gated targets read their {key.replace('_', ' ')} from {sorted(found)}: review takes one; "
+                "declare them in one package, or give them one directory"
+            )
     document = {
-        "schema_version": 1, "commit": commit, **_OPTIONS,
-        **{key: (found.pop() if found else default) for (key, found), default in zip(places.items(), (".witness-gate/freezes", ".witness-gate/corpus"))},
+        "schema_version": 1,
+        "commit": commit,
+        **_OPTIONS,
+        **{
+            key: (found.pop() if found else default)
+            for (key, found), default in zip(places.items(), (".witness-gate/freezes", ".witness-gate/corpus"))
+        },
         "suites": sorted(suites, key=lambda suite: suite["name"]),
     }
     output.write_text(json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n")

@@ -41,9 +41,15 @@ BEGIN = "cat >\"$work/runner-requirements.txt\" <<'PINS'\n"
 END = "PINS\n"
 # The interpreter review-job.sh installs into: python3.11 on a Linux CI machine.
 ENVIRONMENT = {
-    "python_version": "3.11", "python_full_version": "3.11.0", "implementation_name": "cpython",
-    "platform_python_implementation": "CPython", "sys_platform": "linux", "platform_system": "Linux", "os_name": "posix",
-    "platform_machine": "x86_64", "extra": "",
+    "python_version": "3.11",
+    "python_full_version": "3.11.0",
+    "implementation_name": "cpython",
+    "platform_python_implementation": "CPython",
+    "sys_platform": "linux",
+    "platform_system": "Linux",
+    "os_name": "posix",
+    "platform_machine": "x86_64",
+    "extra": "",
 }
 
 
@@ -88,7 +94,9 @@ def closure(roots: list[str], lock: dict[str, dict]) -> list[dict]:
 
 
 def requirement_lines(name: str, version: str, hashes: list[str]) -> str:
-    return " \\\n".join([f"{name}=={version}", *(f"    --hash=sha256:{digest}" for digest in sorted(set(hashes)))]) + "\n"
+    return (
+        " \\\n".join([f"{name}=={version}", *(f"    --hash=sha256:{digest}" for digest in sorted(set(hashes)))]) + "\n"
+    )
 
 
 def pins(wheel: Path, lock_path: Path = LOCK) -> str:
@@ -98,7 +106,10 @@ def pins(wheel: Path, lock_path: Path = LOCK) -> str:
     for entry in closure(requires, locked(lock_path)):
         wheels = [a["hash"] for a in entry["artifacts"] if a["algorithm"] == "sha256" and a["url"].endswith(".whl")]
         if not wheels:
-            raise SystemExit(f"pin_runner: {entry['project_name']} {entry['version']} has no wheel in the lock; the job installs " "binaries only")
+            raise SystemExit(
+                f"pin_runner: {entry['project_name']} {entry['version']} has no wheel in the lock; the job installs "
+                "binaries only"
+            )
         lines.append(requirement_lines(canonicalize_name(entry["project_name"]), entry["version"], wheels))
     return "".join(lines)
 
@@ -124,7 +135,10 @@ def main() -> int:
     block = pins(args.wheel, args.lock)
     if args.check:
         if shipped(text) != block:
-            print(f"pin_runner: the pins in {args.job} are stale: run python3.11 docs/ci/pin_runner.py {args.wheel}", file=sys.stderr)
+            print(
+                f"pin_runner: the pins in {args.job} are stale: run python3.11 docs/ci/pin_runner.py {args.wheel}",
+                file=sys.stderr,
+            )
             return 1
         return 0
     args.job.write_text(with_pins(text, block))

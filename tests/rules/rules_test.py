@@ -52,7 +52,12 @@ def rule_runner() -> RuleRunner:
             QueryRule(Ownership, [OwnershipRequest]),
             QueryRule(ChangedPaths, [ChangedPathsRequest]),
         ],
-        target_types=[PythonSourcesGeneratorTarget, FilesGeneratorTarget, WitnessFixtureTarget, WitnessPropertiesTarget],
+        target_types=[
+            PythonSourcesGeneratorTarget,
+            FilesGeneratorTarget,
+            WitnessFixtureTarget,
+            WitnessPropertiesTarget,
+        ],
     )
     set_options(runner)
     return runner
@@ -83,9 +88,12 @@ FIXTURE = 'witness_fixture(name="fx", source="fixture.json", generator_version=1
 
 
 def test_ownership_follows_the_target_graph_not_path_prefixes(rule_runner):
-    owned = ownership(rule_runner, FIXTURE + 'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", '
-                                             'dependencies=["src/app"], oracle_paths=["props_test_helpers.py"], '
-                                             'generated_oracle_paths=["stubs/generated.py"])')
+    owned = ownership(
+        rule_runner,
+        FIXTURE + 'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", '
+        'dependencies=["src/app"], oracle_paths=["props_test_helpers.py"], '
+        'generated_oracle_paths=["stubs/generated.py"])',
+    )
     assert owned.impl == ("src/app/core.py", "src/util/helpers.py")
     assert owned.oracle == (
         "src/app/props/BUILD",  # the declaration is part of the oracle
@@ -99,34 +107,50 @@ def test_ownership_follows_the_target_graph_not_path_prefixes(rule_runner):
 
 
 def test_oracle_dependencies_are_oracle_even_when_dependencies_reach_them(rule_runner):
-    owned = ownership(rule_runner, FIXTURE + 'python_sources(name="helpers", sources=["props_test_helpers.py"])\n'
-                                             'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", '
-                                             'dependencies=["src/app", ":helpers"], oracle_dependencies=[":helpers"])')
+    owned = ownership(
+        rule_runner,
+        FIXTURE + 'python_sources(name="helpers", sources=["props_test_helpers.py"])\n'
+        'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", '
+        'dependencies=["src/app", ":helpers"], oracle_dependencies=[":helpers"])',
+    )
     assert "src/app/props/props_test_helpers.py" in owned.oracle
     assert owned.impl == ("src/app/core.py", "src/util/helpers.py")
 
 
 def test_impl_paths_and_file_dependencies_add_implementation(rule_runner):
-    owned = ownership(rule_runner, FIXTURE + 'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", '
-                                             'dependencies=["src/app", "src/util:data"], impl_paths=["tables/*.csv"])')
+    owned = ownership(
+        rule_runner,
+        FIXTURE + 'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", '
+        'dependencies=["src/app", "src/util:data"], impl_paths=["tables/*.csv"])',
+    )
     assert "src/util/rates.csv" in owned.impl  # a `files` dependency is implementation too
     assert "src/app/props/tables/discounts.csv" in owned.impl
 
 
 def test_an_impl_path_that_matches_nothing_is_an_error(rule_runner):
     with pytest.raises(ExecutionError, match="nothing.csv"):
-        ownership(rule_runner, FIXTURE + 'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", ' 'impl_paths=["nothing.csv"])')
+        ownership(
+            rule_runner,
+            FIXTURE + 'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", '
+            'impl_paths=["nothing.csv"])',
+        )
 
 
 def test_depending_on_the_properties_own_sources_is_a_clear_error(rule_runner):
     with pytest.raises(ExecutionError, match="orders_props.py is both oracle"):
-        ownership(rule_runner, FIXTURE + 'python_sources(name="lib")\n'
-                                         'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", dependencies=[":lib"])')
+        ownership(
+            rule_runner,
+            FIXTURE + 'python_sources(name="lib")\n'
+            'witness_properties(name="props", sources=["orders_props.py"], fixture=":fx", dependencies=[":lib"])',
+        )
 
 
 def test_fixture_must_name_a_witness_fixture(rule_runner):
     with pytest.raises(ExecutionError, match="not a `witness_fixture`"):
-        ownership(rule_runner, 'python_sources(name="lib")\nwitness_properties(name="props", sources=["orders_props.py"], fixture=":lib")')
+        ownership(
+            rule_runner,
+            'python_sources(name="lib")\nwitness_properties(name="props", sources=["orders_props.py"], fixture=":lib")',
+        )
 
 
 def test_changed_paths_from_a_file_option(rule_runner):
@@ -171,7 +195,12 @@ class Repo:
         self.rule_runner = rule_runner
 
     def git(self, *args: str) -> None:
-        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=self.rule_runner.build_root, check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
+            cwd=self.rule_runner.build_root,
+            check=True,
+            capture_output=True,
+        )
 
     def start(self, files: dict[str, str]) -> None:
         self.rule_runner.write_files(files)
@@ -205,7 +234,14 @@ def test_changed_paths_from_git_keep_every_name_and_both_sides_of_a_rename(rule_
     # Pants' own helper splits git's output at whitespace, leaves non-ASCII names quoted and
     # lets git detect renames: each of these oracle edits dropped out of its list.
     repo = Repo(rule_runner)
-    repo.start({"props/my props.py": "", "props/örders.py": "", "props/old.py": "x = 1\n" * 20, "props/staged old.py": "y = 2\n" * 20})
+    repo.start(
+        {
+            "props/my props.py": "",
+            "props/örders.py": "",
+            "props/old.py": "x = 1\n" * 20,
+            "props/staged old.py": "y = 2\n" * 20,
+        }
+    )
     rule_runner.write_files({"props/my props.py": "# edited", "props/örders.py": "# edited"})
     repo.git("mv", "props/old.py", "props/new.py")
     repo.git("commit", "-q", "-am", "topic")
@@ -263,7 +299,11 @@ def test_parse_changed_list_refuses_malformed_lines(text, message):
 def test_relevant_changes_keep_owned_paths_and_freezes_only():
     owned = Ownership(("p.py",), PinnedFixture("f.json", 1, None), ("src/a.py",), ("p.py", "f.json"), None)  # type: ignore[arg-type]
     changed = ("README.md", "src/a.py", "f.json", ".witness-gate/freezes/x.json", ".witness-gate/other")
-    assert relevant_changes(changed, owned, ".witness-gate/freezes") == (".witness-gate/freezes/x.json", "f.json", "src/a.py")
+    assert relevant_changes(changed, owned, ".witness-gate/freezes") == (
+        ".witness-gate/freezes/x.json",
+        "f.json",
+        "src/a.py",
+    )
 
 
 # The path cases the runner runs too (tests/runner/path_cases_test.py): the plugin restates

@@ -51,12 +51,17 @@ def project_files() -> dict[str, str]:
     files = {
         "3rdparty/python/BUILD": "".join(
             f'python_requirement(name="{name}", requirements=["{spec}"], resolve="python-default")\n'
-            for name, spec in [("hypothesis", "hypothesis==6.170.17"), ("jsonschema", "jsonschema>=4.23,<5"), ("pytest", "pytest>=8,<10"),
-                               ("typer", "typer>=0.12,<1")]
+            for name, spec in [
+                ("hypothesis", "hypothesis==6.170.17"),
+                ("jsonschema", "jsonschema>=4.23,<5"),
+                ("pytest", "pytest>=8,<10"),
+                ("typer", "typer>=0.12,<1"),
+            ]
         ),
         "runner/BUILD": (
             'python_sources(name="lib", sources=["witness_gate/**/*.py"], dependencies=[":schemas", '
-            '"3rdparty/python:hypothesis", "3rdparty/python:jsonschema", "3rdparty/python:pytest", ' '"3rdparty/python:typer"])\n'
+            '"3rdparty/python:hypothesis", "3rdparty/python:jsonschema", "3rdparty/python:pytest", '
+            '"3rdparty/python:typer"])\n'
             'resources(name="schemas", sources=["witness_gate/_schemas/*.json"])\n'
         ),
     }
@@ -87,8 +92,11 @@ def rule_runner() -> RuleRunner:
             QueryRule(DigestContents, [Digest]),
         ],
         target_types=[
-            PythonSourcesGeneratorTarget, PythonRequirementTarget, ResourcesGeneratorTarget,
-            WitnessFixtureTarget, WitnessPropertiesTarget,
+            PythonSourcesGeneratorTarget,
+            PythonRequirementTarget,
+            ResourcesGeneratorTarget,
+            WitnessFixtureTarget,
+            WitnessPropertiesTarget,
         ],
         ca_certs_path="/etc/ssl/certs/ca-certificates.crt",
     )
@@ -131,7 +139,9 @@ def test_the_test_rule_passes_a_sound_target_and_fails_a_regression(rule_runner)
     assert "gate: pass" in passed.stdout
     assert passed.extra_output is not None and "gate.json" in passed.extra_output.files
 
-    rule_runner.write_files({"app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n", "changed.txt": "app/calc.py\n"})
+    rule_runner.write_files(
+        {"app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n", "changed.txt": "app/calc.py\n"}
+    )
     failed = run(rule_runner)
     assert failed.exit_code == 1, failed.stdout + failed.stderr
     # replays=3 in six interpreters, confirmed by a second round: 36 replays, every one failing.
@@ -139,27 +149,37 @@ def test_the_test_rule_passes_a_sound_target_and_fails_a_regression(rule_runner)
     assert failed.extra_output is not None
     witnesses = [name for name in failed.extra_output.files if name.startswith("witnesses/")]
     assert len(witnesses) == 1 and witnesses[0].startswith("witnesses/prop_double_is_even.")
-    contents = {entry.path: entry.content for entry in rule_runner.request(DigestContents, [failed.extra_output.digest])}
+    contents = {
+        entry.path: entry.content for entry in rule_runner.request(DigestContents, [failed.extra_output.digest])
+    }
     assert json.loads(contents["gate.json"])["witnesses"][0]["label"] == "regression"
 
 
 def test_a_pytest_module_of_given_tests_is_gated_as_it_is(rule_runner):
-    rule_runner.write_files({
-        "props/test_calc.py": (
-            "from hypothesis import given, strategies as st\nfrom app.calc import double\n\n"
-            "@given(st.integers(0, 1000))\ndef test_double_is_even(n):\n    assert double(n) % 2 == 0\n\n"
-            "def test_double_of_zero():\n    assert double(0) == 0\n"
-        ),
-        "props/BUILD": (
-            'witness_fixture(name="fx", source="fixture.json", generator_version=1)\n'
-            'witness_properties(name="props", sources=["test_calc.py"], fixture=":fx", dependencies=["app"], ' 'replays=3)\n'
-        ),
-    })
+    rule_runner.write_files(
+        {
+            "props/test_calc.py": (
+                "from hypothesis import given, strategies as st\nfrom app.calc import double\n\n"
+                "@given(st.integers(0, 1000))\ndef test_double_is_even(n):\n    assert double(n) % 2 == 0\n\n"
+                "def test_double_of_zero():\n    assert double(0) == 0\n"
+            ),
+            "props/BUILD": (
+                'witness_fixture(name="fx", source="fixture.json", generator_version=1)\n'
+                'witness_properties(name="props", sources=["test_calc.py"], fixture=":fx", dependencies=["app"], '
+                "replays=3)\n"
+            ),
+        }
+    )
     passed = run(rule_runner)
     assert passed.exit_code == 0, passed.stdout + passed.stderr
-    assert "pytest: 1 @given test(s) searched (100-100 cases each); plain tests (run once; a failure blocks): 1 passed, " "0 failed" in passed.stdout
+    assert (
+        "pytest: 1 @given test(s) searched (100-100 cases each); plain tests (run once; a failure blocks): 1 passed, "
+        "0 failed" in passed.stdout
+    )
 
-    rule_runner.write_files({"app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n", "changed.txt": "app/calc.py\n"})
+    rule_runner.write_files(
+        {"app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n", "changed.txt": "app/calc.py\n"}
+    )
     failed = run(rule_runner)
     assert failed.exit_code == 1, failed.stdout + failed.stderr
     assert "regression: props/test_calc.py::test_double_is_even failed 36/36 replays" in failed.stdout
@@ -167,22 +187,31 @@ def test_a_pytest_module_of_given_tests_is_gated_as_it_is(rule_runner):
 
 
 def test_oracle_dependencies_reach_the_sandbox_and_are_judged_as_oracle(rule_runner):
-    rule_runner.write_files({
-        "props/numbers.py": "from hypothesis import strategies as st\n\nnumbers = st.fixed_dictionaries({'n': " "st.integers(0, 1000)})\n",
-        "props/calc_props.py": SAMPLE["props/calc_props.py"].replace(
-            "st.fixed_dictionaries({'n': st.integers(0, 1000)})", "numbers").replace("import witness_gate\n", "import witness_gate\nfrom props.numbers import numbers\n"),
-        "props/BUILD": SAMPLE["props/BUILD"].replace('dependencies=["app"]', 'dependencies=["app", ":numbers"], oracle_dependencies=[":numbers"]')
-        + 'python_sources(name="numbers", sources=["numbers.py"])\n',
-    })
+    rule_runner.write_files(
+        {
+            "props/numbers.py": "from hypothesis import strategies as st\n\nnumbers = st.fixed_dictionaries({'n': "
+            "st.integers(0, 1000)})\n",
+            "props/calc_props.py": SAMPLE["props/calc_props.py"]
+            .replace("st.fixed_dictionaries({'n': st.integers(0, 1000)})", "numbers")
+            .replace("import witness_gate\n", "import witness_gate\nfrom props.numbers import numbers\n"),
+            "props/BUILD": SAMPLE["props/BUILD"].replace(
+                'dependencies=["app"]', 'dependencies=["app", ":numbers"], oracle_dependencies=[":numbers"]'
+            )
+            + 'python_sources(name="numbers", sources=["numbers.py"])\n',
+        }
+    )
     passed = run(rule_runner)
     assert passed.exit_code == 0, passed.stdout + passed.stderr
 
     # The bug, with the strategies narrowed in the same change: a mixed edit, never a pass.
-    rule_runner.write_files({
-        "app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n",
-        "props/numbers.py": "from hypothesis import strategies as st\n\nnumbers = st.fixed_dictionaries({'n': " "st.integers(0, 1000)})\n# reworded\n",
-        "changed.txt": "app/calc.py\nprops/numbers.py\n",
-    })
+    rule_runner.write_files(
+        {
+            "app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n",
+            "props/numbers.py": "from hypothesis import strategies as st\n\nnumbers = st.fixed_dictionaries({'n': "
+            "st.integers(0, 1000)})\n# reworded\n",
+            "changed.txt": "app/calc.py\nprops/numbers.py\n",
+        }
+    )
     failed = run(rule_runner)
     assert failed.exit_code == 1, failed.stdout + failed.stderr
     assert "mixed_edit: prop_double_is_even" in failed.stdout
@@ -191,34 +220,50 @@ def test_oracle_dependencies_reach_the_sandbox_and_are_judged_as_oracle(rule_run
 def test_a_retained_witness_is_replayed_by_pants_test_and_blocks_the_bug_it_holds(rule_runner):
     # Not a dot-directory: those Pants ignores unless `pants_ignore` says otherwise (adopt.md).
     set_gate_options(rule_runner, "--witness-gate-changed-files=changed.txt", "--witness-gate-corpus-dir=corpus")
-    buggy = {"app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n", "changed.txt": "app/calc.py\n"}
+    buggy = {
+        "app/calc.py": "def double(n):\n    return n * 2 + (1 if n > 500 else 0)\n",
+        "changed.txt": "app/calc.py\n",
+    }
     rule_runner.write_files(buggy)
     failed = run(rule_runner)
     assert failed.exit_code == 1 and failed.extra_output is not None, failed.stdout + failed.stderr
-    contents = {entry.path: entry.content for entry in rule_runner.request(DigestContents, [failed.extra_output.digest])}
-    [(name, witness)] = [(path.split("/")[-1], data) for path, data in contents.items() if path.startswith("witnesses/")]
+    contents = {
+        entry.path: entry.content for entry in rule_runner.request(DigestContents, [failed.extra_output.digest])
+    }
+    [(name, witness)] = [
+        (path.split("/")[-1], data) for path, data in contents.items() if path.startswith("witnesses/")
+    ]
     # Retained (as `witness-gate retain` writes it: the bytes unchanged), then the fix.
     rule_runner.write_files({f"corpus/{name}": witness.decode(), "app/calc.py": SAMPLE["app/calc.py"]})
     held = run(rule_runner)
-    assert held.exit_code == 0 and f"corpus: 1 retained witness(es) replayed and held: {name}" in held.stdout, held.stdout + held.stderr
+    assert held.exit_code == 0 and f"corpus: 1 retained witness(es) replayed and held: {name}" in held.stdout, (
+        held.stdout + held.stderr
+    )
     rule_runner.write_files(buggy)
     caught = run(rule_runner)
-    assert caught.exit_code == 1 and f"this input failed before (corpus entry {name})" in caught.stdout, caught.stdout + caught.stderr
+    assert caught.exit_code == 1 and f"this input failed before (corpus entry {name})" in caught.stdout, (
+        caught.stdout + caught.stderr
+    )
 
 
 def test_a_declared_condition_reaches_the_workers_and_its_witness(rule_runner):
     # A mode read from the environment at import, as production sets it: only that mode is buggy.
-    rule_runner.write_files({
-        "app/calc.py": "import os\n\nFAST = os.environ.get('CALC_MODE') == 'fast'\n\n\ndef double(n):\n    return " "n + n + (1 if FAST and n > 500 else 0)\n",
-        "props/BUILD": SAMPLE["props/BUILD"].replace("replays=3)", 'replays=3, conditions=["", "CALC_MODE=fast"])'),
-        "changed.txt": "app/calc.py\n",
-    })
+    rule_runner.write_files(
+        {
+            "app/calc.py": "import os\n\nFAST = os.environ.get('CALC_MODE') == 'fast'\n\n\ndef double(n):\n    return "
+            "n + n + (1 if FAST and n > 500 else 0)\n",
+            "props/BUILD": SAMPLE["props/BUILD"].replace("replays=3)", 'replays=3, conditions=["", "CALC_MODE=fast"])'),
+            "changed.txt": "app/calc.py\n",
+        }
+    )
     failed = run(rule_runner)
     assert failed.exit_code == 1, failed.stdout + failed.stderr
     assert "regression: prop_double_is_even failed 36/36 replays" in failed.stdout
     assert "under the declared condition CALC_MODE=fast" in failed.stdout
     assert failed.extra_output is not None
-    contents = {entry.path: entry.content for entry in rule_runner.request(DigestContents, [failed.extra_output.digest])}
+    contents = {
+        entry.path: entry.content for entry in rule_runner.request(DigestContents, [failed.extra_output.digest])
+    }
     [witness] = [json.loads(content) for path, content in contents.items() if path.startswith("witnesses/")]
     assert witness["condition"] == {"CALC_MODE": "fast"}
     assert json.loads(contents["fixture.lock"])["conditions"] == [{}, {"CALC_MODE": "fast"}]
@@ -235,7 +280,12 @@ def test_skip_is_refused_rather_than_reporting_green(rule_runner):
 
 
 def git(rule_runner: RuleRunner, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=rule_runner.build_root, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
+        cwd=rule_runner.build_root,
+        check=True,
+        capture_output=True,
+    )
 
 
 # Oracle files with the names Pants' own git helper lost (split at a space, quoted when not
@@ -253,10 +303,14 @@ ORACLE_FILES = {"props/data/golden data.txt": "1\n", "props/data/örders.txt": "
     ],
 )
 def test_an_oracle_edit_under_any_name_reaches_the_changed_list_from_git(rule_runner, oracle_edit):
-    rule_runner.write_files({
-        **ORACLE_FILES,
-        "props/BUILD": SAMPLE["props/BUILD"].replace("replays=3)", 'replays=3, oracle_paths=["data/*.txt"], generated_oracle_paths=["golden.txt"])'),
-    })
+    rule_runner.write_files(
+        {
+            **ORACLE_FILES,
+            "props/BUILD": SAMPLE["props/BUILD"].replace(
+                "replays=3)", 'replays=3, oracle_paths=["data/*.txt"], generated_oracle_paths=["golden.txt"])'
+            ),
+        }
+    )
     git(rule_runner, "init", "-q", "-b", "main")
     git(rule_runner, "add", "-A")
     git(rule_runner, "commit", "-q", "-m", "base")
@@ -273,13 +327,19 @@ def test_an_oracle_edit_under_any_name_reaches_the_changed_list_from_git(rule_ru
 
 
 def test_an_oracle_file_whose_name_the_list_cannot_carry_fails_the_run(rule_runner):
-    rule_runner.write_files({"props/BUILD": SAMPLE["props/BUILD"].replace("replays=3)", 'replays=3, oracle_paths=["data/*.txt"])'),
-                             "props/data/golden.txt": "1\n"})
+    rule_runner.write_files(
+        {
+            "props/BUILD": SAMPLE["props/BUILD"].replace("replays=3)", 'replays=3, oracle_paths=["data/*.txt"])'),
+            "props/data/golden.txt": "1\n",
+        }
+    )
     git(rule_runner, "init", "-q", "-b", "main")
     git(rule_runner, "add", "-A")
     git(rule_runner, "commit", "-q", "-m", "base")
     git(rule_runner, "checkout", "-q", "-b", "topic")
-    rule_runner.write_files({"app/calc.py": SAMPLE["app/calc.py"] + "# reworded\n", "props/data/new\nline.txt": "an oracle edit\n"})
+    rule_runner.write_files(
+        {"app/calc.py": SAMPLE["app/calc.py"] + "# reworded\n", "props/data/new\nline.txt": "an oracle edit\n"}
+    )
     git(rule_runner, "add", "-A")
     git(rule_runner, "commit", "-q", "-m", "topic")
     set_gate_options(rule_runner, "--witness-gate-base=main")

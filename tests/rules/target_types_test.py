@@ -32,7 +32,10 @@ FIXTURE = 'witness_fixture(name="fx", source="fixture.json", generator_version=3
 
 
 def test_a_valid_declaration_parses_with_its_defaults(rule_runner):
-    target = parse(rule_runner, FIXTURE + 'witness_properties(name="props", sources=["props.py"], fixture=":fx", impl_paths=["data.csv"])')
+    target = parse(
+        rule_runner,
+        FIXTURE + 'witness_properties(name="props", sources=["props.py"], fixture=":fx", impl_paths=["data.csv"])',
+    )
     assert target[ReplaysField].value == 5
     assert target[ImplPathsField].value == ("data.csv",)
     assert parse(rule_runner, FIXTURE, name="fx")[GeneratorVersionField].value == 3
