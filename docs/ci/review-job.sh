@@ -26,6 +26,9 @@
 set -euo pipefail
 
 setup_failed() { echo "setup failed: $*" >&2; exit 2; }
+job_started="$(date +%s%N)"
+# Seconds since a `date +%s%N` stamp, to a tenth: each step says on stderr how long it took.
+seconds() { local ms=$(( ($(date +%s%N) - $1) / 1000000 )); printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100)); }
 
 [ $# -eq 2 ] || setup_failed "usage: $0 BASE HEAD"
 base="$1"
@@ -50,23 +53,8 @@ fi
 command -v python3.11 >/dev/null || setup_failed "CPython 3.11 (python3.11) is not on PATH; it runs the runner (GitHub: actions/setup-python)"
 command -v bwrap >/dev/null || setup_failed "bubblewrap (bwrap) is not on PATH; it sandboxes the code under test: apt-get install -y --no-install-recommends bubblewrap"
 work="$(mktemp -d)" || setup_failed "mktemp -d"
-trap 'rm -rf "$work"' EXIT
-
-# The suites the base declares, printed by the base's own Pants, bound to the base commit.
-# Where Bazel declares them (a build file of the base names witness_gate_test), the base's
-# Bazel prints them, through the rules' own command. Neither: the base's pyproject.toml.
-suites=()
-if [ -f pants ]; then
-  # One goal, then the job is done with Pants: no daemon is left running after it.
-  ./pants --no-pantsd witness-gate-suites --output-file="$work/suites.json" :: \
-    || setup_failed "the base's ./pants could not print its suites (pants witness-gate-suites, above)"
-  suites=(--suites "$work/suites.json")
-elif git grep -q -w -e witness_gate_test "$base_commit" -- BUILD BUILD.bazel '*/BUILD' '*/BUILD.bazel'; then
-  command -v bazel >/dev/null || setup_failed "bazel is not on PATH; the base's BUILD files declare witness_gate_test targets, which only its Bazel can print (bazel/bootstrap installs Debian's bazel-bootstrap)"
-  bazel run @witness_gate//bazel:suites -- --output-file="$work/suites.json" \
-    || setup_failed "the base's bazel could not print its suites (bazel run @witness_gate//bazel:suites, above)"
-  suites=(--suites "$work/suites.json")
-fi
+installing=""  # the runner's install while it runs (below): the trap stops its whole group
+trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 # The runner wheel and every wheel it needs, each pinned by sha256; written by
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
@@ -159,22 +147,65 @@ typer==0.28.0 \
 typing-extensions==4.16.0 \
     --hash=sha256:481caa481374e813c1b176ada14e97f1f67a4539ce9cfeb3f350d78d6370c2e8
 PINS
+
+# The runner installs while the base's Pants (or Bazel) prints the suites: each keeps a core
+# busy (Pants mostly builds its rule graph, on one core) and neither reads what the other
+# writes. The install runs in a process group of its own, so whatever way the job ends,
+# the trap above stops all of it (pip too): the job leaves no process behind.
+install_runner() {
+  python3.11 -m venv "$work/runner" || { echo "python3.11 -m venv could not create the runner's venv" >"$work/install.failed"; return 1; }
+  "$work/runner/bin/pip" install --quiet --disable-pip-version-check --require-hashes --only-binary :all: --no-deps \
+      "${index[@]}" -r "$work/runner-requirements.txt" \
+    || { echo "pip could not install the pinned runner $version and its dependencies (above)" >"$work/install.failed"; return 1; }
+  "$work/runner/bin/pip" check --disable-pip-version-check \
+    || { echo "the pinned wheels do not satisfy each other (pip check, above)" >"$work/install.failed"; return 1; }
+}
 index=()
 [ -z "${WITNESS_GATE_INDEX_URL:-}" ] || index=(--index-url "$WITNESS_GATE_INDEX_URL")
-python3.11 -m venv "$work/runner" || setup_failed "python3.11 -m venv could not create the runner's venv"
-"$work/runner/bin/pip" install --quiet --disable-pip-version-check --require-hashes --only-binary :all: --no-deps \
-    "${index[@]}" -r "$work/runner-requirements.txt" \
-  || setup_failed "pip could not install the pinned runner $version and its dependencies (above)"
-"$work/runner/bin/pip" check --disable-pip-version-check >&2 || setup_failed "the pinned wheels do not satisfy each other (pip check, above)"
+started="$(date +%s%N)"
+set -m  # job control: the install's own process group, for the trap
+install_runner </dev/null >"$work/install.log" 2>&1 &
+installing=$!
+set +m
+
+# The suites the base declares, printed by the base's own Pants, bound to the base commit.
+# Where Bazel declares them (a build file of the base names witness_gate_test), the base's
+# Bazel prints them, through the rules' own command. Neither: the base's pyproject.toml.
+suites=()
+if [ -f pants ]; then
+  # One goal, then the job is done with Pants: no daemon is left running after it.
+  ./pants --no-pantsd witness-gate-suites --output-file="$work/suites.json" :: \
+    || setup_failed "the base's ./pants could not print its suites (pants witness-gate-suites, above)"
+  echo "job: the base's Pants printed the suites in $(seconds "$started") s" >&2
+  suites=(--suites "$work/suites.json")
+elif git grep -q -w -e witness_gate_test "$base_commit" -- BUILD BUILD.bazel '*/BUILD' '*/BUILD.bazel'; then
+  command -v bazel >/dev/null || setup_failed "bazel is not on PATH; the base's BUILD files declare witness_gate_test targets, which only its Bazel can print (bazel/bootstrap installs Debian's bazel-bootstrap)"
+  bazel run @witness_gate//bazel:suites -- --output-file="$work/suites.json" \
+    || setup_failed "the base's bazel could not print its suites (bazel run @witness_gate//bazel:suites, above)"
+  echo "job: the base's Bazel printed the suites in $(seconds "$started") s" >&2
+  suites=(--suites "$work/suites.json")
+fi
+
+installed=0
+wait "$installing" || installed=$?
+installing=""
+installed_in="$(seconds "$started")"
+if [ "$installed" -ne 0 ]; then
+  cat "$work/install.log" >&2
+  setup_failed "$(cat "$work/install.failed" 2>/dev/null || echo "installing the runner failed (exit $installed, above)")"
+fi
+echo "job: the pinned runner installed in ${installed_in} s" >&2
 
 # The review, with an emptied environment: no token or variable of the job reaches it,
 # and so none reaches the code under test.
 mkdir -p .artifacts || setup_failed "mkdir .artifacts"
 status=0
+reviewing="$(date +%s%N)"
 env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$work" \
   "$work/runner/bin/witness-gate" review --base "$base" --head "$head" "${suites[@]}" \
   --out .artifacts/review --junit-xml .artifacts/review.xml --sarif .artifacts/review.sarif --summary .artifacts/review.md \
   || status=$?
+echo "job: the review took $(seconds "$reviewing") s; the job so far $(seconds "$job_started") s" >&2
 
 # An oracle review (exit 3) is mergeable once the owners of every edited oracle path, by
 # the base's CODEOWNERS, approved the reviewed head: with the pull request's reviews in

@@ -14,13 +14,16 @@ import importlib.util
 import os
 import re
 import shutil
+import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from support.commands import path_without
 from support.loopback_index import PLANTED, planted_wheel, served, simple_index
+from support.processes import mentioning
 from support.review_repo import BUG, CAUGHT, IMPL, Repo, graph_document, review_repo
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -242,6 +245,45 @@ def test_a_base_whose_pants_fails_stops_the_job_as_setup(tmp_path: Path):
     assert (repo.root / "pants.argv").read_text().split()[:2] == ["--no-pantsd", "witness-gate-suites"]
 
 
+# The base's Pants, failing once the runner's pip is installing (it names the job's work
+# directory in its --output-file=): the pip it saw is recorded beside it.
+PANTS_FAILING_DURING_THE_INSTALL = r"""#!/bin/sh
+echo "$@" >"$0.argv"
+work="$(dirname "${3#--output-file=}")"
+for _ in $(seq 1200); do
+  # [p]: this grep's own command line does not match
+  if grep -qsa -e "$work/runner/bin/pi[p]" /proc/[0-9]*/cmdline; then
+    echo seen >"$0.pip"
+    echo 'pants: no interpreter for the plugin' >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+exit 1
+"""
+
+
+def test_a_job_that_stops_early_stops_the_runners_install_it_started(tmp_path: Path):
+    # The runner installs beside the base's Pants; when Pants fails, the job's exit stops
+    # the install (its pip waits on an index that accepts connections and never answers).
+    with socket.socket() as silent:  # open until the end: closing it would end the pip
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        repo = based(tmp_path, pants=PANTS_FAILING_DURING_THE_INSTALL)
+        started = time.monotonic()
+        done = run_job(repo, f"http://127.0.0.1:{silent.getsockname()[1]}/simple")
+        took = time.monotonic() - started
+        setup_failure(done, "the base's ./pants could not print its suites")
+        assert (repo.root / "pants.pip").read_text() == "seen\n", "the fake Pants never saw the install running"
+        work = Path((repo.root / "pants.argv").read_text().split()[2].removeprefix("--output-file=")).parent
+        assert took < 60, took  # pip alone waits on the silent index for minutes (15 s a try, 5 retries)
+        deadline = time.monotonic() + 10
+        while (left := mentioning(work)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not left, f"the job left these running: {left}"
+    assert not work.exists()
+
+
 def test_a_job_run_from_the_head_or_on_an_unknown_base_stops_as_setup(tmp_path: Path):
     repo = based(tmp_path)
     repo.git("checkout", "-q", "patch")
@@ -257,6 +299,27 @@ def test_the_workflow_sets_up_every_interpreter_the_launcher_and_the_job_need_an
     assert needed == {"3.9", "3.11"} and needed <= set(versions.split()), (needed, versions)
     assert "WITNESS_GATE_INDEX_URL: ${{ vars.WITNESS_GATE_INDEX_URL }}" in workflow
     assert "apt-get install -y --no-install-recommends bubblewrap" in workflow
+
+
+def test_the_workflow_caches_only_what_the_base_wrote_before_the_head_is_reviewed():
+    # The job's caches (the base's Pants and its caches, pip's downloads of the pins) are
+    # restored and, on a miss, filled and saved in steps before the job's: nothing the
+    # review ran (the head's code) is on the machine when they are saved, and a hit is never
+    # saved over. No actions/cache, whose post step would save after the review.
+    workflow = (ROOT / "docs/ci/github-workflow.yml").read_text()
+    job_step = workflow.index('.ci/witness-gate-review.sh "${{ github.sha }}"')
+    assert "actions/cache@" not in workflow
+    [restore] = [m.start() for m in re.finditer(r"uses: actions/cache/restore@", workflow)]
+    [save] = [m.start() for m in re.finditer(r"uses: actions/cache/save@", workflow)]
+    assert restore < save < job_step
+    fill = workflow[restore:save]
+    assert fill.count("if: steps.job-cache.outputs.cache-hit != 'true'") == 2, fill
+    assert "./pants --no-pantsd --version" in fill and "--require-hashes" in fill, fill
+    # Keyed by the base's files that decide them; only the caches, never the checkout.
+    [key] = re.findall(r"key: (witness-gate-job-.*)", workflow)
+    assert "hashFiles('pants', 'pants.toml', '**/*.lock', '.ci/witness-gate-review.sh')" in key, key
+    for block in re.findall(r"path: \|\n((?:\s+~/.*\n)+)", workflow):
+        assert set(block.split()) == {"~/.cache/witness-gate-bootstrap", "~/.cache/pants/named_caches", "~/.cache/pants/lmdb_store", "~/.cache/pip"}, block
 
 
 def test_an_oracle_review_passes_the_job_once_its_owners_approved_the_head(
