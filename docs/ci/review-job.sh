@@ -27,8 +27,9 @@ set -euo pipefail
 
 setup_failed() { echo "setup failed: $*" >&2; exit 2; }
 job_started="$(date +%s%N)"
-# Seconds since a `date +%s%N` stamp, to a tenth: each step says on stderr how long it took.
-seconds() { local ms=$(( ($(date +%s%N) - $1) / 1000000 )); printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100)); }
+# Seconds from a `date +%s%N` stamp to another (or now), to a tenth: each step says on
+# stderr how long it took.
+seconds() { local ms=$(( (${2:-$(date +%s%N)} - $1) / 1000000 )); printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100)); }
 
 [ $# -eq 2 ] || setup_failed "usage: $0 BASE HEAD"
 base="$1"
@@ -159,6 +160,7 @@ install_runner() {
     || { echo "pip could not install the pinned runner $version and its dependencies (above)" >"$work/install.failed"; return 1; }
   "$work/runner/bin/pip" check --disable-pip-version-check \
     || { echo "the pinned wheels do not satisfy each other (pip check, above)" >"$work/install.failed"; return 1; }
+  date +%s%N >"$work/install.done"
 }
 index=()
 [ -z "${WITNESS_GATE_INDEX_URL:-}" ] || index=(--index-url "$WITNESS_GATE_INDEX_URL")
@@ -189,12 +191,11 @@ fi
 installed=0
 wait "$installing" || installed=$?
 installing=""
-installed_in="$(seconds "$started")"
 if [ "$installed" -ne 0 ]; then
   cat "$work/install.log" >&2
   setup_failed "$(cat "$work/install.failed" 2>/dev/null || echo "installing the runner failed (exit $installed, above)")"
 fi
-echo "job: the pinned runner installed in ${installed_in} s" >&2
+echo "job: the pinned runner installed in $(seconds "$started" "$(cat "$work/install.done")") s" >&2
 
 # The review, with an emptied environment: no token or variable of the job reaches it,
 # and so none reaches the code under test.
