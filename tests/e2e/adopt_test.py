@@ -30,6 +30,7 @@ from support.flaky import flaky_property_source
 from support.expiry import ShiftedClock, expires_at, still_valid
 from support.git_repo import GitRepo, Run
 from support.guide import BUG, IMPL, commands, guide_blocks
+from support.processes import mentioning
 from witness_gate import schemas
 
 SOURCE = Path(__file__).resolve().parents[2]
@@ -347,11 +348,17 @@ def test_the_copied_ci_job_reviews_a_pull_request_verbatim_from_the_base(adopter
     assert from_head.code == 2 and "never from the head's" in from_head.output, from_head.output
 
     adopter.git("checkout", "-q", "main")
+    already = mentioning(adopter.root)  # this module's own pantsd serves `pants test`
     # pip finds the runner wheel here as it would find the release on PyPI.
     run = adopter.sh(
         f"PIP_FIND_LINKS={shlex.quote(str(adopter.root / 'wheels'))} .ci/witness-gate-review.sh main ci-patch"
     )
     assert run.code == 1, run.output
+    # The job stops what it started: no Pants daemon, no pip, no worker is left running.
+    [work] = re.findall(r"declared in the base's build graph \((\S+)/suites\.json\)", run.output)
+    left = {pid: command for pid, command in mentioning(adopter.root, work).items() if pid not in already}
+    assert not left, f"the job left these running: {left}"
+    assert re.search(r"^job: the base's Pants printed the suites in [0-9.]+ s$", run.output, re.M), run.output
     assert "tests.properties: regression: prop_balance_is_credits_minus_debits" in run.output
     artifacts = adopter.root / ".artifacts"
     schemas.validate("review", json.loads((artifacts / "review/review.json").read_text()), "review.json")
