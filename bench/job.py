@@ -39,8 +39,10 @@ from support.processes import mentioning  # noqa: E402
 JOB_TARGET = 60.0
 PANTS_TARGET = 15.0
 # The same balances, the operands in the other order: an honest change.
-HONEST = ('entry["amount"] if entry["kind"] == "credit" else -entry["amount"]',
-          '-entry["amount"] if entry["kind"] == "debit" else entry["amount"]')
+HONEST = (
+    'entry["amount"] if entry["kind"] == "credit" else -entry["amount"]',
+    '-entry["amount"] if entry["kind"] == "debit" else entry["amount"]',
+)
 PINS = re.compile(r"<<'PINS'\n(.*?)^PINS\n", re.S | re.M)
 
 
@@ -79,7 +81,9 @@ def adopter(root: Path, env: dict[str, str]) -> GitRepo:
     for path, text in {**guide_blocks("file"), "tests/properties/test_balance.py": plain_given_module()}.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
-    (root / ".gitignore").write_text("/.pants-bootstrap/\n/.pants.d/\n/.pids/\n/dist/\n/.venv/\n/.artifacts/\n__pycache__/\n")
+    (root / ".gitignore").write_text(
+        "/.pants-bootstrap/\n/.pants.d/\n/.pids/\n/dist/\n/.venv/\n/.artifacts/\n__pycache__/\n"
+    )
     (root / ".ci").mkdir()
     shutil.copy2(ROOT / "docs/ci/review-job.sh", root / ".ci/witness-gate-review.sh")
     repo = GitRepo(root)
@@ -93,9 +97,12 @@ def adopter(root: Path, env: dict[str, str]) -> GitRepo:
     return repo
 
 
-def step(output: str, pattern: str) -> float | None:
+def step(output: str, pattern: str) -> float:
+    """A step's seconds, from the job's own `job: ...` line."""
     found = re.search(rf"^job: {pattern} ([0-9.]+) s", output, re.M)
-    return float(found.group(1)) if found else None
+    if not found:
+        sys.exit(f"bench/job.py: the job printed no line `job: {pattern} ... s`:\n{output}")
+    return float(found.group(1))
 
 
 def verdict(value: float, target: float) -> str:
@@ -116,26 +123,49 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     try:
         root = work / "ledger"
-        repo = adopter(root, env)
+        adopter(root, env)
         job_env = {**env, "PIP_FIND_LINKS": str(root / "wheels")}  # the runner wheel, as the release
 
         fill = must(timed(["./pants", "--no-pantsd", "--version"], root, env), "the cache-filling ./pants --version")
-        print(f"cache miss: the workflow's filling step (./pants --no-pantsd --version, plugin resolved): {fill[0]:.1f} s", flush=True)
+        print(
+            f"cache miss: the workflow's filling step (./pants --no-pantsd --version): {fill[0]:.1f} s",
+            flush=True,
+        )
 
-        starts = [must(timed(["./pants", "--no-pantsd", "--version"], root, env), "./pants --version") for _ in range(args.runs)]
+        starts = [
+            must(timed(["./pants", "--no-pantsd", "--version"], root, env), "./pants --version")
+            for _ in range(args.runs)
+        ]
         start_wall = statistics.median(s[0] for s in starts)
         start_cpu = statistics.median(s[1] for s in starts)
-        print(f"baseline: Pants' start-up alone (./pants --no-pantsd --version, warm): {start_wall:.1f} s wall, "
-              f"{start_cpu:.1f} s CPU (median of {args.runs})", flush=True)
+        print(
+            f"baseline: Pants' start-up alone (./pants --no-pantsd --version, warm): {start_wall:.1f} s wall, "
+            f"{start_cpu:.1f} s CPU (median of {args.runs})",
+            flush=True,
+        )
 
         requirements = work / "runner-requirements.txt"
         requirements.write_text(PINS.search((root / ".ci/witness-gate-review.sh").read_text()).group(1))
         venv = work / "runner"
-        install = must(timed(["bash", "-c", f'python3.11 -m venv "{venv}" && "{venv}/bin/pip" install --quiet --disable-pip-version-check '
-                              f'--require-hashes --only-binary :all: --no-deps -r "{requirements}"'], root, job_env), "the runner's install")
+        install = must(
+            timed(
+                [
+                    "bash",
+                    "-c",
+                    f'python3.11 -m venv "{venv}" && "{venv}/bin/pip" install --quiet --disable-pip-version-check '
+                    f'--require-hashes --only-binary :all: --no-deps -r "{requirements}"',
+                ],
+                root,
+                job_env,
+            ),
+            "the runner's install",
+        )
         print(f"baseline: the runner's install alone (a fresh venv, the job's pins): {install[0]:.1f} s", flush=True)
-        pytest = timed([str(venv / "bin/python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/properties"], root,
-                       {**env, "PYTHONPATH": str(root / "src")})
+        pytest = timed(
+            [str(venv / "bin/python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/properties"],
+            root,
+            {**env, "PYTHONPATH": str(root / "src")},
+        )
         if pytest[2] != 0:
             sys.exit(f"bench/job.py: plain pytest of the suite failed (exit {pytest[2]}):\n{pytest[3]}")
         print(f"baseline: plain pytest of the suite (tests/properties): {pytest[0]:.1f} s", flush=True)
@@ -148,20 +178,40 @@ def main() -> None:
                 sys.exit(f"bench/job.py: the job on an honest pull request did not pass (exit {code}):\n{output}")
             [job_work] = re.findall(r"declared in the base's build graph \((\S+)/suites\.json\)", output)
             left = {pid: command for pid, command in mentioning(root, job_work).items() if pid not in already}
-            pants, installed, review = (step(output, "the base's Pants printed the suites in"),
-                                        step(output, "the pinned runner installed in"), step(output, "the review took"))
-            print(f"job {number}: {wall:.1f} s wall, {cpu:.1f} s CPU; the base's Pants {pants} s, the runner's install {installed} s "
-                  f"beside it, the review {review} s; left running: {', '.join(left.values()) or 'nothing'}", flush=True)
+            pants, installed, review = (
+                step(output, "the base's Pants printed the suites in"),
+                step(output, "the pinned runner installed in"),
+                step(output, "the review took"),
+            )
+            print(
+                f"job {number}: {wall:.1f} s wall, {cpu:.1f} s CPU; the base's Pants {pants} s, "
+                f"the runner's install {installed} s beside it, the review {review} s; "
+                f"left running: {', '.join(left.values()) or 'nothing'}",
+                flush=True,
+            )
             runs.append((wall, cpu, pants, installed, review, left))
 
         wall = statistics.median(r[0] for r in runs)
         pants = statistics.median(r[2] for r in runs)
-        print(f"job, an honest pull request, verbatim: {wall:.1f} s wall, median of {args.runs} ({verdict(wall, JOB_TARGET)}); "
-              f"{statistics.median(r[1] for r in runs):.1f} s CPU; vs plain pytest of the suite {pytest[0]:.1f} s", flush=True)
-        print(f"Pants in the job: {pants:.1f} s, {pants / wall:.0%} of the job ({verdict(pants, PANTS_TARGET)}); "
-              f"its start-up alone {start_wall:.1f} s wall, {start_cpu:.1f} s CPU", flush=True)
-        print(f"left running after the jobs: {'nothing' if not any(r[5] for r in runs) else [r[5] for r in runs]}", flush=True)
-        print(f"machine: {os.cpu_count()} cores, load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after", flush=True)
+        print(
+            f"job, an honest pull request, verbatim: {wall:.1f} s wall, median of {args.runs} "
+            f"({verdict(wall, JOB_TARGET)}); "
+            f"{statistics.median(r[1] for r in runs):.1f} s CPU; vs plain pytest of the suite {pytest[0]:.1f} s",
+            flush=True,
+        )
+        print(
+            f"Pants in the job: {pants:.1f} s, {pants / wall:.0%} of the job ({verdict(pants, PANTS_TARGET)}); "
+            f"its start-up alone {start_wall:.1f} s wall, {start_cpu:.1f} s CPU",
+            flush=True,
+        )
+        print(
+            f"left running after the jobs: {'nothing' if not any(r[5] for r in runs) else [r[5] for r in runs]}",
+            flush=True,
+        )
+        print(
+            f"machine: {os.cpu_count()} cores, load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after",
+            flush=True,
+        )
     finally:
         if args.keep:
             print(f"kept: {work}")

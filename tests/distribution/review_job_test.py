@@ -319,7 +319,12 @@ def test_the_workflow_caches_only_what_the_base_wrote_before_the_head_is_reviewe
     [key] = re.findall(r"key: (witness-gate-job-.*)", workflow)
     assert "hashFiles('pants', 'pants.toml', '**/*.lock', '.ci/witness-gate-review.sh')" in key, key
     for block in re.findall(r"path: \|\n((?:\s+~/.*\n)+)", workflow):
-        assert set(block.split()) == {"~/.cache/witness-gate-bootstrap", "~/.cache/pants/named_caches", "~/.cache/pants/lmdb_store", "~/.cache/pip"}, block
+        assert set(block.split()) == {
+            "~/.cache/witness-gate-bootstrap",
+            "~/.cache/pants/named_caches",
+            "~/.cache/pants/lmdb_store",
+            "~/.cache/pip",
+        }, block
 
 
 def test_an_oracle_review_passes_the_job_once_its_owners_approved_the_head(
