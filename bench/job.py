@@ -51,6 +51,7 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float
     output of one command."""
     started = time.perf_counter()
     process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert process.stdout is not None  # stdout=PIPE
     output = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -145,7 +146,9 @@ def main() -> None:
         )
 
         requirements = work / "runner-requirements.txt"
-        requirements.write_text(PINS.search((root / ".ci/witness-gate-review.sh").read_text()).group(1))
+        pins = PINS.search((root / ".ci/witness-gate-review.sh").read_text())
+        assert pins is not None, "the job holds no pins block"
+        requirements.write_text(pins.group(1))
         venv = work / "runner"
         install = must(
             timed(
