@@ -64,13 +64,7 @@ def declared_tests(source: bytes) -> dict[str, DeclaredTest]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return {}
-    givens = {"given"} | {
-        alias.asname
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module == "hypothesis"
-        for alias in node.names
-        if alias.name == "given" and alias.asname
-    }
+    givens = _names_of(tree, "hypothesis", "given")
     module_marks = [
         mark
         for node in tree.body
@@ -111,17 +105,22 @@ def declared_tests(source: bytes) -> dict[str, DeclaredTest]:
     return found
 
 
+def _names_of(tree: ast.Module, module: str, name: str) -> set[str]:
+    """`name`, and every name the module imports it from `module` as (`from module import name as other`)."""
+    return {name} | {
+        alias.asname
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == module
+        for alias in node.names
+        if alias.name == name and alias.asname
+    }
+
+
 def _state_machines(tree: ast.Module) -> set[str]:
     """The module's classes that are state machines: deriving from `RuleBasedStateMachine`
     (as a name, under any name the module imports or binds it to, or as an attribute), or
     from another such class of the module."""
-    bases = {"RuleBasedStateMachine"} | {
-        alias.asname
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module == "hypothesis.stateful"
-        for alias in node.names
-        if alias.name == "RuleBasedStateMachine" and alias.asname
-    }
+    bases = _names_of(tree, "hypothesis.stateful", "RuleBasedStateMachine")
     machines: set[str] = set()
     while True:
         known = bases | machines
