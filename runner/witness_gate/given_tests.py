@@ -187,8 +187,8 @@ def unrun_plain(module: str, declared: dict[str, bool], ran: set[str], excused_b
         f"{node_id}: a skip or xfail mark excused it that the base's module does not carry (the code under test may "
         "have placed it)"
         for node_id in ours(excused_by_mark)
-        if declared.get(function_key(node_id))
-        is False  # one it does not declare (inherited, made at run time): no source to read
+        # One the module does not declare (inherited, made at run time) has no source to read.
+        if function_key(node_id) in declared and not declared[function_key(node_id)]
     ]
     collected = {function_key(node_id) for node_id in ours(ran)}
     reasons += [

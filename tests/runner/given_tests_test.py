@@ -12,7 +12,7 @@ from conftest import SampleRepo, copy_example
 from support.existing_tests import EXISTING_TESTS, FLAKY_TEST, MODULE
 from support.expiry import ShiftedClock, expires_at
 from witness_gate import schemas, witness
-from witness_gate.given_tests import declared_searched_tests, declared_tests, is_pytest_module, unsearched
+from witness_gate.given_tests import declared_searched_tests, declared_tests, is_pytest_module, unrun_plain, unsearched
 from witness_gate.witness import file_stem
 
 IMPL = "src/orders_app/pricing.py"
@@ -566,6 +566,22 @@ def test_the_base_module_says_which_given_tests_it_declares_and_which_it_marks_i
         "TestC::test_d": True,
     }
     assert not own["TestC::test_d"].given
+
+
+def test_each_declared_plain_test_that_did_not_count_as_run_is_named_with_why():
+    module = "tests/test_m.py"
+    declared = {"test_a": False, "test_b": False, "test_c": True}  # test_c: the module carries a skip mark for it
+    ran = {f"{module}::test_a", f"{module}::test_c", "tests/other.py::test_b"}
+    excused = {f"{module}::test_a", f"{module}::test_c", f"{module}::test_inherited"}
+    reasons = unrun_plain(module, declared, ran, excused)
+    assert [reason.split(";")[0] for reason in reasons] == [
+        # A mark the source does not show: the code under test may have placed it.
+        f"{module}::test_a: a skip or xfail mark excused it that the base's module does not carry (the code under "
+        "test may have placed it)",
+        # Declared, never collected (only another module's test of that name ran).
+        f"{module}::test_b: not collected (deselected, or no longer a test at run time)",
+    ]
+    assert unrun_plain(module, declared, {f"{module}::test_a", f"{module}::test_b[1]"}, {f"{module}::test_c"}) == []
 
 
 def test_each_declared_given_test_not_searched_is_named_with_why():
