@@ -23,8 +23,9 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -41,6 +42,7 @@ from witness_gate import (
     corpus,
     dependencies,
     git,
+    given_tests,
     integrity,
     oracle_imports,
     pytest_files,
@@ -222,19 +224,16 @@ _COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd")
 
 
 def selection(suite: Suite, ownership: Ownership, linked: Mapping[str, str] | None = None) -> tuple[bool, str]:
-    """Whether a suite runs for these changes, and why (pure). A pyproject suite declares no
-    closure, so it always runs. A suite of the build graph runs when a changed path (added,
-    modified or deleted) is in its closure (its implementation files, fixture, properties
-    and oracle paths, and the real files behind closure paths that are symlinks, `linked`:
-    real path -> closure path) or matches its oracle globs; lies under one of its source roots
-    (a plug-in loaded by name, a module an optional import finds, one shadowing an import:
-    the base's graph cannot list what the code finds there); or lies in the directory of a
-    closure file or below it (package data read with `importlib.resources`); and every suite runs when a
-    gate control, a freeze or anything else not one suite's own changed. Sound because a
-    graph suite runs in a tree of its closure and of the changes that reach it: what it
-    does not declare, it cannot read."""
-    if not suite.impl:
-        return True, "runs on every change: a suite declared in pyproject.toml has no closure"
+    """Whether a suite of the build graph runs for these changes, and why (pure). It runs
+    when a changed path (added, modified or deleted) is in its closure (its implementation
+    files, fixture, properties and oracle paths, and the real files behind closure paths that
+    are symlinks, `linked`: real path -> closure path) or matches its oracle globs; lies under
+    one of its source roots (a plug-in loaded by name, a module an optional import finds, one
+    shadowing an import: the base's graph cannot list what the code finds there); or lies in
+    the directory of a closure file or below it (package data read with `importlib.resources`);
+    and every suite runs when a gate control, a freeze or anything else not one suite's own
+    changed. Sound because a graph suite runs in a tree of its closure and of the changes that
+    reach it: what it does not declare, it cannot read."""
     closure = _closure(suite, linked)
     changed = [*ownership.impl, *ownership.oracle]
     for path in changed:
@@ -242,13 +241,149 @@ def selection(suite: Suite, ownership: Ownership, linked: Mapping[str, str] | No
             return True, f"runs: {path} matches its properties' glob"
         if (why := _reaches(suite, closure, path)) is not None:
             return True, f"runs: {path} {why}"
-    for path, who in ownership.oracle.items():
-        if not who.startswith("suite "):
-            return True, f"runs: {path} changed ({who}), which every suite depends on"
+    if (control := _every_suites(ownership)) is not None:
+        return True, control
     return False, (
         f"unaffected: none of the {len(changed)} changed paths is in its closure ({len(closure)} files), "
         "under its source roots or beside its files"
     )
+
+
+def _every_suites(ownership: Ownership) -> str | None:
+    """Why every suite runs, if a changed oracle path is no one suite's own (a gate control, a
+    freeze, an oracle prefix)."""
+    for path, who in ownership.oracle.items():
+        if not who.startswith("suite "):
+            return f"runs: {path} changed ({who}), which every suite depends on"
+    return None
+
+
+@dataclass(frozen=True)
+class Closure:
+    """What a suite declared in pyproject.toml can reach, read from the sources alone, in the
+    base's tree and the landed one (`pyproject_closure`): no code runs to find it."""
+
+    files: frozenset[str]  # its property modules, fixture, the modules they import, real files behind links
+    looked_up: frozenset[str]  # where their imports and pytest's collection look, existing or not
+    import_paths: tuple[str, ...]
+    top_level: frozenset[str]  # what the base has at the top of each import path: "src/pkg" for src/pkg.py
+    hidden: str | None = None  # why its sources cannot say what it reaches: it always runs
+
+
+def pyproject_selection(closure: Closure, ownership: Ownership) -> tuple[bool, str]:
+    """Whether a suite declared in pyproject.toml runs for these changes, and why (pure). Such
+    a suite runs in the whole tree, so it is skipped only where its sources say everything it
+    reaches: it runs when they cannot (`closure.hidden`); when a changed path (added, modified
+    or deleted) is a file of its closure, a path one of its imports or pytest's collection
+    looks at (a module the head adds there is what the import finds), or lies beside a file of
+    its closure or below its directory (package data); when it names, under an import path, a
+    top-level module of the standard library (which the standard library's own imports would
+    find first) or one the base did not have (a third-party package's optional import may find
+    it); when it is code an interpreter loads unseen (compiled code, start-up code: blocked
+    anyway); and when a gate control, a freeze or an oracle prefix changed (said first)."""
+    if closure.hidden is not None:
+        return True, f"runs: its closure cannot be known from its sources: {closure.hidden}"
+    if (control := _every_suites(ownership)) is not None:
+        return True, control
+    changed = [*ownership.impl, *ownership.oracle]
+    for path in changed:
+        if (why := _reaches_pyproject(closure, path)) is not None:
+            return True, f"runs: {path} {why}"
+    return False, (
+        f"unaffected: none of the {len(changed)} changed paths is in its closure ({len(closure.files)} files, "
+        "found from its imports), where its imports look, beside its files or a new top-level module"
+    )
+
+
+def _reaches_pyproject(closure: Closure, path: str) -> str | None:
+    if path in closure.files:
+        return "is in its closure"
+    if path in closure.looked_up:
+        return "is where one of its imports (or pytest's collection) looks"
+    if any(path.startswith(file.rpartition("/")[0] + "/") or "/" not in file for file in closure.files):
+        return "is beside a file of its closure, or below its directory (package data)"
+    if compiled_code(path) or start_up_code(path):
+        return "is code an interpreter loads that no source shows"
+    for root in closure.import_paths:
+        prefix = _prefix(root)
+        if not path.startswith(prefix):
+            continue
+        name = path[len(prefix) :].split("/", 1)[0].split(".", 1)[0]
+        if name in sys.stdlib_module_names:
+            return f"is under import path {root} as {name}, a module of the standard library it would shadow"
+        if prefix + name not in closure.top_level:
+            return f"adds {name} under import path {root}, which the base did not have (an optional import may find it)"
+    return None
+
+
+def pyproject_closure(trees: Sequence[Path], suite: Suite, config: GateConfig) -> Closure:
+    """A pyproject suite's `Closure`, read from each of `trees` (the base's, and the landed one
+    where it could be written): the union of what each says."""
+    import_paths = suite.import_paths or config.import_paths
+    files: set[str] = set()
+    looked_up: set[str] = set()
+    hidden: list[str] = []
+    for tree in trees:
+        inside = tree.resolve()
+        try:
+            modules = [
+                path.relative_to(tree).as_posix()
+                for path in property_files([tree / entry for entry in suite.properties])
+            ]
+        except (WitnessGateError, ValueError) as error:  # its own run names what is missing
+            hidden.append(f"its property modules could not be listed ({error})")
+            continue
+        for module in modules:
+            collected = pytest_files.read_at_collection(module)
+            looked_up.update(collected)
+            if given_tests.is_pytest_module(_source(tree / module)):
+                hidden += [f"{path}: {why}" for path in collected if (why := _pytest_reads(tree / path)) is not None]
+        reached = oracle_imports.reach(tree, modules, import_paths)
+        looked_up.update(reached.candidates)
+        found = [*modules, *reached.modules, *([suite.fixture] if suite.fixture is not None else [])]
+        for path in found:
+            real = (tree / path).resolve()
+            if real.is_relative_to(inside) and real != inside / path:
+                files.add(real.relative_to(inside).as_posix())
+            if path.endswith(".py") and (why := oracle_imports.hidden_reach(_source(tree / path))) is not None:
+                hidden.append(f"{path}, {why}")
+        files.update(found)
+    base = trees[0]
+    top_level = {
+        _prefix(root) + entry.name.split(".", 1)[0]
+        for root in import_paths
+        if (base / root).is_dir()
+        for entry in (base / root).iterdir()
+    }
+    return Closure(
+        frozenset(files), frozenset(looked_up), tuple(import_paths), frozenset(top_level), hidden[0] if hidden else None
+    )
+
+
+def _prefix(import_path: str) -> str:
+    """What a path under an import path starts with (pure): "" for the repository's root."""
+    return "" if import_path in ("", ".") else import_path.rstrip("/") + "/"
+
+
+def _source(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def _pytest_reads(path: Path) -> str | None:
+    """Why a file pytest reads at collection, if it is there, hides what a pytest module reaches:
+    a conftest.py or package __init__.py is code pytest runs first, an ini file with a pytest
+    section may add import paths and plug-ins."""
+    if not (path.is_file() or path.is_symlink()):
+        return None
+    if path.name in pytest_files.COLLECTION_FILES:
+        return "code pytest runs at collection"
+    section = dict(pytest_files.INI_FILES).get(path.name, b"")
+    if section is None or section in _source(path):
+        return "pytest's configuration (import paths and plug-ins)"
+    return None
 
 
 def _reaches(suite: Suite, closure: set[str], path: str) -> str | None:
@@ -257,7 +392,7 @@ def _reaches(suite: Suite, closure: set[str], path: str) -> str | None:
     if path in closure:
         return "is in its closure"
     for root in suite.import_paths or (".",):
-        if path.startswith("" if root in ("", ".") else root.rstrip("/") + "/"):
+        if path.startswith(_prefix(root)):
             return f"is under its source root {root}"
     if any(path.startswith(file.rpartition("/")[0] + "/") or "/" not in file for file in closure):
         return "is beside a file of its closure, or below its directory (package data)"
@@ -309,11 +444,16 @@ def compiled_code(path: str) -> bool:
 _START_UP_FILES = ("sitecustomize.py", "usercustomize.py")
 
 
+def start_up_code(path: str) -> bool:
+    """Whether a path is code an interpreter runs at start-up from its import path (pure)."""
+    name = path.rsplit("/", 1)[-1]
+    return name in _START_UP_FILES or name.endswith(".pth")
+
+
 def unreviewable(path: str, change: git.Change) -> str | None:
     """Why the head may not carry this implementation path at all, whether or not a suite
     runs (pure): what the gate's workers never execute as the diff shows it cannot be
     judged by them."""
-    name = path.rsplit("/", 1)[-1]
     if "160000" in (change.base_mode, change.head_mode):
         return f"{path}: a submodule change cannot be reviewed here; blocked"
     if change.head_mode is None:
@@ -323,7 +463,7 @@ def unreviewable(path: str, change: git.Change) -> str | None:
             f"{path}: compiled code in the patch (bytecode or an extension module) is not reviewed: "
             "the review tests only what the diff shows as source; blocked"
         )
-    if name in _START_UP_FILES or name.endswith(".pth"):
+    if start_up_code(path):
         return (
             f"{path}: code an interpreter runs at start-up, which the gate's workers skip (-S), is not reviewed: "
             "it would change what the landed code does unseen; blocked"
@@ -553,7 +693,13 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         problems += [refusal for path in ownership.impl if (refusal := unreviewable(path, by_path[path])) is not None]
         problems += _orphaned_corpus(repo, landed.tree, config, work / "corpus")
         linked = _symlinked_closure(base_tree, config)
-        selected = {suite.name: selection(suite, ownership, linked) for suite in config.suites}
+        selected = {
+            suite.name: selection(suite, ownership, linked)
+            for suite in config.suites
+            if suite.impl  # a build graph's
+        }
+        selected.update(_select_pyproject(repo, landed_tree, base_tree, work / "landed", config, ownership))
+        selected = {suite.name: selected[suite.name] for suite in config.suites}  # the declared order
         affected = [(index, suite) for index, suite in enumerate(config.suites) if selected[suite.name][0]]
         runs_head_oracle = bool(ownership.oracle) and not ownership.impl
         config, provided = (
@@ -642,6 +788,37 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             suite.name: reached_implementation(ownership, by_path, _reaching(suite, linked)) for _, suite in affected
         },
     )
+
+
+def _select_pyproject(
+    repo: Path, landed: str, base_tree: Path, landed_tree: Path, config: GateConfig, ownership: Ownership
+) -> dict[str, tuple[bool, str]]:
+    """`pyproject_selection` of each pyproject suite, its closure read from the base's tree and,
+    where that leaves it unaffected, from the landed tree too (written once, when first needed)."""
+    selected = {}
+    trees: list[Path] | None = None
+    problem = ""
+    for suite in config.suites:
+        if suite.impl:
+            continue
+        closure = pyproject_closure([base_tree], suite, config)
+        if not pyproject_selection(closure, ownership)[0]:
+            if trees is None:
+                trees, problem = _written(repo, landed, landed_tree)
+            closure = (
+                pyproject_closure([base_tree, *trees], suite, config) if trees else replace(closure, hidden=problem)
+            )
+        selected[suite.name] = pyproject_selection(closure, ownership)
+    return selected
+
+
+def _written(repo: Path, revision: str, target: Path) -> tuple[list[Path], str]:
+    """`[target]` with the revision's tree written there, or no tree and why it could not be."""
+    try:
+        git.export(repo, revision, target)
+    except (WitnessGateError, OSError) as error:  # e.g. a link out of the tree, which blocks on its own
+        return [], f"the landed tree could not be written ({error})"
+    return [target], ""
 
 
 def reached_implementation(

@@ -1,0 +1,226 @@
+"""Affected-only for suites declared in pyproject.toml (#41, item 3): a suite runs unless its
+closure, read from the sources of the base's and the landed tree, shows no changed path can
+reach it (`review.pyproject_closure`, `review.pyproject_selection`).
+
+The attacks are a pull request's author's, with only commits to the head: each tries to get
+the suite `pkg000` skipped while what it runs changed, and must find it run. Tables of the
+pure selection over trees written here; nothing runs, no git."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from witness_gate import oracle_imports
+from witness_gate.config import GateConfig, Suite
+from witness_gate.ownership import own
+from witness_gate.review import pyproject_closure, pyproject_selection
+
+CONFIG = GateConfig(
+    impl_prefixes=("src/",),
+    oracle_prefixes=("props/", "fixtures/"),
+    import_paths=("src",),
+    suites=tuple(Suite(f"pkg00{n}", "fixtures/accounts.json", 1, (f"props/pkg00{n}_props.py",)) for n in range(2)),
+)
+PROPS = "import witness_gate\nfrom hypothesis import strategies as st\n\nfrom pkg00{n}.ledger import balance\n"
+BASE = {
+    "pyproject.toml": "[tool.witness-gate]\n",
+    "README.md": "# shop\n",
+    "fixtures/accounts.json": "[]\n",
+    **{f"props/pkg00{n}_props.py": PROPS.format(n=n) for n in range(2)},
+    **{f"src/pkg00{n}/__init__.py": "" for n in range(2)},
+    "src/pkg000/ledger.py": (
+        "from ..shared.rates import RATE\n\n\ndef balance(entries):\n    return RATE * len(entries)\n"
+    ),
+    "src/pkg001/ledger.py": "def balance(entries):\n    return len(entries)\n",
+    "src/shared/__init__.py": "",
+    "src/shared/rates.py": "RATE = 1\n",
+    "src/calendar.py": "# the shop's opening hours, a module named like the standard library's\n",
+    "src/hooks.pth": "",
+    "data/rates.csv": "1\n",
+    "scripts/tool.py": "print('a tool')\n",
+}
+
+
+def write(root: Path, files: dict[str, str | None]) -> None:
+    """Writes `files` under `root` (None deletes; "-> target" makes a symlink)."""
+    for path, text in files.items():
+        target = root / path
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        elif target.is_dir():
+            shutil.rmtree(target)
+        if text is None:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if text.startswith("-> "):
+            os.symlink(text[3:], target)
+        else:
+            target.write_text(text)
+
+
+def select(tmp_path: Path, head: dict[str, str | None], base: dict[str, str | None] | None = None) -> dict:
+    """Each suite's (runs, why) for a head that changes `head` on a base of BASE and `base`."""
+    base_tree, landed = tmp_path / "base", tmp_path / "landed"
+    write(base_tree, {**BASE, **(base or {})})
+    shutil.copytree(base_tree, landed, symlinks=True)
+    write(landed, head)
+    ownership = own(sorted(head), CONFIG, {})
+    return {
+        suite.name: pyproject_selection(pyproject_closure([base_tree, landed], suite, CONFIG), ownership)
+        for suite in CONFIG.suites
+    }
+
+
+def test_a_change_runs_the_suites_it_reaches_and_says_why_the_others_do_not(tmp_path: Path):
+    selected = select(tmp_path, {"src/pkg000/ledger.py": "def balance(entries):\n    return 0\n"})
+    assert selected["pkg000"] == (True, "runs: src/pkg000/ledger.py is in its closure")
+    assert selected["pkg001"] == (
+        False,
+        "unaffected: none of the 1 changed paths is in its closure (4 files, found from its imports), where its "
+        "imports look, beside its files or a new top-level module",
+    )
+
+
+def test_a_change_no_closure_reaches_runs_none_and_a_gate_control_runs_every_suite(tmp_path: Path):
+    assert [runs for runs, _ in select(tmp_path / "docs", {"README.md": "# the shop\n"}).values()] == [False, False]
+    selected = select(tmp_path / "control", {"pyproject.toml": "[tool.witness-gate]\nreplays = 1\n"})
+    assert selected["pkg001"] == (True, "runs: pyproject.toml changed (gate controls), which every suite depends on")
+
+
+# --- attacks: each change reaches what pkg000 runs, and pkg000 must run -------------------
+# (head, extra base files, the reason's words). The rule each one needs is in its comment.
+ATTACKS: dict[str, tuple[dict[str, str | None], dict[str, str | None], str]] = {
+    # An import added to a closure module: the changed module, and what the landed tree imports.
+    "an import added to a closure module": (
+        {"src/pkg000/ledger.py": "import fastmath\n" + BASE["src/pkg000/ledger.py"], "src/fastmath.py": ""},
+        {},
+        "src/fastmath.py is in its closure",  # read from the landed tree
+    ),
+    # Imports followed through relative ones, into another package (src/shared/, not beside pkg000).
+    "a relative import's module": ({"src/shared/rates.py": "RATE = 2\n"}, {}, "is in its closure"),
+    # Where imports look: a module the head adds beside a namespace package wins over it.
+    "a module shadowing a namespace package": (
+        {"src/shared.py": "RATE = 2\n"},
+        {"src/shared/__init__.py": None},
+        "src/shared.py is",  # where the base's import looks, and a module of the landed tree's closure
+    ),
+    # A stdlib name under an import path: the standard library's own imports find it first.
+    "a module named like the standard library's": (
+        {"src/calendar.py": "import os\nos.environ['TZ'] = 'Pacific/Apia'\n"},
+        {},
+        "as calendar, a module of the standard library it would shadow",
+    ),
+    # A top-level name the base did not have: a third-party package's optional import finds it.
+    "a new top-level module": ({"src/simplejson.py": "dumps = repr\n"}, {}, "adds simplejson under import path src"),
+    # A module named in a string: what static reading cannot follow runs the suite.
+    "an import hidden in a string passed to importlib": (
+        {"src/plugins/fast.py": "def rate():\n    return 2\n"},
+        {
+            "src/plugins/fast.py": "def rate():\n    return 1\n",
+            "src/pkg000/ledger.py": "import importlib\n\nRATE = importlib.import_module('plugins.fast').rate()\n",
+        },
+        "src/pkg000/ledger.py, line 1: import importlib",
+    ),
+    # A package's submodules a star import may load (its __all__): beside the package's __init__.py.
+    "a star import's package": (
+        {"src/extras/fast.py": "RATE = 2\n"},
+        {
+            "src/extras/__init__.py": "__all__ = ['fast']\n",
+            "src/extras/fast.py": "RATE = 1\n",
+            "src/pkg000/ledger.py": "from extras import *\n",
+        },
+        "is beside a file of its closure",
+    ),
+    # The real file behind a symlinked closure module.
+    "a symlink's target": (
+        {"lib/ledger.py": "def balance(entries):\n    return 0\n"},
+        {"lib/ledger.py": "def balance(entries):\n    return 1\n", "src/pkg000/ledger.py": "-> ../../lib/ledger.py"},
+        "lib/ledger.py is in its closure",
+    ),
+    # A data file beside the code (package data): beside a closure file.
+    "a data file beside the code": ({"src/pkg000/rates.json": "[2]\n"}, {}, "is beside a file of its closure"),
+    # A data file elsewhere, read by a path built from the module's own: what reads files runs the suite.
+    "a data file the code reads": (
+        {"data/rates.csv": "2\n"},
+        {"src/pkg000/ledger.py": "import pathlib\n\nRATE = (pathlib.Path(__file__).parents[2] / 'data/rates.csv')\n"},
+        "line 3: __file__",
+    ),
+    # pytest runs a conftest.py before a pytest module: its suite's closure cannot be read.
+    "a conftest.py": (
+        {"README.md": "# the shop\n"},  # any change: conftest.py alone decides
+        {
+            "props/pkg000_props.py": "from hypothesis import given\n\nfrom pkg000.ledger import balance\n",
+            "props/conftest.py": "import sys\n",
+        },
+        "props/conftest.py: code pytest runs at collection",
+    ),
+    # Start-up code under an import path (blocked anyway, whether or not a suite runs).
+    "a .pth under an import path": ({"src/hooks.pth": "import evil\n"}, {}, "is code an interpreter loads"),
+    "a sitecustomize.py under an import path": (
+        {"src/sitecustomize.py": "import evil\n"},
+        {},
+        "is code an interpreter loads",
+    ),
+    # A deleted closure module: the base's tree still lists it.
+    "a deleted module": ({"src/shared/rates.py": None}, {}, "src/shared/rates.py is in its closure"),
+    # A renamed module: both sides of the rename are changed paths.
+    "a renamed module": (
+        {"src/shared/rates.py": None, "src/shared/rates_v2.py": "RATE = 2\n"},
+        {},
+        "is in its closure",
+    ),
+}
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS))
+def test_an_attack_on_the_selection_still_runs_the_suite(tmp_path: Path, attack: str):
+    head, base, words = ATTACKS[attack]
+    runs, why = select(tmp_path, head, base)["pkg000"]
+    assert runs, why
+    assert words in why, why
+
+
+# --- the reader of what hides a module's reach ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "source, construct",
+    [
+        ("import importlib\n", "import importlib"),
+        ("from importlib import resources\n", "from importlib import"),
+        ("from importlib.metadata import entry_points\n", "from importlib.metadata import"),
+        ("x = __import__('os')\n", "__import__"),
+        ("exec('import os')\n", "exec"),
+        ("eval('1')\n", "eval"),
+        ("code = compile('1', 'f', 'eval')\n", "compile"),
+        ("import pkgutil\n", "import pkgutil"),
+        ("import runpy\n", "import runpy"),
+        ("import pkg_resources\n", "import pkg_resources"),
+        ("data = open('rates.csv')\n", "open"),
+        ("import pathlib\nrates = pathlib.Path('rates.csv').read_text()\n", ".read_text"),
+        ("import os\nnames = os.listdir('.')\n", ".listdir"),
+        ("from os import scandir\n", "from os import scandir"),
+        ("import os\nfor d in os.walk('.'):\n    pass\n", ".walk"),
+        ("import glob\n", "import glob"),
+        ("import sys\nsys.path.insert(0, 'lib')\n", "sys.path"),
+        ("import os\nf = getattr(os, name)\n", "getattr() with a computed name"),
+        ("import os\nf = getattr(os, 'listdir')\n", "the string 'listdir'"),
+        ("import pandas\nrates = pandas.read_csv('rates.csv')\n", ".read_csv"),
+        ("pytest_plugins = ['shop.fixtures']\n", "pytest_plugins"),
+        ("def f(:\n", "it does not parse"),
+    ],
+)
+def test_a_construct_that_hides_what_a_module_reaches_is_named(source: str, construct: str):
+    found = oracle_imports.hidden_reach(source.encode())
+    assert found is not None and construct in found, found
+
+
+def test_plain_code_hides_nothing():
+    source = (
+        b"import os.path\nfrom collections import Counter\nfrom . import rates\n\n\ndef f(x):\n    return x.get('a')\n"
+    )
+    assert oracle_imports.hidden_reach(source) is None
