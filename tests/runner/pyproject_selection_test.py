@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from support.review_repo import review_repo
 from witness_gate import oracle_imports
 from witness_gate.config import GateConfig, Suite
 from witness_gate.ownership import own
@@ -87,6 +88,8 @@ def test_a_change_runs_the_suites_it_reaches_and_says_why_the_others_do_not(tmp_
 
 def test_a_change_no_closure_reaches_runs_none_and_a_gate_control_runs_every_suite(tmp_path: Path):
     assert [runs for runs, _ in select(tmp_path / "docs", {"README.md": "# the shop\n"}).values()] == [False, False]
+    selected = select(tmp_path / "job", {".ci/run": "#!/bin/sh\n"})  # reached by nothing else
+    assert selected["pkg001"] == (True, "runs: .ci/run changed (gate controls), which every suite depends on")
     selected = select(tmp_path / "control", {"pyproject.toml": "[tool.witness-gate]\nreplays = 1\n"})
     assert selected["pkg001"] == (True, "runs: pyproject.toml changed (gate controls), which every suite depends on")
 
@@ -224,3 +227,13 @@ def test_plain_code_hides_nothing():
         b"import os.path\nfrom collections import Counter\nfrom . import rates\n\n\ndef f(x):\n    return x.get('a')\n"
     )
     assert oracle_imports.hidden_reach(source) is None
+
+
+def test_the_real_review_skips_a_pyproject_suite_no_change_reaches_and_says_why(tmp_path: Path):
+    repo = review_repo(tmp_path)
+    repo.edit("demo.py", '"""The main job:', '"""The main job (reworded):')
+    repo.commit("a script outside every closure")
+    result = repo.review()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "orders: unaffected: none of the 1 changed paths is in its closure (4 files" in result.stdout
+    assert repo.review_json()["suites"] == {"orders": "unaffected"}
