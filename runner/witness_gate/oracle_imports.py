@@ -73,7 +73,7 @@ _HIDING_ATTRIBUTES = frozenset(
         "access", "readlink", "system", "popen", "meta_path", "path_hooks", "path_importer_cache", "importorskip",
     }
 )  # fmt: skip
-_HIDING_PREFIXES = ("read_", "exec", "spawn", "posix_spawn", "getsource")
+_HIDING_PREFIXES = ("read_", "load_", "exec", "spawn", "posix_spawn", "getsource")
 
 
 def hidden_reach(source: bytes) -> str | None:
@@ -89,6 +89,24 @@ def hidden_reach(source: bytes) -> str | None:
         if (construct := _hiding(node)) is not None:
             return f"line {getattr(node, 'lineno', 0)}: {construct}"
     return None
+
+
+def strings(source: bytes) -> list[str]:
+    """The string constants of `source` that could name a relative path, in order (pure): a
+    directory of templates or a data file a library reads by a name no listed construct shows."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and 0 < len(node.value) <= 255
+        and not node.value.startswith("/")
+        and not any(character in node.value for character in "\0\n")
+    ]
 
 
 def _hiding(node: ast.AST) -> str | None:

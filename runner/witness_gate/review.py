@@ -21,6 +21,7 @@ caller's environment play no part.
 from __future__ import annotations
 
 import os
+import posixpath
 import secrets
 import shutil
 import sys
@@ -267,6 +268,7 @@ class Closure:
     looked_up: frozenset[str]  # where their imports and pytest's collection look, existing or not
     import_paths: tuple[str, ...]
     top_level: frozenset[str]  # what the base has at the top of each import path: "src/pkg" for src/pkg.py
+    named: frozenset[str]  # paths of the trees a string of its code names, a file or a directory
     hidden: str | None = None  # why its sources cannot say what it reaches: it always runs
 
 
@@ -276,7 +278,8 @@ def pyproject_selection(closure: Closure, ownership: Ownership) -> tuple[bool, s
     reaches: it runs when they cannot (`closure.hidden`); when a changed path (added, modified
     or deleted) is a file of its closure, a path one of its imports or pytest's collection
     looks at (a module the head adds there is what the import finds), or lies beside a file of
-    its closure or below its directory (package data); when it names, under an import path, a
+    its closure or below its directory (package data), or at or below a path of the trees a
+    string of its code names (templates a library reads); when it names, under an import path, a
     top-level module of the standard library (which the standard library's own imports would
     find first) or one the base did not have (a third-party package's optional import may find
     it); when it is code an interpreter loads unseen (compiled code, start-up code: blocked
@@ -291,7 +294,8 @@ def pyproject_selection(closure: Closure, ownership: Ownership) -> tuple[bool, s
             return True, f"runs: {path} {why}"
     return False, (
         f"unaffected: none of the {len(changed)} changed paths is in its closure ({len(closure.files)} files, "
-        "found from its imports), where its imports look, beside its files or a new top-level module"
+        "found from its imports), where its imports look, beside its files, named by its code or a new "
+        "top-level module"
     )
 
 
@@ -302,6 +306,9 @@ def _reaches_pyproject(closure: Closure, path: str) -> str | None:
         return "is where one of its imports (or pytest's collection) looks"
     if any(path.startswith(file.rpartition("/")[0] + "/") or "/" not in file for file in closure.files):
         return "is beside a file of its closure, or below its directory (package data)"
+    for named in closure.named:
+        if path == named or path.startswith(named + "/"):
+            return f"is named by a string of its code ({named})"
     if compiled_code(path) or start_up_code(path):
         return "is code an interpreter loads that no source shows"
     for root in closure.import_paths:
@@ -322,6 +329,7 @@ def pyproject_closure(trees: Sequence[Path], suite: Suite, config: GateConfig) -
     import_paths = suite.import_paths or config.import_paths
     files: set[str] = set()
     looked_up: set[str] = set()
+    named: set[str] = set()
     hidden: list[str] = []
     for tree in trees:
         inside = tree.resolve()
@@ -345,8 +353,11 @@ def pyproject_closure(trees: Sequence[Path], suite: Suite, config: GateConfig) -
             real = (tree / path).resolve()
             if real.is_relative_to(inside) and real != inside / path:
                 files.add(real.relative_to(inside).as_posix())
-            if path.endswith(".py") and (why := oracle_imports.hidden_reach(_source(tree / path))) is not None:
-                hidden.append(f"{path}, {why}")
+            if path.endswith(".py"):
+                source = _source(tree / path)
+                if (why := oracle_imports.hidden_reach(source)) is not None:
+                    hidden.append(f"{path}, {why}")
+                named.update(_named_paths(tree, path, oracle_imports.strings(source)))
         files.update(found)
     base = trees[0]
     top_level = {
@@ -356,8 +367,30 @@ def pyproject_closure(trees: Sequence[Path], suite: Suite, config: GateConfig) -
         for entry in (base / root).iterdir()
     }
     return Closure(
-        frozenset(files), frozenset(looked_up), tuple(import_paths), frozenset(top_level), hidden[0] if hidden else None
+        frozenset(files),
+        frozenset(looked_up),
+        tuple(import_paths),
+        frozenset(top_level),
+        frozenset(named),
+        hidden[0] if hidden else None,
     )
+
+
+def _named_paths(tree: Path, module: str, texts: list[str]) -> set[str]:
+    """Which of `texts` name a file or directory of `tree`, relative to its root (the workers'
+    working directory) or to `module`'s directory, as paths of the tree."""
+    found = set()
+    directory = module.rpartition("/")[0]
+    for text in texts:
+        for candidate in {posixpath.normpath(text), posixpath.normpath(f"{directory}/{text}")}:
+            if candidate in (".", "..") or candidate.startswith("../"):
+                continue
+            try:
+                if (tree / candidate).exists() or (tree / candidate).is_symlink():
+                    found.add(candidate)
+            except (OSError, ValueError):  # a name too long for the file system, say: no path of the tree
+                continue
+    return found
 
 
 def _prefix(import_path: str) -> str:

@@ -82,7 +82,7 @@ def test_a_change_runs_the_suites_it_reaches_and_says_why_the_others_do_not(tmp_
     assert selected["pkg001"] == (
         False,
         "unaffected: none of the 1 changed paths is in its closure (4 files, found from its imports), where its "
-        "imports look, beside its files or a new top-level module",
+        "imports look, beside its files, named by its code or a new top-level module",
     )
 
 
@@ -152,6 +152,16 @@ ATTACKS: dict[str, tuple[dict[str, str | None], dict[str, str | None], str]] = {
         {"src/pkg000/ledger.py": "import pathlib\n\nRATE = (pathlib.Path(__file__).parents[2] / 'data/rates.csv')\n"},
         "line 3: __file__",
     ),
+    # A directory a library reads templates from, named by a string (no listed construct reads it).
+    "a template a library reads by a directory's name": (
+        {"templates/invoice.txt": "{{ total - 1 }}\n"},
+        {
+            "templates/invoice.txt": "{{ total }}\n",
+            "src/pkg000/ledger.py": "from jinja2 import Environment, FileSystemLoader\n\n"
+            "TEMPLATES = Environment(loader=FileSystemLoader('templates'))\n",
+        },
+        "templates/invoice.txt is named by a string of its code (templates)",
+    ),
     # pytest runs a conftest.py before a pytest module: its suite's closure cannot be read.
     "a conftest.py": (
         {"README.md": "# the shop\n"},  # any change: conftest.py alone decides
@@ -214,6 +224,7 @@ def test_an_attack_on_the_selection_still_runs_the_suite(tmp_path: Path, attack:
         ("import os\nf = getattr(os, 'listdir')\n", "the string 'listdir'"),
         ("import pandas\nrates = pandas.read_csv('rates.csv')\n", ".read_csv"),
         ("pytest_plugins = ['shop.fixtures']\n", "pytest_plugins"),
+        ("from dotenv import load_dotenv\n", "from dotenv import load_dotenv"),
         ("def f(:\n", "it does not parse"),
     ],
 )
