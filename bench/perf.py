@@ -1,6 +1,6 @@
 """Speed and memory of witness-gate against baselines measured in the same run.
 
-    python bench/perf.py [--runs 5] [--only pin,check,given,replay,start,paths,pants,review,red]
+    python bench/perf.py [--runs 5] [--only pin,check,given,replay,start,paths,pants,review,pyproject,red]
 
 Each figure is the median of `--runs` timings of the gate and of its baseline, printed
 as a ratio next to its target. Nothing here asserts a timing: these machines are noisy,
@@ -340,14 +340,16 @@ _PACKAGE = {
 }
 
 
-def _packages_repo(root: Path, count: int) -> tuple[GitRepo, dict]:
-    """`count` packages, each a suite of three properties in the build graph (and the same
-    three as plain @given tests); the base, then a pull request that edits pkg000 honestly.
-    Returns the repository and the suites document of its base."""
+def _packages_repo(root: Path, count: int, in_pyproject: bool = False) -> tuple[GitRepo, dict]:
+    """`count` packages, each a suite of three properties in the build graph, or in the
+    base's pyproject.toml when `in_pyproject` (and the same three as plain @given tests); the
+    base, then a pull request that edits pkg000 honestly. Returns the repository and the
+    suites document of its base."""
     repo = GitRepo(root)
     files = {
         "fixtures/accounts.json": "[]\n",
         **{path.format(n=n): text.format(n=n) for n in range(count) for path, text in _PACKAGE.items()},
+        **({"pyproject.toml": _pyproject_suites(count)} if in_pyproject else {}),
     }
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
@@ -388,6 +390,54 @@ def _packages_repo(root: Path, count: int) -> tuple[GitRepo, dict]:
     return repo, graph
 
 
+def _pyproject_suites(count: int) -> str:
+    """The packages' suites as `[tool.witness-gate]` declares them, one per package."""
+    return (
+        '[tool.witness-gate]\nimpl-prefixes = ["src/"]\noracle-prefixes = ["props/", "fixtures/"]\n'
+        'import-paths = ["src"]\n'
+    ) + "".join(
+        f'\n[[tool.witness-gate.suites]]\nname = "props.pkg{n:03d}"\nfixture = "fixtures/accounts.json"\n'
+        f'generator-version = 1\nproperties = ["props/pkg{n:03d}_props.py"]\n'
+        for n in range(count)
+    )
+
+
+def _plain_pytest(repo: GitRepo, target: str, tests: int) -> tuple[list[str], dict[str, str]]:
+    """Plain pytest + Hypothesis of `target` in the packages' repository, checked first to be a
+    green run of its `tests` tests: the baseline's command and environment."""
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", target]
+    env = {**ENV, "PYTHONPATH": os.pathsep.join([str(repo.root / "src"), ENV["PYTHONPATH"]])}
+    done = subprocess.run(pytest, cwd=repo.root, env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and f"{tests} passed" in done.stdout, done.stdout[-2000:]
+    return pytest, env
+
+
+def bench_review_pyproject(work: Path, runs: int) -> None:
+    """The pull request of `bench_review` with the suites declared in the base's pyproject.toml
+    (#41): each suite's closure is read from its sources, so only the changed package's suite
+    should run. Against plain pytest of the changed package, in the same run."""
+    times = {}
+    for count in (12, 48):
+        repo, _ = _packages_repo(work / f"review-pyproject-{count}", count, in_pyproject=True)
+        out = repo.root.parent / f"out-pyproject-{count}"
+        review = cli("review", "--base", "main", "--head", "patch", "--out", str(out))
+        ours, rss = median_of(runs, lambda: timed(review, repo.root))
+        verdict = json.loads((out / "review.json").read_text())
+        ran = sum(1 for value in verdict["suites"].values() if value != "unaffected")
+        pytest, env = _plain_pytest(repo, "tests/pkg000", 3)
+        changed, _ = median_of(runs, lambda: timed(pytest, repo.root, env))
+        times[count] = ours
+        report(
+            f"review, {count} suites in pyproject.toml, one changed package (verdict {verdict['verdict']}, {ran} suite "
+            "run)",
+            ours,
+            changed,
+            "<= 2x plain pytest of the changed package",
+            f"; peak RSS {rss / 1024:.0f} MiB",
+        )
+    print(f"pyproject review growth from 12 to 48 suites: {times[48] / times[12]:.2f}x (target <= 1.3x)", flush=True)
+
+
 def bench_review(work: Path, runs: int) -> None:
     """`review` of a pull request that edits one package of N, each package one suite of
     three properties declared in the build graph, against plain pytest + Hypothesis of the
@@ -403,15 +453,12 @@ def bench_review(work: Path, runs: int) -> None:
         ours, rss = median_of(runs, lambda: timed(review, repo.root))
         verdict = json.loads((out / "review.json").read_text())
         ran = sum(1 for value in verdict["suites"].values() if value != "unaffected")
-        pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-        plain_env = {**ENV, "PYTHONPATH": os.pathsep.join([str(repo.root / "src"), ENV["PYTHONPATH"]])}
-        for target in ("tests/pkg000", "tests"):  # every baseline must be a green run of every test it names
-            done = subprocess.run([*pytest, target], cwd=repo.root, env=plain_env, capture_output=True, text=True)
-            assert (
-                done.returncode == 0 and f"{3 * (1 if target != 'tests' else count)} passed" in done.stdout
-            ), done.stdout[-2000:]
-        changed, _ = median_of(runs, lambda: timed([*pytest, "tests/pkg000"], repo.root, plain_env))
-        every, _ = median_of(runs, lambda: timed([*pytest, "tests"], repo.root, plain_env))
+        # Every baseline must be a green run of every test it names.
+        one, plain_env = _plain_pytest(repo, "tests/pkg000", 3)
+        all_of_them, _ = _plain_pytest(repo, "tests", 3 * count)
+        pytest = one[:-1]
+        changed, _ = median_of(runs, lambda: timed(one, repo.root, plain_env))
+        every, _ = median_of(runs, lambda: timed(all_of_them, repo.root, plain_env))
         times[count] = ours
         report(
             f"review, {count} suites, one changed package (verdict {verdict['verdict']}, {ran} suite run)",
@@ -553,7 +600,7 @@ def bench_red(work: Path, runs: int) -> None:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", default="pin,check,given,replay,start,paths,pants,review,red")
+    parser.add_argument("--only", default="pin,check,given,replay,start,paths,pants,review,pyproject,red")
     parser.add_argument("--pex", type=Path, default=ROOT / "dist" / "runner" / "witness-gate.pex")
     args = parser.parse_args(argv)
     chosen = set(args.only.split(","))
@@ -569,6 +616,7 @@ def main(argv: list[str]) -> int:
             "paths": lambda: bench_scale_paths(work / "paths", args.runs),
             "pants": lambda: bench_pants(args.runs),
             "review": lambda: bench_review(work, args.runs),
+            "pyproject": lambda: bench_review_pyproject(work, args.runs),
             "red": lambda: bench_red(work, args.runs),
         }
         for name, step in steps.items():
