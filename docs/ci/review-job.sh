@@ -61,7 +61,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:5beb374fa4985557ec20a3aa02ce633add87812a1500cd6ad390adc76e1d09f5
+    --hash=sha256:62fd1e8a9269b1134de00470042abc04bad863d4648482f9c0526e610f38735f
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \

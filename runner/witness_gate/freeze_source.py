@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from witness_gate import git
+from witness_gate import git, selection
 from witness_gate import review as reviews
 from witness_gate.canonical import sha256_hex
 from witness_gate.config import GateConfig, Suite
@@ -110,10 +110,10 @@ def rebuild(
             "(sha256 of the base's blob)"
         )
     by_path = {change.path: change for change in changes}
-    linked = reviews._symlinked_closure(base_tree, config)
+    linked = selection.symlinked_closure(base_tree, config)
     tree = scratch / "suite"
-    git.export(repo, base, tree, reviews._closure_only(suite, config, linked))
-    problems = reviews._apply_head(repo, landed.tree, tree, ownership, by_path, reviews._reaching(suite, linked))
+    git.export(repo, base, tree, selection.closure_only(suite, config, linked))
+    problems = reviews._apply_head(repo, landed.tree, tree, ownership, by_path, selection.reaching(suite, linked))
     if problems:
         raise WitnessGateError(f"the head's implementation could not be put in the suite's tree: {problems[0]}")
     config, provided = reviews._with_dependencies(repo, base, config, scratch / "dependencies")

@@ -206,7 +206,7 @@ class Reach:
 
 def reach(tree: Path, modules: Iterable[str], import_paths: Iterable[str]) -> Reach:
     """Every module of `tree` that `modules` import, directly or through each other, the
-    implementation included (a suite's closure, `review.selection`), and every path those
+    implementation included (a suite's closure, `selection.selection`), and every path those
     imports are looked up at: a module the head adds at one of them, existing before or
     not, changes what the import finds. A module is followed only where its real file is
     inside the tree (a link out of it blocks on its own)."""

@@ -136,3 +136,23 @@ def _segment_regex(segment: str) -> str:
             out.append(re.escape(char))
         at += 1
     return "".join(out)
+
+
+# Compiled code the interpreter loads instead of, or beside, a module's source: a patch
+# that carries it would be tested on bytes the diff does not show.
+_COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd")
+
+
+def compiled_code(path: str) -> bool:
+    """Whether a path is bytecode or an extension module (pure)."""
+    name = path.rsplit("/", 1)[-1]
+    return "__pycache__" in path.split("/") or name.endswith(_COMPILED_SUFFIXES) or ".so." in name
+
+
+_START_UP_FILES = ("sitecustomize.py", "usercustomize.py")
+
+
+def start_up_code(path: str) -> bool:
+    """Whether a path is code an interpreter runs at start-up from its import path (pure)."""
+    name = path.rsplit("/", 1)[-1]
+    return name in _START_UP_FILES or name.endswith(".pth")

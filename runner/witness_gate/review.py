@@ -21,12 +21,10 @@ caller's environment play no part.
 from __future__ import annotations
 
 import os
-import posixpath
 import secrets
 import shutil
-import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -43,11 +41,11 @@ from witness_gate import (
     corpus,
     dependencies,
     git,
-    given_tests,
     integrity,
     oracle_imports,
     pytest_files,
     sandbox,
+    selection,
     shared_failures,
     store,
     witness,
@@ -66,7 +64,7 @@ from witness_gate.ownership import (
     owner,
     with_every_oracle_entry,
 )
-from witness_gate.paths import gate_list, glob_matches, listable
+from witness_gate.paths import compiled_code, gate_list, listable, start_up_code
 from witness_gate.properties import property_files
 from witness_gate.suites_document import BAZEL_GOAL, GOAL, declared_by, graph_config
 
@@ -129,26 +127,7 @@ def with_imported_helpers(tree: Path, config: GateConfig) -> GateConfig:
 def _symlinked_oracle(tree: Path, config: GateConfig) -> dict[str, str]:
     """Where oracle paths of the base tree really live when a symlink leads there: each
     real location with the oracle path that reaches it."""
-    return _real_locations(tree, [entry for entry, _ in oracle_entries(config)])
-
-
-def _real_locations(tree: Path, entries: list[str]) -> dict[str, str]:
-    """Real location (a file or a whole directory) -> the path that reaches it, for each
-    entry of the tree a symlink leads through (the entry itself, a directory above it, or
-    a link inside a directory entry)."""
-    found = {}
-    root = tree.resolve()
-    for entry in entries:
-        start = tree / entry.rstrip("/")
-        candidates = [start, *(start.rglob("*") if start.is_dir() else ())]
-        for path in candidates:
-            if not (path.is_symlink() or path.exists()):
-                continue
-            real = path.resolve()
-            literal = root / path.relative_to(tree)
-            if real != literal and real.is_relative_to(root):
-                found[real.relative_to(root).as_posix()] = path.relative_to(tree).as_posix()
-    return found
+    return selection.real_locations(tree, [entry for entry, _ in oracle_entries(config)])
 
 
 def _gated_build_files(repo: Path, revisions: tuple[str, ...], paths: list[str]) -> frozenset[str]:
@@ -217,270 +196,6 @@ def _run_suite(
         search_salt=salt,
     )
     return gates.run(request, now).record
-
-
-# Compiled code the interpreter loads instead of, or beside, a module's source: a patch
-# that carries it would be tested on bytes the diff does not show.
-_COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd")
-
-
-def selection(suite: Suite, ownership: Ownership, linked: Mapping[str, str] | None = None) -> tuple[bool, str]:
-    """Whether a suite of the build graph runs for these changes, and why (pure). It runs
-    when a changed path (added, modified or deleted) is in its closure (its implementation
-    files, fixture, properties and oracle paths, and the real files behind closure paths that
-    are symlinks, `linked`: real path -> closure path) or matches its oracle globs; lies under
-    one of its source roots (a plug-in loaded by name, a module an optional import finds, one
-    shadowing an import: the base's graph cannot list what the code finds there); or lies in
-    the directory of a closure file or below it (package data read with `importlib.resources`);
-    and every suite runs when a gate control, a freeze or anything else not one suite's own
-    changed. Sound because a graph suite runs in a tree of its closure and of the changes that
-    reach it: what it does not declare, it cannot read."""
-    closure = _closure(suite, linked)
-    changed = [*ownership.impl, *ownership.oracle]
-    for path in changed:
-        if any(glob_matches(path, pattern) for pattern in suite.oracle_globs):
-            return True, f"runs: {path} matches its properties' glob"
-        if (why := _reaches(suite, closure, path)) is not None:
-            return True, f"runs: {path} {why}"
-    if (control := _every_suites(ownership)) is not None:
-        return True, control
-    return False, (
-        f"unaffected: none of the {len(changed)} changed paths is in its closure ({len(closure)} files), "
-        "under its source roots or beside its files"
-    )
-
-
-def _every_suites(ownership: Ownership) -> str | None:
-    """Why every suite runs, if a changed oracle path is no one suite's own (a gate control, a
-    freeze, an oracle prefix)."""
-    for path, who in ownership.oracle.items():
-        if not who.startswith("suite "):
-            return f"runs: {path} changed ({who}), which every suite depends on"
-    return None
-
-
-@dataclass(frozen=True)
-class Closure:
-    """What a suite declared in pyproject.toml can reach, read from the sources alone, in the
-    base's tree and the landed one (`pyproject_closure`): no code runs to find it."""
-
-    files: frozenset[str]  # its property modules, fixture, the modules they import, real files behind links
-    looked_up: frozenset[str]  # where their imports and pytest's collection look, existing or not
-    import_paths: tuple[str, ...]
-    top_level: frozenset[str]  # what the base has at the top of each import path: "src/pkg" for src/pkg.py
-    named: frozenset[str]  # paths of the trees a string of its code names, a file or a directory
-    hidden: str | None = None  # why its sources cannot say what it reaches: it always runs
-
-
-def pyproject_selection(closure: Closure, ownership: Ownership) -> tuple[bool, str]:
-    """Whether a suite declared in pyproject.toml runs for these changes, and why (pure). Such
-    a suite runs in the whole tree, so it is skipped only where its sources say everything it
-    reaches: it runs when they cannot (`closure.hidden`); when a changed path (added, modified
-    or deleted) is a file of its closure, a path one of its imports or pytest's collection
-    looks at (a module the head adds there is what the import finds), or lies beside a file of
-    its closure or below its directory (package data), or at or below a path of the trees a
-    string of its code names (templates a library reads); when it names, under an import path, a
-    top-level module of the standard library (which the standard library's own imports would
-    find first) or one the base did not have (a third-party package's optional import may find
-    it); when it is code an interpreter loads unseen (compiled code, start-up code: blocked
-    anyway); and when a gate control, a freeze or an oracle prefix changed (said first)."""
-    if closure.hidden is not None:
-        return True, f"runs: its closure cannot be known from its sources: {closure.hidden}"
-    if (control := _every_suites(ownership)) is not None:
-        return True, control
-    changed = [*ownership.impl, *ownership.oracle]
-    for path in changed:
-        if (why := _reaches_pyproject(closure, path)) is not None:
-            return True, f"runs: {path} {why}"
-    return False, (
-        f"unaffected: none of the {len(changed)} changed paths is in its closure ({len(closure.files)} files, "
-        "found from its imports), where its imports look, beside its files, named by its code or a new "
-        "top-level module"
-    )
-
-
-def _reaches_pyproject(closure: Closure, path: str) -> str | None:
-    if path in closure.files:
-        return "is in its closure"
-    if path in closure.looked_up:
-        return "is where one of its imports (or pytest's collection) looks"
-    if any(path.startswith(file.rpartition("/")[0] + "/") or "/" not in file for file in closure.files):
-        return "is beside a file of its closure, or below its directory (package data)"
-    for named in closure.named:
-        if path == named or path.startswith(named + "/"):
-            return f"is named by a string of its code ({named})"
-    if compiled_code(path) or start_up_code(path):
-        return "is code an interpreter loads that no source shows"
-    for root in closure.import_paths:
-        prefix = _prefix(root)
-        if not path.startswith(prefix):
-            continue
-        name = path[len(prefix) :].split("/", 1)[0].split(".", 1)[0]
-        if name in sys.stdlib_module_names:
-            return f"is under import path {root} as {name}, a module of the standard library it would shadow"
-        if prefix + name not in closure.top_level:
-            return f"adds {name} under import path {root}, which the base did not have (an optional import may find it)"
-    return None
-
-
-def pyproject_closure(trees: Sequence[Path], suite: Suite, config: GateConfig) -> Closure:
-    """A pyproject suite's `Closure`, read from each of `trees` (the base's, and the landed one
-    where it could be written): the union of what each says."""
-    import_paths = suite.import_paths or config.import_paths
-    files: set[str] = set()
-    looked_up: set[str] = set()
-    named: set[str] = set()
-    hidden: list[str] = []
-    for tree in trees:
-        inside = tree.resolve()
-        try:
-            modules = [
-                path.relative_to(tree).as_posix()
-                for path in property_files([tree / entry for entry in suite.properties])
-            ]
-        except (WitnessGateError, ValueError) as error:  # its own run names what is missing
-            hidden.append(f"its property modules could not be listed ({error})")
-            continue
-        for module in modules:
-            collected = pytest_files.read_at_collection(module)
-            looked_up.update(collected)
-            if given_tests.is_pytest_module(_source(tree / module)):
-                hidden += [f"{path}: {why}" for path in collected if (why := _pytest_reads(tree / path)) is not None]
-        reached = oracle_imports.reach(tree, modules, import_paths)
-        looked_up.update(reached.candidates)
-        found = [*modules, *reached.modules, *([suite.fixture] if suite.fixture is not None else [])]
-        for path in found:
-            real = (tree / path).resolve()
-            if real.is_relative_to(inside) and real != inside / path:
-                files.add(real.relative_to(inside).as_posix())
-            if path.endswith(".py"):
-                source = _source(tree / path)
-                if (why := oracle_imports.hidden_reach(source)) is not None:
-                    hidden.append(f"{path}, {why}")
-                named.update(_named_paths(tree, path, oracle_imports.strings(source)))
-        files.update(found)
-    base = trees[0]
-    top_level = {
-        _prefix(root) + entry.name.split(".", 1)[0]
-        for root in import_paths
-        if (base / root).is_dir()
-        for entry in (base / root).iterdir()
-    }
-    return Closure(
-        frozenset(files),
-        frozenset(looked_up),
-        tuple(import_paths),
-        frozenset(top_level),
-        frozenset(named),
-        hidden[0] if hidden else None,
-    )
-
-
-def _named_paths(tree: Path, module: str, texts: list[str]) -> set[str]:
-    """Which of `texts` name a file or directory of `tree`, relative to its root (the workers'
-    working directory) or to `module`'s directory, as paths of the tree."""
-    found = set()
-    directory = module.rpartition("/")[0]
-    for text in texts:
-        for candidate in {posixpath.normpath(text), posixpath.normpath(f"{directory}/{text}")}:
-            if candidate in (".", "..") or candidate.startswith("../"):
-                continue
-            try:
-                if (tree / candidate).exists() or (tree / candidate).is_symlink():
-                    found.add(candidate)
-            except (OSError, ValueError):  # a name too long for the file system, say: no path of the tree
-                continue
-    return found
-
-
-def _prefix(import_path: str) -> str:
-    """What a path under an import path starts with (pure): "" for the repository's root."""
-    return "" if import_path in ("", ".") else import_path.rstrip("/") + "/"
-
-
-def _source(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return b""
-
-
-def _pytest_reads(path: Path) -> str | None:
-    """Why a file pytest reads at collection, if it is there, hides what a pytest module reaches:
-    a conftest.py or package __init__.py is code pytest runs first, an ini file with a pytest
-    section may add import paths and plug-ins."""
-    if not (path.is_file() or path.is_symlink()):
-        return None
-    if path.name in pytest_files.COLLECTION_FILES:
-        return "code pytest runs at collection"
-    section = dict(pytest_files.INI_FILES).get(path.name, b"")
-    if section is None or section in _source(path):
-        return "pytest's configuration (import paths and plug-ins)"
-    return None
-
-
-def _reaches(suite: Suite, closure: set[str], path: str) -> str | None:
-    """How a changed path reaches a graph suite, or None: in its closure, under one of its
-    source roots, or in the directory of a closure file or below it."""
-    if path in closure:
-        return "is in its closure"
-    for root in suite.import_paths or (".",):
-        if path.startswith(_prefix(root)):
-            return f"is under its source root {root}"
-    if any(path.startswith(file.rpartition("/")[0] + "/") or "/" not in file for file in closure):
-        return "is beside a file of its closure, or below its directory (package data)"
-    return None
-
-
-def _reaching(suite: Suite, linked: Mapping[str, str]) -> Callable[[str], bool] | None:
-    """Which changed implementation paths a graph suite's tree takes from the head: those that
-    reach it (`_reaches`); all of them for a pyproject suite (None)."""
-    if not suite.impl:
-        return None
-    closure = _closure(suite, linked)
-    return lambda path: _reaches(suite, closure, path) is not None
-
-
-def _closure(suite: Suite, linked: Mapping[str, str] | None) -> set[str]:
-    """A graph suite's declared files, and the real files behind those that are symlinks."""
-    declared = {
-        path for path in (*suite.impl, suite.fixture, *suite.properties, *suite.oracle_paths) if path is not None
-    }
-    return declared | {real for real, link in (linked or {}).items() if link in declared}
-
-
-def _closure_only(suite: Suite, config: GateConfig, linked: Mapping[str, str]) -> Callable[[str], bool] | None:
-    """Which base paths a suite's tree holds: a graph suite's closure (with what its links
-    lead to), the freezes and the corpus, as `pants test` gives its sandbox; everything for a
-    pyproject suite."""
-    if not suite.impl:
-        return None
-    closure = _closure(suite, linked)
-    kept = (config.freezes_dir.rstrip("/") + "/", config.corpus_dir.rstrip("/") + "/")
-    return lambda path: path in closure or path.startswith(kept)
-
-
-def _symlinked_closure(tree: Path, config: GateConfig) -> dict[str, str]:
-    """Real path -> closure path, for each graph suite's file that a symlink in the base
-    tree leads to."""
-    return _real_locations(
-        tree, sorted({path for suite in config.suites if suite.impl for path in _closure(suite, None)})
-    )
-
-
-def compiled_code(path: str) -> bool:
-    """Whether a path is bytecode or an extension module (pure)."""
-    name = path.rsplit("/", 1)[-1]
-    return "__pycache__" in path.split("/") or name.endswith(_COMPILED_SUFFIXES) or ".so." in name
-
-
-_START_UP_FILES = ("sitecustomize.py", "usercustomize.py")
-
-
-def start_up_code(path: str) -> bool:
-    """Whether a path is code an interpreter runs at start-up from its import path (pure)."""
-    name = path.rsplit("/", 1)[-1]
-    return name in _START_UP_FILES or name.endswith(".pth")
 
 
 def unreviewable(path: str, change: git.Change) -> str | None:
@@ -725,13 +440,13 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         # What the head may not carry blocks whether or not a suite runs.
         problems += [refusal for path in ownership.impl if (refusal := unreviewable(path, by_path[path])) is not None]
         problems += _orphaned_corpus(repo, landed.tree, config, work / "corpus")
-        linked = _symlinked_closure(base_tree, config)
+        linked = selection.symlinked_closure(base_tree, config)
         selected = {
-            suite.name: selection(suite, ownership, linked)
+            suite.name: selection.selection(suite, ownership, linked)
             for suite in config.suites
             if suite.impl  # a build graph's
         }
-        selected.update(_select_pyproject(repo, landed_tree, base_tree, work / "landed", config, ownership))
+        selected.update(selection.select_pyproject(repo, landed_tree, base_tree, work / "landed", config, ownership))
         selected = {suite.name: selected[suite.name] for suite in config.suites}  # the declared order
         affected = [(index, suite) for index, suite in enumerate(config.suites) if selected[suite.name][0]]
         runs_head_oracle = bool(ownership.oracle) and not ownership.impl
@@ -749,8 +464,8 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             # A tree of its own per suite, written from git objects: suites running at the
             # same time never share one.
             tree = work / f"suite-{index}"
-            git.export(repo, base, tree, _closure_only(suite, config, linked))
-            applied = _apply_head(repo, landed_tree, tree, ownership, by_path, _reaching(suite, linked))
+            git.export(repo, base, tree, selection.closure_only(suite, config, linked))
+            applied = _apply_head(repo, landed_tree, tree, ownership, by_path, selection.reaching(suite, linked))
             _remove(tree / _WORK)
             salt = per_change_salt if config.per_change_search else None
             record = _blocked_unless_run(
@@ -762,7 +477,7 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
                 return record, applied, []
             # The same witnesses on the base's implementation: what it fails the same way is not the patch's.
             on_base = work / f"base-suite-{index}"
-            git.export(repo, base, on_base, _closure_only(suite, config, linked))
+            git.export(repo, base, on_base, selection.closure_only(suite, config, linked))
             _remove(on_base / _WORK)
             if _each_passes_on(suite, on_base, config, out_dir / suite.name, shareable):
                 return (
@@ -818,40 +533,10 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
     return replace(
         result,
         reached={
-            suite.name: reached_implementation(ownership, by_path, _reaching(suite, linked)) for _, suite in affected
+            suite.name: reached_implementation(ownership, by_path, selection.reaching(suite, linked))
+            for _, suite in affected
         },
     )
-
-
-def _select_pyproject(
-    repo: Path, landed: str, base_tree: Path, landed_tree: Path, config: GateConfig, ownership: Ownership
-) -> dict[str, tuple[bool, str]]:
-    """`pyproject_selection` of each pyproject suite, its closure read from the base's tree and,
-    where that leaves it unaffected, from the landed tree too (written once, when first needed)."""
-    selected = {}
-    trees: list[Path] | None = None
-    problem = ""
-    for suite in config.suites:
-        if suite.impl:
-            continue
-        closure = pyproject_closure([base_tree], suite, config)
-        if not pyproject_selection(closure, ownership)[0]:
-            if trees is None:
-                trees, problem = _written(repo, landed, landed_tree)
-            closure = (
-                pyproject_closure([base_tree, *trees], suite, config) if trees else replace(closure, hidden=problem)
-            )
-        selected[suite.name] = pyproject_selection(closure, ownership)
-    return selected
-
-
-def _written(repo: Path, revision: str, target: Path) -> tuple[list[Path], str]:
-    """`[target]` with the revision's tree written there, or no tree and why it could not be."""
-    try:
-        git.export(repo, revision, target)
-    except (WitnessGateError, OSError) as error:  # e.g. a link out of the tree, which blocks on its own
-        return [], f"the landed tree could not be written ({error})"
-    return [target], ""
 
 
 def reached_implementation(

@@ -1,6 +1,6 @@
 """Affected-only for suites declared in pyproject.toml (#41, item 3): a suite runs unless its
 closure, read from the sources of the base's and the landed tree, shows no changed path can
-reach it (`review.pyproject_closure`, `review.pyproject_selection`).
+reach it (`selection.pyproject_closure`, `selection.pyproject_selection`).
 
 The attacks are a pull request's author's, with only commits to the head: each tries to get
 the suite `pkg000` skipped while what it runs changed, and must find it run. Tables of the
@@ -18,7 +18,7 @@ from support.review_repo import review_repo
 from witness_gate import oracle_imports
 from witness_gate.config import GateConfig, Suite
 from witness_gate.ownership import own
-from witness_gate.review import pyproject_closure, pyproject_selection
+from witness_gate.selection import pyproject_closure, pyproject_selection
 
 CONFIG = GateConfig(
     impl_prefixes=("src/",),
