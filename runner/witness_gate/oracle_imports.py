@@ -12,6 +12,8 @@ library, a third-party package) is not the repository's.
 from __future__ import annotations
 
 import ast
+import builtins
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,103 +45,135 @@ def imported_names(source: bytes, path: str) -> list[str]:
     return names
 
 
-# What lets a module import a module, or read a file, that no `import` statement names, so
-# that its suite's closure cannot be read from its sources (`hidden_reach`). Generous on
-# purpose: a construct listed wrongly only runs a suite that could have been skipped.
-# Modules whose use imports or reads by a name computed at run time (unpickling and mocks
-# import by name too; `logging.config` resolves handler classes by name):
-_HIDING_MODULES = frozenset(
+# What a suite's modules may use and still say, through their `import` statements alone,
+# everything they reach (`hidden_reach`). Allow-lists, not deny-lists: an honest base reads a
+# file or imports by name in more ways than any list of them (`os.fwalk`, `io.FileIO`,
+# `pydoc.locate`, `xml.etree.ElementTree.parse`), and a construct missed would let a head's
+# change to what that code reads skip the suite, while one listed wrongly only runs a suite
+# that could have been skipped.
+# Modules of the standard library that neither read files nor import by a computed name
+# (`json` and `csv` parse what they are handed; opening it needs `open`, which is not allowed):
+_PURE_MODULES = frozenset(
     {
-        "importlib", "pkgutil", "runpy", "pkg_resources", "imp", "zipimport", "site", "builtins", "ctypes",
-        "subprocess", "glob", "fileinput", "linecache", "shutil", "zipfile", "tarfile", "shelve", "dbm", "mmap",
-        "pickle", "marshal", "doctest", "unittest.mock", "mock", "logging.config",
+        "__future__", "abc", "array", "base64", "binascii", "bisect", "calendar", "cmath", "collections",
+        "colorsys", "contextlib", "contextvars", "copy", "csv", "dataclasses", "datetime", "decimal", "difflib",
+        "enum", "errno", "fnmatch", "fractions", "functools", "hashlib", "heapq", "hmac", "html", "ipaddress",
+        "itertools", "json", "keyword", "math", "numbers", "operator", "pprint", "queue", "random", "re",
+        "secrets", "statistics", "string", "struct", "textwrap", "threading", "time", "typing", "unicodedata",
+        "urllib.parse", "uuid", "warnings", "weakref", "zlib", "zoneinfo", "concurrent.futures",
     }
 )  # fmt: skip
-# Names: the dynamic import and code builtins, a module's own location (a path relative to
-# it), pytest's plugin list and the fixtures that patch by a dotted name.
-_HIDING_NAMES = frozenset(
+# What the gate itself hands a suite's modules (outside the tree, not the head's to change).
+_GATE_MODULES = frozenset({"hypothesis", "hypothesis.strategies", "hypothesis.stateful", "witness_gate", "pytest"})
+# Builtins that neither read files, import, run code from text nor reach other modules'
+# objects (`open`, `__import__`, `exec`, `eval`, `compile`, `globals`, `vars`, `help`,
+# `breakpoint` and `input` are not among them).
+_PURE_BUILTINS = frozenset(
     {
-        "__import__", "exec", "eval", "compile", "open", "__file__", "__path__", "__spec__", "__loader__",
-        "__builtins__", "pytest_plugins", "monkeypatch", "mocker",
+        "abs", "all", "any", "ascii", "bin", "bool", "bytearray", "bytes", "callable", "chr", "classmethod",
+        "complex", "dict", "divmod", "enumerate", "filter", "float", "format", "frozenset", "hasattr", "hash",
+        "hex", "id", "int", "isinstance", "issubclass", "iter", "len", "list", "map", "max", "min", "next",
+        "object", "oct", "ord", "pow", "print", "property", "range", "repr", "reversed", "round", "set",
+        "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type", "zip", "getattr", "setattr",
+        "delattr", "aiter", "anext", "memoryview", "NotImplemented", "Ellipsis", "None", "True", "False",
+        "__name__", "__doc__", "__debug__",
     }
 )  # fmt: skip
-# Attributes (on whatever object) and names imported from a module: reading, listing or
-# testing files (os, pathlib, io, numpy's and pandas' readers), starting programs, changing
-# where imports look, pytest's import by name.
+_BUILTIN_NAMES = frozenset(dir(builtins))
+# Dunder attributes that only a class's own protocol uses; any other (`__file__`, `__spec__`,
+# `__globals__`, `__code__`, `__subclasses__`, `__dict__`...) leads to a module's location or
+# to objects its imports do not name.
+_PURE_DUNDERS = frozenset(
+    {
+        "__init__", "__post_init__", "__new__", "__name__", "__qualname__", "__doc__", "__repr__", "__str__",
+        "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__len__",
+        "__iter__", "__next__", "__contains__", "__getitem__", "__setitem__", "__delitem__", "__enter__",
+        "__exit__", "__call__", "__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__",
+        "__neg__", "__pos__", "__abs__", "__slots__", "__all__", "__version__", "__match_args__",
+    }
+)  # fmt: skip
+# Attributes that read, list or test files or import by name whatever module they come
+# from (a third-party reader, pytest's `importorskip`), and names pytest gives a test.
 _HIDING_ATTRIBUTES = frozenset(
     {
         "open", "read", "load", "loadtxt", "genfromtxt", "fromfile", "listdir", "scandir", "walk", "iterdir",
         "glob", "rglob", "iglob", "exists", "isfile", "isdir", "is_file", "is_dir", "stat", "lstat", "getsize",
-        "access", "readlink", "system", "popen", "meta_path", "path_hooks", "path_importer_cache", "importorskip",
+        "access", "readlink", "system", "popen", "importorskip", "readlines", "readall", "readinto",
+        "locate", "import_module", "import_string", "resolve_name", "get_type_hints", "fwalk", "FileIO",
     }
 )  # fmt: skip
 _HIDING_PREFIXES = ("read_", "load_", "exec", "spawn", "posix_spawn", "getsource")
+_HIDING_NAMES = frozenset({"pytest_plugins", "monkeypatch", "mocker"})
 
 
-def hidden_reach(source: bytes) -> str | None:
+def hidden_reach(source: bytes, in_tree: Callable[[str], bool] = lambda name: False) -> str | None:
     """The first construct of `source` by which its module may import a module or read a
-    file that no `import` statement names (dynamic imports, file reads, `sys.path`), as
-    "line N: <construct>", or None when its `import` statements say all it reaches (pure).
-    A module that does not parse cannot be read at all."""
+    file that no `import` statement names, as "line N: <construct>", or None when its
+    `import` statements say all it reaches (pure). It imports only modules of the tree
+    (`in_tree`: a dotted name an import path holds; relative imports), pure modules of the
+    standard library and what the gate hands it; it calls no builtin outside the pure ones,
+    touches no dunder outside a class's own protocol and names no file reader. A module that
+    does not parse cannot be read at all."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as error:
         return f"it does not parse ({type(error).__name__})"
     for node in ast.walk(tree):
-        if (construct := _hiding(node)) is not None:
+        if (construct := _hiding(node, in_tree)) is not None:
             return f"line {getattr(node, 'lineno', 0)}: {construct}"
     return None
 
 
-def strings(source: bytes) -> list[str]:
-    """The string constants of `source` that could name a relative path, in order (pure): a
-    directory of templates or a data file a library reads by a name no listed construct shows."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
-    return [
-        node.value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant)
-        and isinstance(node.value, str)
-        and 0 < len(node.value) <= 255
-        and not node.value.startswith("/")
-        and not any(character in node.value for character in "\0\n")
-    ]
-
-
-def _hiding(node: ast.AST) -> str | None:
+def _hiding(node: ast.AST, in_tree: Callable[[str], bool]) -> str | None:
     if isinstance(node, ast.Import):
-        return next((f"import {a.name}" for a in node.names if _hiding_module(a.name)), None)
+        return next((f"import {a.name}" for a in node.names if not _known_module(a.name, in_tree)), None)
     if isinstance(node, ast.ImportFrom):
-        module = node.module or ""
-        if node.level == 0 and _hiding_module(module):
-            return f"from {module} import"
-        named = [a.name for a in node.names if _hiding_attribute(a.name) or a.name in _HIDING_NAMES]
+        module, names = node.module or "", [alias.name for alias in node.names]
+        if node.level == 0 and not _known_module(module, in_tree):
+            return f"from {module} import {names[0]}"
+        named = [name for name in names if _hiding_attribute(name) or _hiding_name(name)]
         return f"from {'.' * node.level}{module} import {named[0]}" if named else None
-    if isinstance(node, ast.Name) and node.id in _HIDING_NAMES:
+    if isinstance(node, ast.Name) and _hiding_name(node.id):
         return node.id
-    if isinstance(node, ast.Attribute):
-        if _hiding_attribute(node.attr):
-            return f".{node.attr}"
-        if node.attr == "path" and isinstance(node.value, ast.Name) and node.value.id == "sys":
-            return "sys.path"
+    if isinstance(node, ast.Attribute) and (_hiding_attribute(node.attr) or _unknown_dunder(node.attr)):
+        return f".{node.attr}"
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
-        and node.func.id in ("getattr", "setattr", "hasattr")
+        and node.func.id in ("getattr", "setattr", "delattr", "hasattr")
         and len(node.args) > 1
         and not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str))
     ):
         return f"{node.func.id}() with a computed name"
-    if isinstance(node, ast.Constant) and isinstance(node.value, str) and _hiding_attribute(node.value):
-        return f"the string {node.value!r}"  # getattr(os, "listdir"), and its like
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and (_hiding_attribute(node.value) or _unknown_dunder(node.value))
+    ):
+        return f"the string {node.value!r}"  # getattr(os, "listdir"), attrgetter("__globals__"), and their like
     return None
 
 
-def _hiding_module(name: str) -> bool:
-    return any(name == hiding or name.startswith(hiding + ".") for hiding in _HIDING_MODULES)
+def _known_module(name: str, in_tree: Callable[[str], bool]) -> bool:
+    """Whether an absolute import names a module whose reach its sources show: the tree's own
+    (followed, read in turn) unless the standard library has it too (which one loads is the
+    import path's order), a pure module of the standard library, or one the gate hands over."""
+    top = name.split(".", 1)[0]
+    if name in _PURE_MODULES or name in _GATE_MODULES:
+        return True
+    return top not in sys.stdlib_module_names and in_tree(name)
+
+
+def _hiding_name(name: str) -> bool:
+    if name in _HIDING_NAMES:
+        return True
+    if name.startswith("__") and name.endswith("__"):
+        return name not in _PURE_BUILTINS and name not in _PURE_DUNDERS  # __file__, __spec__, __import__...
+    return name in _BUILTIN_NAMES and name not in _PURE_BUILTINS and not name[0].isupper()
+
+
+def _unknown_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__") and name not in _PURE_DUNDERS
 
 
 def _hiding_attribute(name: str) -> bool:

@@ -3,16 +3,16 @@
 A suite of the build graph reaches what its graph declares (its closure) and runs in a tree
 of that closure alone, so a change it does not declare cannot reach it (`selection`). A
 suite declared in pyproject.toml runs in the whole tree and declares nothing, so its closure
-is read from its sources (`pyproject_closure`: the modules its property modules import, where
-those imports look, the paths its code names), never by running them, and where its sources
-hide what they reach (a dynamic import, a file read) it always runs (`pyproject_selection`).
+is read from its sources (`pyproject_closure`: the modules its property modules import, and
+where those imports look), never by running them; where its sources use anything that could
+reach further (a module outside the pure ones, a file read, a dynamic import, a symbolic
+link) it always runs (`pyproject_selection`).
 A wrong "unaffected" lets a pull request skip its tests; a wrong "runs" only costs time, so
 every doubt runs the suite.
 """
 
 from __future__ import annotations
 
-import posixpath
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -89,18 +89,19 @@ class Closure:
     looked_up: frozenset[str]  # where their imports and pytest's collection look, existing or not
     import_paths: tuple[str, ...]
     top_level: frozenset[str]  # what the base has at the top of each import path: "src/pkg" for src/pkg.py
-    named: frozenset[str]  # paths of the trees a string of its code names, a file or a directory
     hidden: str | None = None  # why its sources cannot say what it reaches: it always runs
+    links: frozenset[str] = frozenset()  # changed paths that are symbolic links in either tree
 
 
 def pyproject_selection(closure: Closure, ownership: Ownership) -> tuple[bool, str]:
     """Whether a suite declared in pyproject.toml runs for these changes, and why (pure). Such
     a suite runs in the whole tree, so it is skipped only where its sources say everything it
-    reaches: it runs when they cannot (`closure.hidden`); when a changed path (added, modified
-    or deleted) is a file of its closure, a path one of its imports or pytest's collection
-    looks at (a module the head adds there is what the import finds), or lies beside a file of
-    its closure or below its directory (package data), or at or below a path of the trees a
-    string of its code names (templates a library reads); when it names, under an import path, a
+    reaches: it runs when they cannot (`closure.hidden`: they use something outside the pure
+    modules and builtins `oracle_imports.hidden_reach` allows); when a changed path (added,
+    modified or deleted) is a symbolic link in either tree (`closure.links`), a file of its
+    closure, a path one of its imports or pytest's collection looks at (a module the head adds
+    there is what the import finds), or lies beside a file of its closure or below its
+    directory (package data); when it names, under an import path, a
     top-level module of the standard library (which the standard library's own imports would
     find first) or one the base did not have (a third-party package's optional import may find
     it); when it is code an interpreter loads unseen (compiled code, start-up code: blocked
@@ -115,21 +116,20 @@ def pyproject_selection(closure: Closure, ownership: Ownership) -> tuple[bool, s
             return True, f"runs: {path} {why}"
     return False, (
         f"unaffected: none of the {len(changed)} changed paths is in its closure ({len(closure.files)} files, "
-        "found from its imports), where its imports look, beside its files, named by its code or a new "
+        "found from its imports), where its imports look, beside its files, or a new "
         "top-level module"
     )
 
 
 def _reaches_pyproject(closure: Closure, path: str) -> str | None:
+    if path in closure.links:
+        return "is a symbolic link in the base's or the landed tree: where it leads, no source shows"
     if path in closure.files:
         return "is in its closure"
     if path in closure.looked_up:
         return "is where one of its imports (or pytest's collection) looks"
     if any(path.startswith(file.rpartition("/")[0] + "/") or "/" not in file for file in closure.files):
         return "is beside a file of its closure, or below its directory (package data)"
-    for named in closure.named:
-        if path == named or path.startswith(named + "/"):
-            return f"is named by a string of its code ({named})"
     if compiled_code(path) or start_up_code(path):
         return "is code an interpreter loads that no source shows"
     for root in closure.import_paths:
@@ -150,7 +150,6 @@ def pyproject_closure(trees: Sequence[Path], suite: Suite, config: GateConfig) -
     import_paths = suite.import_paths or config.import_paths
     files: set[str] = set()
     looked_up: set[str] = set()
-    named: set[str] = set()
     hidden: list[str] = []
     for tree in trees:
         inside = tree.resolve()
@@ -176,9 +175,8 @@ def pyproject_closure(trees: Sequence[Path], suite: Suite, config: GateConfig) -
                 files.add(real.relative_to(inside).as_posix())
             if path.endswith(".py"):
                 source = _source(tree / path)
-                if (why := oracle_imports.hidden_reach(source)) is not None:
+                if (why := oracle_imports.hidden_reach(source, _holds(tree, import_paths))) is not None:
                     hidden.append(f"{path}, {why}")
-                named.update(_named_paths(tree, path, oracle_imports.strings(source)))
         files.update(found)
     base = trees[0]
     top_level = {
@@ -192,26 +190,29 @@ def pyproject_closure(trees: Sequence[Path], suite: Suite, config: GateConfig) -
         frozenset(looked_up),
         tuple(import_paths),
         frozenset(top_level),
-        frozenset(named),
         hidden[0] if hidden else None,
     )
 
 
-def _named_paths(tree: Path, module: str, texts: list[str]) -> set[str]:
-    """Which of `texts` name a file or directory of `tree`, relative to its root (the workers'
-    working directory) or to `module`'s directory, as paths of the tree."""
-    found = set()
-    directory = module.rpartition("/")[0]
-    for text in texts:
-        for candidate in {posixpath.normpath(text), posixpath.normpath(f"{directory}/{text}")}:
-            if candidate in (".", "..") or candidate.startswith("../"):
-                continue
-            try:
-                if (tree / candidate).exists() or (tree / candidate).is_symlink():
-                    found.add(candidate)
-            except (OSError, ValueError):  # a name too long for the file system, say: no path of the tree
-                continue
-    return found
+def links_among(ownership: Ownership, trees: Sequence[Path]) -> frozenset[str]:
+    """The changed paths that are symbolic links in any of `trees` (a `Closure`'s `links`)."""
+    changed = (*ownership.impl, *ownership.oracle)
+    return frozenset(path for path in changed if any((tree / path).is_symlink() for tree in trees))
+
+
+def _holds(tree: Path, import_paths: Sequence[str]) -> Callable[[str], bool]:
+    """Whether an import path of `tree` holds a dotted module name: a module, a package or a
+    namespace directory (whose modules the suite's reading then follows)."""
+
+    def holds(name: str) -> bool:
+        relative = name.replace(".", "/")
+        return any(
+            (tree / f"{import_prefix(root)}{relative}{suffix}").exists()
+            for root in import_paths
+            for suffix in (".py", "/__init__.py", "")
+        )
+
+    return holds
 
 
 def import_prefix(import_path: str) -> str:
@@ -304,9 +305,11 @@ def select_pyproject(
         if not pyproject_selection(closure, ownership)[0]:
             if trees is None:
                 trees, problem = _written(repo, landed, landed_tree)
-            closure = (
-                pyproject_closure([base_tree, *trees], suite, config) if trees else replace(closure, hidden=problem)
-            )
+            if trees:
+                links = links_among(ownership, [base_tree, *trees])
+                closure = replace(pyproject_closure([base_tree, *trees], suite, config), links=links)
+            else:
+                closure = replace(closure, hidden=problem)
         selected[suite.name] = pyproject_selection(closure, ownership)
     return selected
 

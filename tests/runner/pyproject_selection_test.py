@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from support.review_repo import review_repo
 from witness_gate import oracle_imports
 from witness_gate.config import GateConfig, Suite
 from witness_gate.ownership import own
-from witness_gate.selection import pyproject_closure, pyproject_selection
+from witness_gate.selection import links_among, pyproject_closure, pyproject_selection
 
 CONFIG = GateConfig(
     impl_prefixes=("src/",),
@@ -71,7 +72,13 @@ def select(tmp_path: Path, head: dict[str, str | None], base: dict[str, str | No
     write(landed, head)
     ownership = own(sorted(head), CONFIG, {})
     return {
-        suite.name: pyproject_selection(pyproject_closure([base_tree, landed], suite, CONFIG), ownership)
+        suite.name: pyproject_selection(
+            replace(
+                pyproject_closure([base_tree, landed], suite, CONFIG),
+                links=links_among(ownership, [base_tree, landed]),
+            ),
+            ownership,
+        )
         for suite in CONFIG.suites
     }
 
@@ -82,7 +89,7 @@ def test_a_change_runs_the_suites_it_reaches_and_says_why_the_others_do_not(tmp_
     assert selected["pkg001"] == (
         False,
         "unaffected: none of the 1 changed paths is in its closure (4 files, found from its imports), where its "
-        "imports look, beside its files, named by its code or a new top-level module",
+        "imports look, beside its files, or a new top-level module",
     )
 
 
@@ -150,9 +157,9 @@ ATTACKS: dict[str, tuple[dict[str, str | None], dict[str, str | None], str]] = {
     "a data file the code reads": (
         {"data/rates.csv": "2\n"},
         {"src/pkg000/ledger.py": "import pathlib\n\nRATE = (pathlib.Path(__file__).parents[2] / 'data/rates.csv')\n"},
-        "line 3: __file__",
+        "line 1: import pathlib",
     ),
-    # A directory a library reads templates from, named by a string (no listed construct reads it).
+    # A library that reads templates from a directory it is given by name: not a pure module.
     "a template a library reads by a directory's name": (
         {"templates/invoice.txt": "{{ total - 1 }}\n"},
         {
@@ -160,7 +167,79 @@ ATTACKS: dict[str, tuple[dict[str, str | None], dict[str, str | None], str]] = {
             "src/pkg000/ledger.py": "from jinja2 import Environment, FileSystemLoader\n\n"
             "TEMPLATES = Environment(loader=FileSystemLoader('templates'))\n",
         },
-        "templates/invoice.txt is named by a string of its code (templates)",
+        "line 1: from jinja2 import Environment",
+    ),
+    # Readers no list of readers names (an adversarial review's finds): a module's location as
+    # an attribute, a reader by a computed dotted name, a walk and a raw file object.
+    "a data file found through a package's __file__": (
+        {"src/data/rates.xml": '<rates surcharge="1"/>\n'},
+        {
+            "src/data/rates.xml": '<rates surcharge="0"/>\n',
+            "src/pkg000/ledger.py": "import xml.etree.ElementTree as ET\nimport pkg000\n\n"
+            "RATES = pkg000.__file__.rpartition('/')[0] + '/../data/rates.xml'\n",
+        },
+        "line 1: import xml.etree.ElementTree",
+    ),
+    "a plug-in pydoc.locate finds by name": (
+        {"src/plugins/rounding.py": "def adjust(v):\n    return v + 1\n"},
+        {
+            "src/plugins/rounding.py": "def adjust(v):\n    return v\n",
+            "src/pkg000/ledger.py": "from pydoc import locate\n\nADJUST = locate('plugins.rounding.adjust')\n",
+        },
+        "line 1: from pydoc import locate",
+    ),
+    "a file os.fwalk and io.FileIO read": (
+        {"config/rates.cfg": "1\n"},
+        {
+            "config/rates.cfg": "0\n",
+            "src/pkg000/ledger.py": "import io\nimport os\n\n"
+            "RATE = [io.FileIO(os.path.join(t, 'rates.cfg')).readlines() for t, _, n, _ in os.fwalk('.') if n]\n",
+        },
+        "line 1: import io",
+    ),
+    "a module's location through an object it exports": (
+        {"data/rates.csv": "2\n"},
+        {"src/pkg000/ledger.py": "from ..shared import rates\n\nWHERE = rates.__spec__.origin\n"},
+        "line 3: .__spec__",
+    ),
+    # A symlink on the way to the code, re-pointed: the link is the changed path, its target unchanged.
+    "a re-pointed link to a package": (
+        {"src/pkg000": "-> ../impl/v2"},
+        {
+            "impl/v1/__init__.py": "",
+            "impl/v1/ledger.py": "def balance(entries):\n    return 1\n",
+            "impl/v2/__init__.py": "",
+            "impl/v2/ledger.py": "def balance(entries):\n    return 0\n",
+            "src/pkg000/__init__.py": None,
+            "src/pkg000/ledger.py": None,
+            "src/pkg000": "-> ../impl/v1",
+        },
+        "src/pkg000 is a symbolic link",
+    ),
+    "a re-pointed link in the middle of a chain": (
+        {"impl/current": "-> v2"},
+        {
+            "impl/v1/ledger.py": "def balance(entries):\n    return 1\n",
+            "impl/v2/ledger.py": "def balance(entries):\n    return 0\n",
+            "impl/current": "-> v1",
+            "src/pkg000/ledger.py": "-> ../../impl/current/ledger.py",
+        },
+        "impl/current is a symbolic link",
+    ),
+    "a re-pointed import path": (
+        {"src": "-> packages/v2"},
+        {
+            **{
+                f"packages/{v}/{path[4:]}": text
+                for v in ("v1", "v2")
+                for path, text in BASE.items()
+                if path.startswith("src/")
+            },
+            "packages/v2/pkg000/ledger.py": "def balance(entries):\n    return 0\n",
+            **{path: None for path in BASE if path.startswith("src/")},
+            "src": "-> packages/v1",
+        },
+        "src is a symbolic link",
     ),
     # pytest runs a conftest.py before a pytest module: its suite's closure cannot be read.
     "a conftest.py": (
@@ -214,15 +293,26 @@ def test_an_attack_on_the_selection_still_runs_the_suite(tmp_path: Path, attack:
         ("import runpy\n", "import runpy"),
         ("import pkg_resources\n", "import pkg_resources"),
         ("data = open('rates.csv')\n", "open"),
-        ("import pathlib\nrates = pathlib.Path('rates.csv').read_text()\n", ".read_text"),
-        ("import os\nnames = os.listdir('.')\n", ".listdir"),
+        ("import pathlib\n", "import pathlib"),
+        ("rates = config.RATES.read_text()\n", ".read_text"),
+        ("names = config.os.listdir('.')\n", ".listdir"),
         ("from os import scandir\n", "from os import scandir"),
-        ("import os\nfor d in os.walk('.'):\n    pass\n", ".walk"),
+        ("import os.path\n", "import os.path"),
+        ("import io\n", "import io"),
+        ("from pydoc import locate\n", "from pydoc import locate"),
+        ("import xml.etree.ElementTree\n", "import xml.etree.ElementTree"),
         ("import glob\n", "import glob"),
-        ("import sys\nsys.path.insert(0, 'lib')\n", "sys.path"),
-        ("import os\nf = getattr(os, name)\n", "getattr() with a computed name"),
-        ("import os\nf = getattr(os, 'listdir')\n", "the string 'listdir'"),
-        ("import pandas\nrates = pandas.read_csv('rates.csv')\n", ".read_csv"),
+        ("import sys\n", "import sys"),
+        ("f = getattr(config, name)\n", "getattr() with a computed name"),
+        ("f = getattr(config, 'listdir')\n", "the string 'listdir'"),
+        ("f = operator.attrgetter('__globals__')\n", "the string '__globals__'"),
+        ("where = config.__file__\n", ".__file__"),
+        ("where = __file__\n", "__file__"),
+        ("names = vars(config)\n", "vars"),
+        ("names = globals()\n", "globals"),
+        ("help(config)\n", "help"),
+        ("classes = object.__subclasses__()\n", ".__subclasses__"),
+        ("import pandas\n", "import pandas"),
         ("pytest_plugins = ['shop.fixtures']\n", "pytest_plugins"),
         ("from dotenv import load_dotenv\n", "from dotenv import load_dotenv"),
         ("def f(:\n", "it does not parse"),
@@ -235,9 +325,19 @@ def test_a_construct_that_hides_what_a_module_reaches_is_named(source: str, cons
 
 def test_plain_code_hides_nothing():
     source = (
-        b"import os.path\nfrom collections import Counter\nfrom . import rates\n\n\ndef f(x):\n    return x.get('a')\n"
+        b"from __future__ import annotations\nimport json\nfrom collections import Counter\n"
+        b"from decimal import Decimal\nfrom hypothesis import strategies as st\nimport witness_gate\n"
+        b"from . import rates\nfrom shop.cart import Cart\n\n\n"
+        b"class Line:\n    def __init__(self, sku):\n        self.sku = sku\n\n    def __eq__(self, other):\n"
+        b"        return isinstance(other, Line) and sorted([self.sku]) == [other.sku]\n\n\n"
+        b"def f(x):\n    return json.dumps({'a': len(x), 'b': str(Decimal(1))}) + getattr(x, 'name', '')\n"
     )
-    assert oracle_imports.hidden_reach(source) is None
+    assert oracle_imports.hidden_reach(source, lambda name: name == "shop.cart") is None
+    # The same names from outside the tree: a third-party package is not read, so it hides.
+    assert "from shop.cart import Cart" in (oracle_imports.hidden_reach(source) or "")
+    # A module of the tree named like the standard library's: which one loads is the import path's
+    # order, so only a pure one's name passes (the tree's module is read either way).
+    assert "import os" in (oracle_imports.hidden_reach(b"import json as j\nimport os\n", lambda name: True) or "")
 
 
 def test_the_real_review_skips_a_pyproject_suite_no_change_reaches_and_says_why(tmp_path: Path):
