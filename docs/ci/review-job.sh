@@ -61,7 +61,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:69e5b17987e00006a1bb053f94e93dfd962593a6131c84ba52ee87435a8d2a77
+    --hash=sha256:f4a1132da67b894abb8603c4f8ceda935e4ac8a6fc8fb9ad0a638545358d81d6
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \
