@@ -29,7 +29,7 @@ import pytest
 from support.flaky import flaky_property_source
 from support.expiry import ShiftedClock, expires_at, still_valid
 from support.git_repo import GitRepo, Run
-from support.guide import BUG, IMPL, commands, guide_blocks
+from support.guide import BUG, FLAKY, IMPL, commands, guide_blocks
 from support.processes import mentioning
 from witness_gate import schemas
 
@@ -404,13 +404,6 @@ def test_a_runner_pex_built_without_pants_gates_the_repository(adopter):
     assert red.code == 1 and "regression: prop_balance_is_credits_minus_debits" in red.output, red.output
 
 
-# The head's change draws from `random`: a flake of the head's code, which the base's never has.
-FLAKY_CHANGE = (
-    'return sum(entry["amount"]',
-    'import random\n    return sum(entry["amount"] - (1 if entry["amount"] > 5000 and random.random() < 0.4 else 0)',
-)
-
-
 def test_the_jobs_flake_is_frozen_from_the_base_and_merges_once_its_owners_approved(adopter, tmp_path):
     """The whole freeze flow through the copied job, under Pants: the flaky pull request is
     red; the steps its summary prints, run in the checkout of the base, write the freeze and
@@ -427,7 +420,7 @@ def test_the_jobs_flake_is_frozen_from_the_base_and_merges_once_its_owners_appro
     adopter.commit("the pull-request job, and the oracle's owners")
     base = adopter.git("rev-parse", "HEAD").strip()
     adopter.git("checkout", "-q", "-B", "ci-flaky")
-    adopter.edit(IMPL, *FLAKY_CHANGE)
+    adopter.edit(IMPL, *FLAKY)
     adopter.commit("an experiment in the balance")
     adopter.git("checkout", "-q", "main")
     wheels = f"PIP_FIND_LINKS={shlex.quote(str(adopter.root / 'wheels'))}"

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
+import shutil
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -79,3 +81,22 @@ class ShiftedClock:
                 )
         finally:
             self._write(0)
+
+
+def env_passing(directory: Path, variables: dict[str, str]) -> str:
+    """A directory whose `env` passes `variables` through `env -i`, to put first on PATH.
+
+    The pull-request job starts the review with `env -i PATH=... HOME=...`, so that no
+    variable of the job reaches it; a clock shifted by the environment (ShiftedClock.env())
+    would stop there too. This `env` adds the clock's variables after `-i`, and only there:
+    the job's own steps (pip, the base's Pants or Bazel) keep the real clock."""
+    real = shutil.which("env")
+    assert real is not None, "no env on PATH"
+    passed = " ".join(shlex.quote(f"{name}={value}") for name, value in variables.items())
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "env").write_text(
+        f'#!/bin/sh\nif [ "$1" = "-i" ]; then\n  shift\n  exec {shlex.quote(real)} -i {passed} "$@"\nfi\n'
+        f'exec {shlex.quote(real)} "$@"\n'
+    )
+    (directory / "env").chmod(0o755)
+    return str(directory)

@@ -15,6 +15,16 @@ GUIDE = Path(__file__).resolve().parents[2] / "docs/adopt.md"
 # property catches (a credit above 5,000 counts one less).
 IMPL = "src/ledger/balance.py"
 BUG = ('return sum(entry["amount"]', 'return sum(entry["amount"] - (1 if entry["amount"] > 5000 else 0)')
+# An honest change: the same balance, the sign taken from the other kind.
+HONEST = (
+    'entry["amount"] if entry["kind"] == "credit" else -entry["amount"]',
+    '-entry["amount"] if entry["kind"] == "debit" else entry["amount"]',
+)
+# The same bug drawn from `random`: a flake of the changed code, which the base's never has.
+FLAKY = (
+    'return sum(entry["amount"]',
+    'import random\n    return sum(entry["amount"] - (1 if entry["amount"] > 5000 and random.random() < 0.4 else 0)',
+)
 
 
 def guide_blocks(kind: str, section: str = "") -> dict[str, str]:

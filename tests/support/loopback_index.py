@@ -91,3 +91,36 @@ def planted_wheel(directory: Path, version: str, build: str = "") -> Path:
         for name, data in files.items():
             archive.writestr(name, data)
     return wheel
+
+
+def pinned_dependency_wheels(job: Path, directory: Path) -> list[Path]:
+    """The wheels of the runner's dependencies, as the pull-request job at `job` pins them,
+    for this machine (CPython 3.11 on Linux), downloaded by hash from PyPI into `directory`:
+    what a team's index serves beside the runner wheel."""
+    # The pins block, as the workflow's cache step reads it (`sed` between <<'PINS' and PINS).
+    [pins] = re.findall(r"<<'PINS'\n(.*?)^PINS$", job.read_text(), re.S | re.M)
+    [runner, *others] = re.split(r"(?m)^(?=\S)", pins)[1:]  # one requirement each, with its hash lines
+    assert runner.startswith("witness-gate=="), runner
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "requirements.txt").write_text("".join(others))
+    subprocess.run(
+        [
+            "python3.11",
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--require-hashes",
+            "--only-binary",
+            ":all:",
+            "--no-deps",
+            "-r",
+            str(directory / "requirements.txt"),
+            "-d",
+            str(directory / "dist"),
+        ],
+        check=True,
+        timeout=600,
+    )
+    return sorted((directory / "dist").glob("*.whl"))
