@@ -22,9 +22,11 @@ from pathlib import Path
 import pytest
 
 from support.commands import path_without
-from support.loopback_index import PLANTED, planted_wheel, served, simple_index
+from support.loopback_index import PLANTED, pinned_dependency_wheels, planted_wheel, served, simple_index
 from support.processes import mentioning
-from support.review_repo import BUG, CAUGHT, IMPL, Repo, graph_document, review_repo
+from support.expiry import ShiftedClock, env_passing, expires_at, still_valid
+from support.pull_requests import AUTHOR, GitHub, copy_job
+from support.review_repo import BUG, IMPL, ORACLE, Repo, review_repo
 
 ROOT = Path(__file__).resolve().parents[2]
 JOB = ROOT / "docs/ci/review-job.sh"
@@ -69,36 +71,8 @@ def test_the_jobs_pins_are_the_lockfile_and_this_builds_runner_wheel(runner_whee
 
 
 @pytest.fixture(scope="module")
-def dependency_wheels(tmp_path_factory, runner_wheel: Path) -> list[Path]:
-    """The wheels of the runner's dependencies, as the pins name them, for this machine
-    (CPython 3.11 on Linux), from PyPI by hash."""
-    pins = pin_runner().shipped(JOB.read_text())
-    [runner, *others] = re.split(r"(?m)^(?=\S)", pins)[1:]  # one requirement each, with its hash lines
-    assert runner.startswith("witness-gate=="), runner
-    dependencies = "".join(others)
-    directory = tmp_path_factory.mktemp("wheels")
-    (directory / "requirements.txt").write_text(dependencies)
-    subprocess.run(
-        [
-            "python3.11",
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--require-hashes",
-            "--only-binary",
-            ":all:",
-            "--no-deps",
-            "-r",
-            str(directory / "requirements.txt"),
-            "-d",
-            str(directory / "dist"),
-        ],
-        check=True,
-        timeout=600,
-    )
-    return sorted((directory / "dist").glob("*.whl"))
+def dependency_wheels(tmp_path_factory) -> list[Path]:
+    return pinned_dependency_wheels(JOB, tmp_path_factory.mktemp("wheels"))
 
 
 # The example's suite as a Bazel team declares it, in tests/BUILD.bazel (and nowhere else).
@@ -177,24 +151,6 @@ def setup_failure(done: subprocess.CompletedProcess, reason: str) -> None:
     output = done.stdout + done.stderr
     assert done.returncode == 2, output
     assert any(line.startswith("setup failed: ") and reason in line for line in done.stderr.splitlines()), output
-
-
-def test_the_job_installs_only_the_pinned_runner_from_the_named_index(
-    tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]
-):
-    # The index also offers a higher witness-gate, whose `witness-gate` would pass anything.
-    root = simple_index(
-        tmp_path / "index", [runner_wheel, *dependency_wheels, planted_wheel(tmp_path / "planted", "0.5.0")]
-    )
-    repo = based(tmp_path / "job")
-    with served(root, tmp_path / "requests.log") as index:
-        done = run_job(repo, index)
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, output
-    assert "review: pass (exit 0" in output and PLANTED not in output, output
-    fetched = (tmp_path / "requests.log").read_text()
-    assert f"GET /files/{WHEEL} " in fetched and "witness_gate-0.5.0" not in fetched, fetched
-    assert (repo.root / ".artifacts/review/review.json").is_file() and (repo.root / ".artifacts/review.md").is_file()
 
 
 def test_a_planted_runner_under_the_pinned_version_is_refused(tmp_path: Path, dependency_wheels: list[Path]):
@@ -327,40 +283,6 @@ def test_the_workflow_caches_only_what_the_base_wrote_before_the_head_is_reviewe
         }, block
 
 
-def test_an_oracle_review_passes_the_job_once_its_owners_approved_the_head(
-    tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]
-):
-    root = simple_index(tmp_path / "index", [runner_wheel, *dependency_wheels])
-    repo = based(tmp_path / "job")
-    (repo.root / ".github").mkdir()
-    (repo.root / ".github/CODEOWNERS").write_text("/tests/properties/ @org/spec-owners\n")
-    repo.commit("base: the oracle's owners")
-    repo.branch("patch")
-    repo.edit("tests/properties/orders_props.py", '"""The oracle:', '"""The oracle (reworded):')
-    repo.commit("reword the oracle")
-    repo.git("checkout", "-q", "main")
-    head = repo.git("rev-parse", "patch")
-    (tmp_path / "teams.json").write_text('{"@org/spec-owners": ["alice"]}')
-    environment = {
-        "WITNESS_GATE_AUTHOR": "dave",
-        "WITNESS_GATE_TEAM_MEMBERS": str(tmp_path / "teams.json"),
-        "WITNESS_GATE_REVIEWS": str(tmp_path / "reviews.json"),
-    }
-    outcomes = []
-    with served(root, tmp_path / "requests.log") as index:
-        for reviewer in ("dave", "alice"):  # the author's own approval, then an owner's
-            (tmp_path / "reviews.json").write_text(
-                f'[{{"user": {{"login": "{reviewer}"}}, "state": "APPROVED", "commit_id": "{head}"}}]'
-            )
-            outcomes.append(run_job(repo, index, extra_env=environment))
-    waiting, approved = outcomes
-    assert waiting.returncode == 3, waiting.stdout + waiting.stderr
-    assert "unapproved: tests/properties/orders_props.py: no owner approved head" in waiting.stdout
-    assert approved.returncode == 0, approved.stdout + approved.stderr
-    assert "approved: tests/properties/orders_props.py by @alice" in approved.stdout
-    assert "### Oracle approvals" in (repo.root / ".artifacts/review.md").read_text()
-
-
 def test_a_bazel_base_whose_bazel_fails_stops_the_job_as_setup(tmp_path: Path):
     repo, tools = bazel_based(tmp_path, "#!/bin/sh\necho 'bazel: no @witness_gate repository' >&2\nexit 1\n", HONEST)
     done = run_job(repo, UNUSED_INDEX, path=f"{tools}:{os.environ['PATH']}")
@@ -368,58 +290,91 @@ def test_a_bazel_base_whose_bazel_fails_stops_the_job_as_setup(tmp_path: Path):
     assert "bazel: no @witness_gate repository" in done.stderr
 
 
-def test_a_bazel_base_is_reviewed_with_the_suites_its_bazel_prints(
-    tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]
-):
-    # What `bazel run @witness_gate//bazel:suites` prints for this commit (tests/rules checks
-    # the real command field by field), written where the job asks.
-    document = graph_document(
-        "COMMIT", oracle=["tests/BUILD.bazel", "tests/fixtures/orders.json", "tests/properties/orders_props.py"]
-    )
-    printer = (
-        "#!/usr/bin/env python3\nimport json, subprocess, sys\n"
-        "assert sys.argv[1:3] == ['run', '@witness_gate//bazel:suites'], sys.argv\n"
-        "commit = subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True, text=True, "
-        "check=True).stdout.strip()\n"
-        f"document = {document!r}\n"
-        "document['commit'] = commit\n"
-        "open(sys.argv[-1].split('=', 1)[1], 'w').write(json.dumps(document))\n"
-    )
-    root = simple_index(tmp_path / "index", [runner_wheel, *dependency_wheels])
-    repo, tools = bazel_based(tmp_path / "job", printer, BUG)
-    with served(root, tmp_path / "requests.log") as index:
-        done = run_job(repo, index, path=f"{tools}:{os.environ['PATH']}")
-    output = done.stdout + done.stderr
-    assert done.returncode == 1, output
-    assert "suites: tests.properties (declared in the base's build graph" in output and CAUGHT in output, output
+# The head's change draws from `random`: a line above 5,000 loses a unit now and then, a
+# flake of the head's code, which the base's never has.
+FLAKY = (
+    'return line["qty"] * line["price"]',
+    'import random\n    return line["qty"] * line["price"] - (1 if line["qty"] * line["price"] > 5000 and '
+    "random.random() < 0.4 else 0)",
+)
 
 
-def test_a_pytest_only_base_is_reviewed_from_its_pyproject_without_a_fixture(
+def test_a_pytest_only_team_gets_green_red_a_flake_its_approved_freeze_and_its_expiry_from_the_copied_job(
     tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path]
 ):
-    # A team with an existing @given module and no JSON fixture of the gate's: its suite is
-    # declared `fixture = false`, and the job as shipped reviews it.
+    """The whole story of a pytest-only team (an existing @given module, its suite in
+    pyproject.toml without a fixture), through the workflow and the job copied verbatim and
+    installed by hash from a loopback index that also offers a planted higher runner: an
+    honest pull request, a bug, a flake, the freeze its summary's steps write from a checkout
+    of the base (exit 3 until an owner approves, then merged), the flaky change under the
+    freeze, and the freeze's expiry."""
     from support.existing_tests import EXISTING_TESTS, MODULE
 
-    root = simple_index(tmp_path / "index", [runner_wheel, *dependency_wheels])
     repo = review_repo(tmp_path / "job")
     repo.git("checkout", "-q", "main")
-    (repo.root / "tests/properties/orders_props.py").unlink()
+    (repo.root / ORACLE).unlink()
     (repo.root / MODULE).write_text(EXISTING_TESTS)
     repo.edit("pyproject.toml", 'fixture = "tests/fixtures/orders.json"\n', "fixture = false\n")
-    (repo.root / ".ci").mkdir()
-    shutil.copy2(JOB, repo.root / ".ci/witness-gate-review.sh")
-    repo.commit("base: a pytest-only suite, and the pull-request job")
-    repo.branch("patch")
-    repo.edit(IMPL, *BUG)
-    repo.commit("a bug")
-    repo.git("checkout", "-q", "main")
-    with served(root, tmp_path / "requests.log") as index:
-        done = run_job(repo, index)
-    output = done.stdout + done.stderr
-    assert done.returncode == 1, output
-    assert (
-        "orders: regression: tests/properties/test_pricing.py::" in output
-        and "failing input: Failing test case:" in output
-    ), output
-    assert "**regression**" in (repo.root / ".artifacts/review.md").read_text()
+    (repo.root / ".gitignore").write_text("/.artifacts/\n__pycache__/\n")
+    copy_job(repo.root)
+    (repo.root / ".github/CODEOWNERS").write_text("/tests/ @org/spec-owners\n/.witness-gate/ @org/spec-owners\n")
+    repo.commit("base: a pytest-only suite, the pull-request job and the oracle's owners")
+    pull_requests = {"honest": HONEST, "bug": BUG, "flaky": FLAKY}
+    for branch, change in pull_requests.items():
+        repo.branch(branch)
+        repo.edit(IMPL, *change)
+        repo.commit(f"the {branch} change")
+    index_root = simple_index(
+        tmp_path / "index", [runner_wheel, *dependency_wheels, planted_wheel(tmp_path / "planted", "0.5.0")]
+    )
+    teams = {"@org/spec-owners": ["carol"]}
+    # The review reads the clock libfaketime gives it from the file only (see env_passing).
+    clock = ShiftedClock(tmp_path)
+    path = f"{env_passing(tmp_path / 'clock', clock.env())}:{os.environ['PATH']}"
+    with served(index_root, tmp_path / "requests.log") as index:
+        github = GitHub(repo.root, tmp_path, {"PATH": path, "HOME": os.environ["HOME"]}, index)
+        for branch in pull_requests:
+            github.open(branch)
+
+        honest = github.review("honest")
+        assert honest.code == 0 and "review: pass (exit 0" in honest.output, honest.output
+        assert PLANTED not in honest.output
+        fetched = (tmp_path / "requests.log").read_text()
+        assert f"GET /files/{WHEEL} " in fetched and "witness_gate-0.5.0" not in fetched, fetched
+
+        bug = github.review("bug")
+        assert bug.code == 1 and f"orders: regression: {MODULE}::" in bug.output, bug.output
+        summary = github.summary()
+        assert summary.startswith("## witness-gate review: blocked (exit 1)"), summary
+        assert re.search(r"\| \*\*regression\*\* \| .* \| `Failing test case: test_\w+\(", summary), summary
+
+        flaky = github.review("flaky")
+        assert flaky.code == 1, flaky.output
+        assert f"orders: flake: {MODULE}::test_total_is_the_sum_of_its_lines" in flaky.output, flaky.output
+        freeze, frozen = github.freeze({"HOME": str(tmp_path / "home"), "WITNESS_GATE_INDEX_URL": index})
+        assert all(path.startswith(".witness-gate/freezes/") for path in frozen), frozen
+        github.open(freeze)
+
+        # The author's own approval never counts; an owner's of the head does.
+        waiting = github.review(freeze, approvals=(AUTHOR,), teams=teams)
+        assert (
+            waiting.code == 3 and f"unapproved: {frozen[0]}: no owner approved head" in waiting.output
+        ), waiting.output
+        approved = github.review(freeze, approvals=("carol",), teams=teams)
+        assert approved.code == 0 and f"approved: {frozen[0]} by @carol" in approved.output, approved.output
+        assert f"{len(frozen)} of {len(frozen)} oracle paths approved by their owners: mergeable" in approved.output
+        assert "### Oracle approvals" in github.summary()
+        github.merge(freeze)
+
+        github.git("rebase", "-q", "origin/main", "flaky")
+        github.open("flaky")
+        green = github.review("flaky")
+        assert green.code == 0 and f"frozen by {frozen[0]}" in green.output, green.output
+        expiry = expires_at(repo.root / frozen[0])
+        assert f"frozen by {frozen[0]} until {expiry:%Y-%m-%dT%H:%M:%SZ}" in github.summary()
+
+        # Nothing changes but the clock the review reads, moved past the freeze's expiry.
+        clock.past(expiry)
+        expired = github.review("flaky")
+        assert expired.code == 1 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in expired.output, expired.output
+        assert still_valid(expiry), "the machine's clock passed the expiry: the red run proves nothing about the shift"
