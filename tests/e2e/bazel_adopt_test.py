@@ -30,8 +30,11 @@ from pathlib import Path
 import pytest
 
 from support.bazel import SOURCE, host_env, require_bazel, short_work_dir
+from support.expiry import ShiftedClock, env_passing, expires_at, still_valid
 from support.git_repo import GitRepo, Run
-from support.guide import BUG, IMPL, commands, guide_blocks
+from support.guide import BUG, FLAKY, HONEST, IMPL, commands, guide_blocks
+from support.loopback_index import pinned_dependency_wheels, served, simple_index
+from support.pull_requests import AUTHOR, GitHub, copy_job
 from witness_gate import __version__, schemas
 
 TOP = f"witness-gate-bazel-{__version__}"
@@ -237,3 +240,98 @@ def test_without_the_changed_list_the_test_fails_and_names_the_rules_own_command
         "`bazel run @witness_gate//bazel:changed-files -- origin/main > .witness-gate/changed.txt`) and pass "
         "--@witness_gate//bazel:changed_files=//:.witness-gate/changed.txt"
     ) in run.output, run.output
+
+
+@pytest.fixture(scope="module")
+def index_wheels(tmp_path_factory) -> list[Path]:
+    """What the team's index serves: the runner wheel (this test's runtime package) and its
+    dependencies' wheels, as the job pins them."""
+    [wheel] = Path.cwd().glob("witness_gate-*.whl")
+    return [
+        wheel.absolute(),
+        *pinned_dependency_wheels(SOURCE / "docs/ci/review-job.sh", tmp_path_factory.mktemp("wheels")),
+    ]
+
+
+def failing_input(summary: str, assertion: str) -> list:
+    """The failing input of the summary's regression row for `assertion`."""
+    [cell] = re.findall(
+        rf"^\| tests\.properties \| {assertion} \| \*\*regression\*\* \|.*?\| `([^`]*)` \|", summary, re.M
+    )
+    return json.loads(cell)
+
+
+def test_a_bazel_team_gets_green_red_a_flake_its_approved_freeze_and_its_expiry_from_the_copied_job(
+    adopter, index_wheels, tmp_path
+):
+    """The whole story of the guide's Bazel repository through the workflow and the job
+    copied verbatim, the runner installed by hash from a loopback index, the suites printed
+    by the repository's own Bazel (this module's server): an honest pull request, a bug, a
+    flake, the freeze its summary's steps write from a checkout of the base (exit 3 until an
+    owner approves, then merged), the flaky change under the freeze, and the freeze's expiry.
+    The other tests of the module find main as it was."""
+    adopter.reset()
+    original = adopter.git("rev-parse", "main")
+    # The review reads the clock libfaketime gives it from the file only (see env_passing).
+    clock = ShiftedClock(tmp_path)
+    path = f"{env_passing(tmp_path / 'clock', clock.env())}:{adopter.env['PATH']}"
+    try:
+        copy_job(adopter.root)
+        (adopter.root / ".github/CODEOWNERS").write_text("/tests/ @org/spec-owners\n")
+        # Two replays an interpreter keep the story quick; every verdict is the same.
+        adopter.edit(
+            "tests/BUILD.bazel", 'fixture = ":accounts-fixture",', 'fixture = ":accounts-fixture",\n    replays = 2,'
+        )
+        adopter.commit("the pull-request job, the oracle's owners, two replays")
+        pull_requests = {"honest": HONEST, "bug": BUG, "flaky": FLAKY}
+        for branch, change in pull_requests.items():
+            adopter.git("checkout", "-q", "-B", branch, "main")
+            adopter.edit(IMPL, *change)
+            adopter.commit(f"the {branch} change")
+        adopter.git("checkout", "-q", "main")
+        teams = {"@org/spec-owners": ["carol"]}
+        with served(simple_index(tmp_path / "index", index_wheels), tmp_path / "requests.log") as index:
+            github = GitHub(adopter.root, tmp_path, {**adopter.env, "PATH": path}, index)
+            for branch in pull_requests:
+                github.open(branch)
+
+            honest = github.review("honest")
+            assert honest.code == 0 and "review: pass (exit 0" in honest.output, honest.output
+            assert re.search(r"^job: the base's Bazel printed the suites in [0-9.]+ s$", honest.output, re.M)
+            assert "suites: tests.properties (declared in the base's build graph" in honest.output
+
+            bug = github.review("bug")
+            assert bug.code == 1 and "tests.properties: regression: prop_balance_is_credits_minus_debits" in bug.output
+            entries = failing_input(github.summary(), "prop_balance_is_credits_minus_debits")
+            assert any(entry["kind"] == "credit" and entry["amount"] > 5000 for entry in entries), entries
+
+            flaky = github.review("flaky")
+            assert flaky.code == 1 and "tests.properties: flake: prop_balance_is_credits_minus_debits" in flaky.output
+            assert "bazel run @witness_gate//bazel:suites " in github.summary()  # the base's suites, by its Bazel
+            freeze, frozen = github.freeze({"HOME": str(tmp_path / "home"), "WITNESS_GATE_INDEX_URL": index})
+            # A Bazel glob stays in its package: the test's freezes are below it.
+            assert all(path.startswith("tests/.witness-gate/freezes/") for path in frozen), frozen
+            github.open(freeze)
+
+            waiting = github.review(freeze, approvals=(AUTHOR,), teams=teams)
+            assert waiting.code == 3 and f"unapproved: {frozen[0]}: no owner approved head" in waiting.output
+            approved = github.review(freeze, approvals=("carol",), teams=teams)
+            assert approved.code == 0, approved.output
+            assert f"{len(frozen)} of {len(frozen)} oracle paths approved by their owners: mergeable" in approved.output
+            github.merge(freeze)
+
+            github.git("rebase", "-q", "origin/main", "flaky")
+            github.open("flaky")
+            green = github.review("flaky")
+            assert green.code == 0 and f"frozen by {frozen[0]}" in green.output, green.output
+            expiry = expires_at(adopter.root / frozen[0])
+            assert f"frozen by {frozen[0]} until {expiry:%Y-%m-%dT%H:%M:%SZ}" in github.summary()
+
+            clock.past(expiry)
+            expired = github.review("flaky")
+            assert expired.code == 1 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in expired.output, expired.output
+            assert still_valid(expiry), "the machine's clock passed the expiry: the red run proves nothing"
+    finally:
+        adopter.git("checkout", "-q", "-f", "main")
+        adopter.git("reset", "-q", "--hard", original)
+        adopter.git("remote", "remove", "origin")
