@@ -25,7 +25,7 @@ from support.git_repo import Run
 SOURCE = Path(__file__).resolve().parents[2]
 WORKFLOW = ".github/workflows/witness-gate.yml"
 JOB = ".ci/witness-gate-review.sh"
-# Who commits and who opens the pull requests; a login of CODEOWNERS approves.
+# Who commits and opens the pull requests: the author, whose own approval never counts.
 IDENTITY = {name: "dave" for name in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME")} | {
     name: "dave@example.com" for name in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL")
 }
@@ -47,7 +47,7 @@ def job_steps(workflow: str) -> list[tuple[str, dict[str, str]]]:
         run, block = match.groups()
         if "refs/remotes/pull/head" in run:
             steps.append((run, dict(re.findall(r"^          ([A-Z_]+): (.*)$", block, re.M))))
-    assert [run.split()[0] for run, _ in steps] == ["git", f"{JOB}"], steps
+    assert [run.split()[0] for run, _ in steps] == ["git", JOB], steps
     return steps
 
 
