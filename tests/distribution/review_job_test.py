@@ -338,7 +338,9 @@ def test_a_pytest_only_team_gets_green_red_a_flake_its_approved_freeze_and_its_e
 
         honest = github.review("honest")
         assert honest.code == 0 and "review: pass (exit 0" in honest.output, honest.output
-        assert "suites: orders (declared in the base's pyproject.toml)" in honest.output and PLANTED not in honest.output
+        assert (
+            "suites: orders (declared in the base's pyproject.toml)" in honest.output and PLANTED not in honest.output
+        )
         fetched = (tmp_path / "requests.log").read_text()
         assert f"GET /files/{WHEEL} " in fetched and "witness_gate-0.5.0" not in fetched, fetched
 
