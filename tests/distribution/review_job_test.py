@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 
 from support.commands import path_without
-from support.expiry import ShiftedClock, env_passing, expires_at, still_valid
+from support.expiry import ShiftedClock, env_passing
 from support.loopback_index import PLANTED, pinned_dependency_wheels, planted_wheel, served, simple_index
 from support.processes import mentioning
-from support.pull_requests import AUTHOR, GitHub, copy_job
+from support.pull_requests import GitHub, copy_job
 from support.review_repo import BUG, IMPL, ORACLE, Repo, review_repo
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -358,25 +358,4 @@ def test_a_pytest_only_team_gets_green_red_a_flake_its_approved_freeze_and_its_e
         github.open(freeze)
 
         # The author's own approval never counts; an owner's of the head does.
-        waiting = github.review(freeze, approvals=(AUTHOR,), teams=teams)
-        assert (
-            waiting.code == 3 and f"unapproved: {frozen[0]}: no owner approved head" in waiting.output
-        ), waiting.output
-        approved = github.review(freeze, approvals=("carol",), teams=teams)
-        assert approved.code == 0 and f"approved: {frozen[0]} by @carol" in approved.output, approved.output
-        assert f"{len(frozen)} of {len(frozen)} oracle paths approved by their owners: mergeable" in approved.output
-        assert "### Oracle approvals" in github.summary()
-        github.merge(freeze)
-
-        github.git("rebase", "-q", "origin/main", "flaky")
-        github.open("flaky")
-        green = github.review("flaky")
-        assert green.code == 0 and f"frozen by {frozen[0]}" in green.output, green.output
-        expiry = expires_at(repo.root / frozen[0])
-        assert f"frozen by {frozen[0]} until {expiry:%Y-%m-%dT%H:%M:%SZ}" in github.summary()
-
-        # Nothing changes but the clock the review reads, moved past the freeze's expiry.
-        clock.past(expiry)
-        expired = github.review("flaky")
-        assert expired.code == 1 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in expired.output, expired.output
-        assert still_valid(expiry), "the machine's clock passed the expiry: the red run proves nothing about the shift"
+        github.freeze_merged_until_it_expires(freeze, frozen, teams, clock)

@@ -30,11 +30,11 @@ from pathlib import Path
 import pytest
 
 from support.bazel import SOURCE, host_env, require_bazel, short_work_dir
-from support.expiry import ShiftedClock, env_passing, expires_at, still_valid
+from support.expiry import ShiftedClock, env_passing
 from support.git_repo import GitRepo, Run
 from support.guide import BUG, FLAKY, HONEST, IMPL, commands, guide_blocks
 from support.loopback_index import pinned_dependency_wheels, served, simple_index
-from support.pull_requests import AUTHOR, GitHub, copy_job
+from support.pull_requests import GitHub, copy_job
 from witness_gate import __version__, schemas
 
 TOP = f"witness-gate-bazel-{__version__}"
@@ -313,24 +313,7 @@ def test_a_bazel_team_gets_green_red_a_flake_its_approved_freeze_and_its_expiry_
             assert all(path.startswith("tests/.witness-gate/freezes/") for path in frozen), frozen
             github.open(freeze)
 
-            waiting = github.review(freeze, approvals=(AUTHOR,), teams=teams)
-            assert waiting.code == 3 and f"unapproved: {frozen[0]}: no owner approved head" in waiting.output
-            approved = github.review(freeze, approvals=("carol",), teams=teams)
-            assert approved.code == 0, approved.output
-            assert f"{len(frozen)} of {len(frozen)} oracle paths approved by their owners: mergeable" in approved.output
-            github.merge(freeze)
-
-            github.git("rebase", "-q", "origin/main", "flaky")
-            github.open("flaky")
-            green = github.review("flaky")
-            assert green.code == 0 and f"frozen by {frozen[0]}" in green.output, green.output
-            expiry = expires_at(adopter.root / frozen[0])
-            assert f"frozen by {frozen[0]} until {expiry:%Y-%m-%dT%H:%M:%SZ}" in github.summary()
-
-            clock.past(expiry)
-            expired = github.review("flaky")
-            assert expired.code == 1 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in expired.output, expired.output
-            assert still_valid(expiry), "the machine's clock passed the expiry: the red run proves nothing"
+            github.freeze_merged_until_it_expires(freeze, frozen, teams, clock)
     finally:
         adopter.git("checkout", "-q", "-f", "main")
         adopter.git("reset", "-q", "--hard", original)
