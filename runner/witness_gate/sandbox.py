@@ -262,8 +262,19 @@ def _interpreter_paths() -> list[tuple[Path, Path]]:
     return [(path.resolve(), path) for path in paths]
 
 
-@functools.cache
+_link_targets_lock = threading.Lock()
+
+
 def _link_targets(directories: tuple[str, ...]) -> tuple[Path, ...]:
+    """Where the symlinks inside the runner's import path lead (`_walked_link_targets`), walked
+    once: the six threads of a replay round ask at once, and each would walk the whole import
+    path before the cache holds it (a quarter of a regression's classify, in CPU)."""
+    with _link_targets_lock:
+        return _walked_link_targets(directories)
+
+
+@functools.cache
+def _walked_link_targets(directories: tuple[str, ...]) -> tuple[Path, ...]:
     """Where the symlinks inside the runner's import path lead: a PEX venv links its
     site-packages into `$PEX_ROOT/installed_wheels`, and a worker reads those targets (and
     nothing else of `$PEX_ROOT`). Once per process: the runner's install does not move."""
