@@ -342,7 +342,9 @@ def test_plain_code_hides_nothing():
 
 def test_the_real_review_skips_a_pyproject_suite_no_change_reaches_and_says_why(tmp_path: Path):
     repo = review_repo(tmp_path)
-    repo.edit("demo.py", '"""The main job:', '"""The main job (reworded):')
+    # A script beside the suite, no closure's (the example's own files are all the suite's).
+    (repo.root / "tools").mkdir()
+    (repo.root / "tools/report.py").write_text('print("the day\'s orders")\n')
     repo.commit("a script outside every closure")
     result = repo.review()
     assert result.returncode == 0, result.stdout + result.stderr
