@@ -59,8 +59,9 @@ _BOOT = (
     "from witness_gate.worker.main import main; main(sys.argv[2])"
 )
 # -P: no '' or working directory on sys.path, so a `json.py` in the tree cannot load before
-# the worker. -B and hash-checked pycs: the worker compiles what it reads, never bytecode
-# that the tree ships beside its sources (`review` also blocks bytecode in a patch).
+# the worker. -B: a worker writes no bytecode beside what it reads; hash-checked pycs are
+# checked against their sources. Neither stops a timestamp pyc the tree ships beside a
+# source from loading: `review` blocks bytecode in a patch, so the tree's is the base's.
 _INTERPRETER_FLAGS = ("-P", "-S", "-s", "-B", "--check-hash-based-pycs", "always")
 _MAX_MESSAGE = 32 << 20
 # On top of a call's time limit, for a worker's own work that is no call: its start (a fresh
