@@ -306,7 +306,8 @@ def test_a_bazel_team_gets_green_red_a_flake_its_approved_freeze_and_its_expiry_
             assert any(entry["kind"] == "credit" and entry["amount"] > 5000 for entry in entries), entries
 
             flaky = github.review("flaky")
-            assert flaky.code == 1 and "tests.properties: flake: prop_balance_is_credits_minus_debits" in flaky.output
+            assert flaky.code == 1, flaky.output
+            assert "tests.properties: flake: prop_balance_is_credits_minus_debits" in flaky.output, flaky.output
             assert "bazel run @witness_gate//bazel:suites " in github.summary()  # the base's suites, by its Bazel
             freeze, frozen = github.freeze({"HOME": str(tmp_path / "home"), "WITNESS_GATE_INDEX_URL": index})
             # A Bazel glob stays in its package: the test's freezes are below it.
