@@ -61,7 +61,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:c06820c96e2f74a6861bc9313db9d84f10ea9cd94d9dd063a8182aae0a8409df
+    --hash=sha256:8ea694af4ad4c87ce6df839d3a281473ba61eedd15b0792a035186bbefa6a0b9
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \

@@ -298,15 +298,16 @@ def select_pyproject(
     selected = {}
     trees: list[Path] | None = None
     problem = ""
+    links: frozenset[str] = frozenset()
     for suite in config.suites:
         if suite.impl:
             continue
         closure = pyproject_closure([base_tree], suite, config)
         if not pyproject_selection(closure, ownership)[0]:
-            if trees is None:
+            if trees is None:  # once, for every suite
                 trees, problem = _written(repo, landed, landed_tree)
-            if trees:
                 links = links_among(ownership, [base_tree, *trees])
+            if trees:
                 closure = replace(pyproject_closure([base_tree, *trees], suite, config), links=links)
             else:
                 closure = replace(closure, hidden=problem)

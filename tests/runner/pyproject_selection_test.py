@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from support.review_repo import review_repo
+from support.review_repo import BUG, review_repo
 from witness_gate import oracle_imports
 from witness_gate.config import GateConfig, Suite
 from witness_gate.ownership import own
@@ -350,3 +350,25 @@ def test_the_real_review_skips_a_pyproject_suite_no_change_reaches_and_says_why(
     assert result.returncode == 0, result.stdout + result.stderr
     assert "orders: unaffected: none of the 1 changed paths is in its closure (4 files" in result.stdout
     assert repo.review_json()["suites"] == {"orders": "unaffected"}
+
+
+def test_the_real_review_runs_a_suite_whose_package_link_the_head_re_points(tmp_path: Path):
+    # The base keeps its package behind a link, and a buggy copy beside it that nothing uses;
+    # the head changes only the link. Its target's files are unchanged, so only the link rule
+    # (in the review's own selection, not a table) makes the suite run, and block the bug.
+    repo = review_repo(tmp_path)
+    repo.git("checkout", "-q", "main")
+    for version in ("v1", "v2"):
+        shutil.copytree(repo.root / "src/orders_app", repo.root / f"impl/{version}/orders_app")
+    shutil.rmtree(repo.root / "src/orders_app")
+    os.symlink("../impl/v1/orders_app", repo.root / "src/orders_app")
+    repo.edit("impl/v2/orders_app/pricing.py", *BUG)
+    repo.commit("base: the package behind a link, and an unused copy with a bug")
+    repo.branch("patch")
+    (repo.root / "src/orders_app").unlink()
+    os.symlink("../impl/v2/orders_app", repo.root / "src/orders_app")
+    repo.commit("point the package at the copy")
+    result = repo.review()
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "orders: unaffected" not in result.stdout, result.stdout
+    assert "regression: prop_order_total_non_negative" in result.stdout, result.stdout
