@@ -61,7 +61,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:6d0022756cec3c7c511f850fc5faab40b672f344b1f39e8e2ab4929f2506fddf
+    --hash=sha256:7f14a8ff8ce588651b773a1e1f93ebde933f56ed62028d53a339af9168d03ba3
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \

@@ -316,7 +316,8 @@ def _walked_link_targets(directories: tuple[str, ...]) -> tuple[Path, ...]:
         with contextlib.suppress(OSError), os.scandir(pending.pop()) as entries:
             for entry in entries:
                 if entry.is_symlink():  # a link to a directory is listed, never entered
-                    found.add(Path(entry.path).resolve())
+                    with contextlib.suppress(RuntimeError):  # a loop: nothing can be imported through it
+                        found.add(Path(entry.path).resolve())
                 elif entry.is_dir():
                     pending.append(entry.path)
     return tuple(sorted(found))

@@ -322,6 +322,18 @@ def test_the_runners_own_bytecode_is_written_hash_checked_so_it_never_stands_for
     assert shown.stdout.strip() == "True", shown.stdout + shown.stderr
 
 
+def test_a_symlink_loop_on_the_runners_import_path_is_no_verdict_on_the_patch(repo: Repo, tmp_path: Path):
+    # The workers see the targets of the links on the runner's import path; a loop there is the
+    # runner's install, never the patch's doing: the bug is still judged, not "blocked" by it.
+    extra = tmp_path / "runner-extra"
+    extra.mkdir()
+    (extra / "loop_a").symlink_to("loop_b")
+    (extra / "loop_b").symlink_to("loop_a")
+    buggy(repo)
+    repo.commit("bug")
+    assert_red(repo.review(python_path=[*(os.path.abspath(p) for p in sys.path), str(extra)]), CAUGHT)
+
+
 def test_a_runner_told_not_to_write_bytecode_writes_none(tmp_path: Path):
     runner = _runner_copy(tmp_path)
     _python(runner, "from witness_gate import sandbox; sandbox._written_runner_bytecode()", "-B")
