@@ -76,172 +76,60 @@ def _field(message: dict[str, Any], name: str, kind: type | tuple[type, ...]) ->
     return value
 
 
-@dataclass
-class _Session:
-    """What one worker did: the runner's own record of its calls and their outcomes."""
+def _follow(session: _Session, worker: Worker, timeout: float) -> Ended | str | None:
+    """The conversation with one worker: reads its messages into `session` until "done"
+    (None), a problem the worker reports (its text), or the end of the conversation
+    (`Ended`, with the pending call failed). A message that breaks the protocol ends it."""
+    started = False
+    while True:
+        # The first message comes once the worker started and loaded the module: the
+        # limit is a call's, so its start gets the slack replays give it too.
+        message = worker.receive(timeout if started else timeout + WORKER_SLACK_SECONDS)
+        started = True
+        if isinstance(message, Ended):
+            session.ended(message, timeout)
+            return message
+        try:
+            event = message["event"]
+            if event == Event.DONE:
+                return None
+            if event == Event.PROBLEM:
+                return _field(message, "message", str)[:2000]
+            session.on(event, message)
+        except (_Garbled, NotPlainJSON) as error:
+            worker.close()
+            ended = Ended("protocol", f"broke the message protocol: {error}")
+            session.ended(ended, timeout)
+            return ended
 
-    lock: dict[str, Any]
+
+@dataclass
+class _Retained:
+    """The witnesses one worker's failing calls make, kept apart from the messages that
+    announce them: a failing call outside a search is a witness at once; a search's is made
+    when the search ends, from its first failing call (the original input) and its last
+    (the minimal one: the database is off and one bug is reported)."""
+
     hash_secret: int
     condition: dict[str, str]
-    properties: dict[str, int] = field(default_factory=dict)  # assertion id -> line
-    finished: set[str] = field(default_factory=set)
     failures: list[witness.Failure] = field(default_factory=list)
-    history: collections.deque[dict[str, Any]] = field(default_factory=collections.deque)
-    current: str | None = None
-    seed: int = 0
-    pending: witness.Call | None = None
-    pending_origin: str = ""
     first_failing: tuple[witness.Call, dict[str, Any]] | None = None
     last_failing: tuple[witness.Call, dict[str, Any]] | None = None
-    call_failed_by_ending: bool = False  # the conversation ended inside a call, which failed
-    # A pytest module (`given_tests`): the current test's searches so far as [seed, cases run],
-    # and the outcomes of its plain tests, which run once (one that fails blocks).
-    pytest: bool = False
-    searches: list[list[int]] = field(default_factory=list)
-    plain: dict[str, bool] = field(default_factory=dict)
-    plain_failures: dict[str, str] = field(default_factory=dict)  # what each failing plain test raised
-    stateful: set[str] = field(default_factory=set)  # the searched tests that are state machines, as the worker said
-    skipped: set[str] = field(default_factory=set)  # @given tests pytest skipped before any case
-    excused: set[str] = field(default_factory=set)  # plain tests a skip or xfail mark excused
-    cases: dict[str, int] = field(default_factory=dict)  # @given test -> cases its searches ran
     origin: str = "search"  # of the current search's failure: "example" when an `@example` failed
     failing_example: str = ""  # as Hypothesis printed it
 
-    def __post_init__(self) -> None:
-        self.history = collections.deque(maxlen=self.lock["history_limit"])
-        self.seed = self.lock["seed_schedule"][0]
-
-    def follow(self, worker: Worker, timeout: float) -> Ended | str | None:
-        """Reads messages until "done" (None), a problem the worker reports (its text), or
-        the end of the conversation (`Ended`, with the pending call failed)."""
-        started = False
-        while True:
-            # The first message comes once the worker started and loaded the module: the
-            # limit is a call's, so its start gets the slack replays give it too.
-            message = worker.receive(timeout if started else timeout + WORKER_SLACK_SECONDS)
-            started = True
-            if isinstance(message, Ended):
-                self._fail_pending(message, timeout)
-                return message
-            try:
-                event = message["event"]
-                if event == Event.DONE:
-                    return None
-                if event == Event.PROBLEM:
-                    return _field(message, "message", str)[:2000]
-                self._on(event, message)
-            except (_Garbled, NotPlainJSON) as error:
-                worker.close()
-                ended = Ended("protocol", f"broke the message protocol: {error}")
-                self._fail_pending(ended, timeout)
-                return ended
-
-    def _on(self, event: str, message: dict[str, Any]) -> None:
-        if event == Event.MODULE:
-            self.pytest = message.get("kind") == "pytest"
-            for entry in _field(message, "properties", list):
-                if not isinstance(entry, dict):
-                    raise _Garbled("malformed property list")
-                line, assertion_id = _field(entry, "line", int), _field(entry, "assertion_id", str)
-                self.properties[assertion_id] = max(line, 1)
-                if "stateful" in entry and _field(entry, "stateful", bool):
-                    self.stateful.add(assertion_id)
-        elif event == Event.PROPERTY:
-            self.current = _field(message, "assertion_id", str)
-            if self.current not in self.properties:
-                raise _Garbled(f"unknown property {self.current!r}")
-            self.seed, self.first_failing, self.last_failing = self.lock["seed_schedule"][0], None, None
-            self.searches = []
-        elif event == Event.SEARCH:
-            self.seed = _field(message, "seed", int)
-            if self.seed not in self.lock["seed_schedule"]:
-                raise _Garbled("search seed not in the schedule")
-            self.searches.append([self.seed, 0])
-        elif event == Event.CALL:
-            if self.current is None or self.pending is not None:
-                raise _Garbled("call outside a property or before the previous result")
-            origin = _field(message, "origin", str)
-            if origin not in CALL_ORIGINS or "payload" not in message:
-                raise _Garbled("call without a known origin or a payload")
-            snapshot = canonical_bytes(message["payload"])
-            history = tuple(self.history)
-            if self.pytest:  # a case is replayed after the test's searches that led to it (`protocol`)
-                if not self.searches or message["payload"] != protocol.case_payload(self.searches[-1][1]):
-                    raise _Garbled("a pytest call out of order")
-                history += tuple(self._search_entry(seed, calls) for seed, calls in self.searches)
-                self.searches[-1][1] += 1
-            self.pending = witness.Call(
-                message["payload"], seeds.call_random_seed(self.seed, self.current, snapshot), history
-            )
-            self.pending_origin = origin
-        elif event == Event.RESULT:
-            if self.pending is None:
-                raise _Garbled("result without a call")
-            passed = _field(message, "passed", bool)
-            evidence = message.get("evidence")
-            if not passed:
-                if not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
-                    raise _Garbled("failure without evidence")
-                self._failed(
-                    self.pending,
-                    failure_evidence(
-                        str(evidence["kind"])[:200], _short(evidence["exception_type"]), str(evidence["message"])
-                    ),
-                )
-            if not self.pytest:
-                self.history.append(
-                    {
-                        "assertion_id": self.current,
-                        "payload": self.pending.payload,
-                        "random_seed": self.pending.random_seed,
-                    }
-                )
-            self.pending = None
-        elif event == Event.SEARCHED:
-            status = _field(message, "status", str)
-            if self.current is None or status not in SEARCH_STATUSES or (status == "skipped" and not self.pytest):
-                raise _Garbled("searched outside a property or with an unknown status")
-            if self.pytest and status in ("passed", "skipped") and self.last_failing is not None:
-                raise _Garbled(
-                    f"a @given test's search {status} after a case failed: something in the worker hid the failure"
-                )
-            if status == "skipped":
-                self.skipped.add(self.current)
-            elif self.pytest:
-                self.cases[self.current] = sum(calls for _, calls in self.searches)
-            if self.pytest:
-                self._found_by_pytest(message.get("given"))
-            self._retain_search(fully_shrunk=status == "falsified")
-            self.history.extend(self._search_entry(seed, calls) for seed, calls in self.searches)
-            self.finished.add(self.current)
-            self.current = None
-        elif event == Event.PLAIN and self.pytest:
-            assertion_id, passed = _field(message, "assertion_id", str), _field(message, "passed", bool)
-            if self.current is not None or assertion_id in self.properties:
-                raise _Garbled("a plain test inside a @given test's search")
-            self.plain[assertion_id] = passed
-            if _field(message, "excused_by_mark", bool):
-                self.excused.add(assertion_id)
-            if not passed:
-                evidence = message.get("evidence")
-                if not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
-                    raise _Garbled("a failed plain test without evidence")
-                said = " ".join(str(evidence["message"])[:2000].split())  # on one line, as a blocking line shows it
-                self.plain_failures[assertion_id] = (
-                    f"{_short(evidence['exception_type']) or str(evidence['kind'])[:200]}: {said}"
-                )
-            self.finished.add(assertion_id)
-            self.history.append({"assertion_id": assertion_id, "payload": {"run": True}, "random_seed": 0})
+    def failed(self, assertion_id: str, call: witness.Call, evidence: dict[str, Any], origin: str) -> None:
+        if origin == "search":
+            self.first_failing = self.first_failing or (call, evidence)
+            self.last_failing = (call, evidence)
         else:
-            raise _Garbled(f"unknown event {event!r}")
+            self.failures.append(
+                witness.Failure(
+                    assertion_id, call, call, evidence, origin, None, True, self.hash_secret, self.condition
+                )
+            )
 
-    def _search_entry(self, seed: int, calls: int) -> dict[str, Any]:
-        # The `random` seed its last case ran under, which a replay gives that case again.
-        # `current` is the property the searches ran for (a search is announced within one).
-        last_seed = protocol.call_seed(seed, cast(str, self.current), calls - 1) if calls else 0
-        return {"assertion_id": self.current, "payload": {"search": seed, "calls": calls}, "random_seed": last_seed}
-
-    def _found_by_pytest(self, given: Any) -> None:
+    def found_by_pytest(self, given: Any) -> None:
         """Puts the payloads a @given test's database received in place of the case numbers
         its calls were announced with: the choices of the first and of the kept failure, or
         the `@example` that failed (the call order the runner saw decides which call is which)."""
@@ -275,62 +163,208 @@ class _Session:
         self.last_failing = (witness.Call(shrunk, final.random_seed, final.history), evidence)
         self.first_failing = (witness.Call(unshrunk, original.random_seed, original.history), first_evidence)
 
-    def _ended_pytest_search(self) -> None:
-        """A case that left no choices behind (it ended the worker, or Hypothesis saved nothing
-        for it): its witness is the search that led to it, run again up to that case (`protocol`)."""
-        assert self.first_failing is not None and self.last_failing is not None
-        failing = []
-        for call, evidence in (self.first_failing, self.last_failing):
-            payload = {"search": self.seed, "calls": call.payload["case"] + 1}
-            failing.append((witness.Call(payload, call.random_seed, call.history[:-1]), evidence))
-        self.first_failing, self.last_failing = failing
-
-    def _failed(self, call: witness.Call, evidence: dict[str, Any]) -> None:
-        if self.pending_origin == "search":
-            self.first_failing = self.first_failing or (call, evidence)
-            self.last_failing = (call, evidence)
-        else:
-            # A call is refused outside a property (`_on`), so `current` names the one that failed.
-            self.failures.append(
-                witness.Failure(
-                    cast(str, self.current),
-                    call,
-                    call,
-                    evidence,
-                    self.pending_origin,
-                    None,
-                    True,
-                    self.hash_secret,
-                    self.condition,
-                )
-            )
-
-    def _retain_search(self, fully_shrunk: bool) -> None:
+    def retain_search(self, assertion_id: str, seed: int, fully_shrunk: bool, pytest: bool) -> None:
+        """The search under `seed` ended: its failure, if any, becomes a witness."""
         if self.last_failing is None:
             return
-        assert self.first_failing is not None and self.current is not None
-        if self.pytest and isinstance(self.last_failing[0].payload, dict) and "case" in self.last_failing[0].payload:
-            self._ended_pytest_search()
+        assert self.first_failing is not None
+        if pytest and isinstance(self.last_failing[0].payload, dict) and "case" in self.last_failing[0].payload:
+            self._ended_pytest_search(seed)
             fully_shrunk = False
         (final, evidence), (original, _) = self.last_failing, self.first_failing
         origin, self.origin = self.origin, "search"
         self.failures.append(
             witness.Failure(
-                self.current,
+                assertion_id,
                 final,
                 original,
                 evidence,
                 origin,
-                self.seed if origin == "search" else None,
+                seed if origin == "search" else None,
                 fully_shrunk,
                 self.hash_secret,
                 self.condition,
-                self.failing_example if self.pytest else None,
+                self.failing_example if pytest else None,
             )
         )
 
-    def _fail_pending(self, ended: Ended, timeout: float) -> None:
-        """The pending call ended the worker: it failed with one of
+    def _ended_pytest_search(self, seed: int) -> None:
+        """A case that left no choices behind (it ended the worker, or Hypothesis saved nothing
+        for it): its witness is the search that led to it, run again up to that case (`protocol`)."""
+        assert self.first_failing is not None and self.last_failing is not None
+        failing = []
+        for call, evidence in (self.first_failing, self.last_failing):
+            payload = {"search": seed, "calls": call.payload["case"] + 1}
+            failing.append((witness.Call(payload, call.random_seed, call.history[:-1]), evidence))
+        self.first_failing, self.last_failing = failing
+
+
+@dataclass
+class _Session:
+    """What one worker did, as its messages say and the runner checks them: the runner's
+    own record of the calls (each call's history and `random` seed are the runner's, never
+    the worker's), and what the module's tests reported. The witnesses the failing calls
+    make are `_Retained`'s."""
+
+    lock: dict[str, Any]
+    retained: _Retained
+    properties: dict[str, int] = field(default_factory=dict)  # assertion id -> line
+    finished: set[str] = field(default_factory=set)
+    history: collections.deque[dict[str, Any]] = field(default_factory=collections.deque)
+    current: str | None = None
+    seed: int = 0
+    pending: witness.Call | None = None
+    pending_origin: str = ""
+    call_failed_by_ending: bool = False  # the conversation ended inside a call, which failed
+    # A pytest module (`given_tests`): the current test's searches so far as [seed, cases run],
+    # and the outcomes of its plain tests, which run once (one that fails blocks).
+    pytest: bool = False
+    searches: list[list[int]] = field(default_factory=list)
+    plain: dict[str, bool] = field(default_factory=dict)
+    plain_failures: dict[str, str] = field(default_factory=dict)  # what each failing plain test raised
+    stateful: set[str] = field(default_factory=set)  # the searched tests that are state machines, as the worker said
+    skipped: set[str] = field(default_factory=set)  # @given tests pytest skipped before any case
+    excused: set[str] = field(default_factory=set)  # plain tests a skip or xfail mark excused
+    cases: dict[str, int] = field(default_factory=dict)  # @given test -> cases its searches ran
+
+    def __post_init__(self) -> None:
+        self.history = collections.deque(maxlen=self.lock["history_limit"])
+        self.seed = self.lock["seed_schedule"][0]
+
+    def on(self, event: str, message: dict[str, Any]) -> None:
+        """One message of the worker's, other than "done" and "problem"."""
+        if event == Event.MODULE:
+            self._module(message)
+        elif event == Event.PROPERTY:
+            self._property(message)
+        elif event == Event.SEARCH:
+            self._search(message)
+        elif event == Event.CALL:
+            self._call(message)
+        elif event == Event.RESULT:
+            self._result(message)
+        elif event == Event.SEARCHED:
+            self._searched(message)
+        elif event == Event.PLAIN and self.pytest:
+            self._plain(message)
+        else:
+            raise _Garbled(f"unknown event {event!r}")
+
+    def _module(self, message: dict[str, Any]) -> None:
+        self.pytest = message.get("kind") == "pytest"
+        for entry in _field(message, "properties", list):
+            if not isinstance(entry, dict):
+                raise _Garbled("malformed property list")
+            line, assertion_id = _field(entry, "line", int), _field(entry, "assertion_id", str)
+            self.properties[assertion_id] = max(line, 1)
+            if "stateful" in entry and _field(entry, "stateful", bool):
+                self.stateful.add(assertion_id)
+
+    def _property(self, message: dict[str, Any]) -> None:
+        self.current = _field(message, "assertion_id", str)
+        if self.current not in self.properties:
+            raise _Garbled(f"unknown property {self.current!r}")
+        self.seed = self.lock["seed_schedule"][0]
+        self.retained.first_failing = self.retained.last_failing = None
+        self.searches = []
+
+    def _search(self, message: dict[str, Any]) -> None:
+        self.seed = _field(message, "seed", int)
+        if self.seed not in self.lock["seed_schedule"]:
+            raise _Garbled("search seed not in the schedule")
+        self.searches.append([self.seed, 0])
+
+    def _call(self, message: dict[str, Any]) -> None:
+        if self.current is None or self.pending is not None:
+            raise _Garbled("call outside a property or before the previous result")
+        origin = _field(message, "origin", str)
+        if origin not in CALL_ORIGINS or "payload" not in message:
+            raise _Garbled("call without a known origin or a payload")
+        snapshot = canonical_bytes(message["payload"])
+        history = tuple(self.history)
+        if self.pytest:  # a case is replayed after the test's searches that led to it (`protocol`)
+            if not self.searches or message["payload"] != protocol.case_payload(self.searches[-1][1]):
+                raise _Garbled("a pytest call out of order")
+            history += tuple(self._search_entry(seed, calls) for seed, calls in self.searches)
+            self.searches[-1][1] += 1
+        self.pending = witness.Call(
+            message["payload"], seeds.call_random_seed(self.seed, self.current, snapshot), history
+        )
+        self.pending_origin = origin
+
+    def _result(self, message: dict[str, Any]) -> None:
+        if self.pending is None:
+            raise _Garbled("result without a call")
+        passed = _field(message, "passed", bool)
+        evidence = message.get("evidence")
+        if not passed:
+            if not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
+                raise _Garbled("failure without evidence")
+            self._failed(
+                self.pending,
+                failure_evidence(
+                    str(evidence["kind"])[:200], _short(evidence["exception_type"]), str(evidence["message"])
+                ),
+            )
+        if not self.pytest:
+            self.history.append(
+                {
+                    "assertion_id": self.current,
+                    "payload": self.pending.payload,
+                    "random_seed": self.pending.random_seed,
+                }
+            )
+        self.pending = None
+
+    def _searched(self, message: dict[str, Any]) -> None:
+        status = _field(message, "status", str)
+        if self.current is None or status not in SEARCH_STATUSES or (status == "skipped" and not self.pytest):
+            raise _Garbled("searched outside a property or with an unknown status")
+        if self.pytest and status in ("passed", "skipped") and self.retained.last_failing is not None:
+            raise _Garbled(
+                f"a @given test's search {status} after a case failed: something in the worker hid the failure"
+            )
+        if status == "skipped":
+            self.skipped.add(self.current)
+        elif self.pytest:
+            self.cases[self.current] = sum(calls for _, calls in self.searches)
+        if self.pytest:
+            self.retained.found_by_pytest(message.get("given"))
+        self.retained.retain_search(self.current, self.seed, status == "falsified", self.pytest)
+        self.history.extend(self._search_entry(seed, calls) for seed, calls in self.searches)
+        self.finished.add(self.current)
+        self.current = None
+
+    def _plain(self, message: dict[str, Any]) -> None:
+        assertion_id, passed = _field(message, "assertion_id", str), _field(message, "passed", bool)
+        if self.current is not None or assertion_id in self.properties:
+            raise _Garbled("a plain test inside a @given test's search")
+        self.plain[assertion_id] = passed
+        if _field(message, "excused_by_mark", bool):
+            self.excused.add(assertion_id)
+        if not passed:
+            evidence = message.get("evidence")
+            if not (isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}):
+                raise _Garbled("a failed plain test without evidence")
+            said = " ".join(str(evidence["message"])[:2000].split())  # on one line, as a blocking line shows it
+            self.plain_failures[assertion_id] = (
+                f"{_short(evidence['exception_type']) or str(evidence['kind'])[:200]}: {said}"
+            )
+        self.finished.add(assertion_id)
+        self.history.append({"assertion_id": assertion_id, "payload": {"run": True}, "random_seed": 0})
+
+    def _search_entry(self, seed: int, calls: int) -> dict[str, Any]:
+        # The `random` seed its last case ran under, which a replay gives that case again.
+        # `current` is the property the searches ran for (a search is announced within one).
+        last_seed = protocol.call_seed(seed, cast(str, self.current), calls - 1) if calls else 0
+        return {"assertion_id": self.current, "payload": {"search": seed, "calls": calls}, "random_seed": last_seed}
+
+    def _failed(self, call: witness.Call, evidence: dict[str, Any]) -> None:
+        # A call is refused outside a property (`_call`), so `current` names the one that failed.
+        self.retained.failed(cast(str, self.current), call, evidence, self.pending_origin)
+
+    def ended(self, ended: Ended, timeout: float) -> None:
+        """The conversation ended. A pending call ended the worker: it failed with one of
         `protocol.ENDED_CALL_KINDS`, and a search it belonged to stops there, unshrunk."""
         if self.pending is None or self.current is None:
             return
@@ -348,7 +382,7 @@ class _Session:
             )
         self._failed(self.pending, evidence)
         if self.pending_origin == "search":
-            self._retain_search(fully_shrunk=False)
+            self.retained.retain_search(self.current, self.seed, False, self.pytest)
         self.finished.add(self.current)
         self.pending = None
         self.call_failed_by_ending = True
@@ -404,11 +438,11 @@ def search_module(
             "condition": condition,
             "pid_offset": seeds.check_pid_offset(lock, module),
         }
-        session = _Session(lock, hash_secret, condition)
+        session = _Session(lock, _Retained(hash_secret, condition))
         with Worker(request, hash_secret, root, scratch) as worker:
-            ended = session.follow(worker, timeout)
+            ended = _follow(session, worker, timeout)
         found.properties.update(session.properties)
-        found.failures.extend(session.failures)
+        found.failures.extend(session.retained.failures)
         found.plain.update(session.plain)
         found.plain_failures.update(session.plain_failures)
         found.stateful |= session.stateful
