@@ -282,52 +282,71 @@ class _Counter:
 Body = Callable[[int, Callable[[], None]], None]
 
 
-class GivenTest:
-    """One collected pytest item: a Hypothesis test the gate searches (an assertion: a
-    `@given` test, or a stateful test, `given_tests`), or a plain test (any other, and one
-    marked xfail: an expected failure is searched for nothing)."""
+class _Judged:
+    """What a case's outcome means, apart from how the case ran: whether the test itself left
+    it, whether it passed, what Hypothesis is shown of it, and the evidence of a failure, read
+    the same in every interpreter."""
+
+    def __init__(self, runtime: _Runtime, function: Any, stateful: bool, basetemp: str) -> None:
+        self._runtime, self._function, self._stateful, self._basetemp = runtime, function, stateful, basetemp
+
+    def left(self, error: BaseException) -> bool:
+        return self._runtime.left_by_the_test(error, self._stateful)
+
+    def passes(self, error: BaseException | None, example: int | None) -> bool:
+        """Whether a case that raised `error` passed: nothing raised, a way out the test module
+        asked for, or the exception its `@example(...).xfail(raises=...)` declares."""
+        if error is None or self.left(error):
+            return True
+        expected = (
+            _explicit_examples(self._function)[example].raises
+            if example is not None and example < len(_explicit_examples(self._function))
+            else None
+        )
+        return expected is not None and isinstance(error, expected)
+
+    def as_hypothesis_sees(self, error: BaseException) -> BaseException:
+        """What a case raises to Hypothesis: `error`, but a way out of a case that the code
+        under test took (an `assume`, a skip, a StopTest from outside the test module) as
+        the failure it is, so that Hypothesis shrinks it as one (in check and in replays alike)."""
+        if isinstance(error, self._runtime.leaving) and not self.left(error):
+            return LeftFromOutside(
+                f"{type(error).__name__} raised outside the test module, by the code it calls: a failure of the case"
+            )
+        return error
+
+    def failure(self, error: BaseException) -> Outcome:
+        return Outcome(
+            False, failure_evidence(EvidenceKind.EXCEPTION, type(error).__name__, self.scrubbed(describe(error)))
+        )
+
+    def outcome(self, error: BaseException | None, example: int | None) -> Outcome:
+        # A case that raised nothing passes (`passes`): only an error reaches `failure`.
+        return Outcome(True, None) if self.passes(error, example) else self.failure(cast(BaseException, error))
+
+    @overload
+    def scrubbed(self, text: str) -> str: ...
+    @overload
+    def scrubbed(self, text: str | None) -> str | None: ...
+    def scrubbed(self, text: str | None) -> str | None:
+        # pytest's temporary directories live under a directory of the worker's own: the
+        # evidence of one failure must read the same in every interpreter.
+        return None if text is None else text.replace(self._basetemp, "<basetemp>")
+
+
+class _Runs:
+    """Running the item through pytest with the worker between Hypothesis and the test's body:
+    the settings a verdict needs put over the test's own, and every case handed to a `Body`,
+    which decides what the case is (a search's, a replay's). Its frames are the worker's own
+    (`_Runtime`): they must stay in this file."""
 
     def __init__(
-        self,
-        item: Any,
-        basetemp: str,
-        runtime: _Runtime,
-        max_examples: int | None = None,
-        declared: DeclaredTest | None = None,
+        self, item: Any, runtime: _Runtime, function: Any, stateful: bool, max_examples: int | None, judged: _Judged
     ) -> None:
-        """`max_examples`: the suite's, the least a search of a test whose module sets none of
-        its own runs (whatever default was in force when it was decorated); `declared`: what
-        the module's source says of the test."""
-        self.item, self._basetemp, self._runtime = item, basetemp, runtime
-        self._max_examples = max_examples
-        self.assertion_id: str = item.nodeid
-        self._function = _hypothesis_function(item.obj)
-        expected_to_fail = item.get_closest_marker("xfail") is not None
-        self.given = (
-            runtime.is_given(item.obj)
-            and not expected_to_fail
-            and getattr(self._function, "hypothesis", None) is not None
-        )
-        # A machine's `TestCase` carries Hypothesis' mark; a function that runs one, the source says.
-        self.stateful = (
-            not self.given
-            and not expected_to_fail
-            and (
-                getattr(item.obj, "_hypothesis_state_machine_class", None) is not None
-                or (declared is not None and declared.stateful)
-            )
-        )
-        self.searchable = self.given or self.stateful
-        self.line = (
-            declared.line
-            if self.stateful and declared is not None and declared.line
-            else int(item.reportinfo()[1] or 0) + 1
-        )
+        self._item, self._runtime, self._function, self._stateful = item, runtime, function, stateful
+        self._max_examples, self._judged = max_examples, judged
 
-    def _left(self, error: BaseException) -> bool:
-        return self._runtime.left_by_the_test(error, self.stateful)
-
-    def _under(
+    def under(
         self,
         settings_change: dict[str, Any],
         search_seed: int | None,
@@ -371,15 +390,15 @@ class GivenTest:
 
             return restore
 
-        if self.stateful:  # its function is made, and prepared, as the machine starts
-            return self._runtime.machines.running(self.assertion_id, prepare, lambda: _run_item(self.item))
+        if self._stateful:  # its function is made, and prepared, as the machine starts
+            return self._runtime.machines.running(self._item.nodeid, prepare, lambda: _run_item(self._item))
         restore = prepare(self._function)
         try:
-            return _run_item(self.item)
+            return _run_item(self._item)
         finally:
             restore()
 
-    def _searching(
+    def searching(
         self, search_seed: int, database: Any, body: Callable[[bool], Body]
     ) -> tuple[str, BaseException | None]:
         """The test's `@example`s, then Hypothesis' generation and shrinking, as one search:
@@ -389,110 +408,21 @@ class GivenTest:
 
         counter = _Counter()
         if _explicit_examples(self._function):  # else Hypothesis, told to run nothing, skips the test
-            raised = self._under(_search_settings(None, (Phase.explicit,)), search_seed, body(True), counter)
-            if raised is not None and not self._left(raised):
+            raised = self.under(_search_settings(None, (Phase.explicit,)), search_seed, body(True), counter)
+            if raised is not None and not self._judged.left(raised):
                 return "explicit", raised
         generating = _search_settings(database, (Phase.generate, Phase.shrink))
-        return "generated", self._under(generating, search_seed, body(False), counter, self._max_examples)
+        return "generated", self.under(generating, search_seed, body(False), counter, self._max_examples)
 
-    def _passes(self, error: BaseException | None, example: int | None) -> bool:
-        """Whether a case that raised `error` passed: nothing raised, a way out the test module
-        asked for, or the exception its `@example(...).xfail(raises=...)` declares."""
-        if error is None or self._left(error):
-            return True
-        expected = (
-            _explicit_examples(self._function)[example].raises
-            if example is not None and example < len(_explicit_examples(self._function))
-            else None
-        )
-        return expected is not None and isinstance(error, expected)
 
-    def search(self, search_seed: int, announce: Callable[[int], None], report: Callable[[Outcome], None]) -> Searched:
-        """Hypothesis' search and shrink under `search_seed`; `announce(case)` before each
-        case runs and `report(outcome)` after it."""
-        from hypothesis.errors import Flaky
+class _Replays:
+    """A witness's case again, from its payload (`protocol`): the choice sequence Hypothesis
+    saved, the `@example` that failed, or the seeded search up to a case."""
 
-        recorder = _Recorder()
-        failed: list[tuple[int, bool]] = []  # (case, explicit)
-        last_error: list[BaseException] = []
-        explicit_cases: list[int] = []
-        announced: list[int] = []
+    def __init__(self, assertion_id: str, runs: _Runs, judged: _Judged) -> None:
+        self._assertion_id, self._runs, self._judged = assertion_id, runs, judged
 
-        def body(explicit: bool) -> Body:
-            def run(case: int, call: Callable[[], None]) -> None:
-                announce(case)
-                announced.append(case)
-                if explicit:
-                    explicit_cases.append(case)
-                random.seed(call_seed(search_seed, self.assertion_id, case))
-                error = _outcome_of(call)
-                if self._passes(error, len(explicit_cases) - 1 if explicit else None):
-                    report(Outcome(True, None))
-                else:
-                    assert error is not None
-                    failed.append((case, explicit))
-                    last_error[:] = [error]
-                    report(self._failure(error))
-                if error is not None:
-                    raise self._as_hypothesis_sees(error)
-
-            return run
-
-        part, raised = self._searching(search_seed, recorder.database, body)
-        if isinstance(raised, self._runtime.skipped) and (not announced or self._left(raised)):
-            return Searched("skipped")  # a skip mark, or a skip the test itself asked for: not searched
-        if raised is None or self._left(raised):
-            if failed:  # Hypothesis fails a test whose case failed; something made it look passed
-                raise WitnessGateError(
-                    f"{self.assertion_id}: case {failed[0][0]} failed, yet the test passed: something in the worker "
-                    "hid the failure"
-                )
-            return Searched("passed")
-        if not failed:
-            raise WitnessGateError(
-                f"{self.assertion_id}: pytest or Hypothesis stopped the test outside any case: "
-                f"{type(raised).__name__}: {_first_line(raised)}"
-            )
-        notes = self._scrubbed(_notes(last_error[0], self.stateful) or _notes(raised, self.stateful))
-        status = "flaky" if isinstance(raised, Flaky) else "falsified"
-        if part == "explicit":  # Hypothesis runs `@example`s first and never shrinks them
-            return Searched(status, example=explicit_cases.index(failed[0][0]), failing_example=notes)
-        # Without a saved sequence (an error Hypothesis does not save, e.g. KeyboardInterrupt)
-        # the runner makes the witness the search up to the failing case.
-        return Searched(status, recorder.shrunk(), recorder.first, failing_example=notes)
-
-    def run_plain(self) -> tuple[Outcome, bool]:
-        """The test run once as a plain test: its outcome, and whether a mark excused it (a
-        failure under an xfail mark, as pytest counts it, or a skip pytest's own frames raised,
-        as a skip mark's): the runner accepts that only where the base's module carries such
-        a mark for it (`given_tests.unrun_plain`), since code under test can place one."""
-        error = _run_item(self.item)
-        if error is None:
-            return Outcome(True, None), False
-        if self.item.get_closest_marker("xfail") is not None:
-            return Outcome(True, None), True
-        if self._runtime.skipped_by_the_oracle(error):
-            return Outcome(True, None), self._runtime.skipped_by_a_mark(error)
-        return self._failure(error), False
-
-    def run(self, payload: Any, fixture: Callable[[], Any] | None, random_seed: int, expect: str = "accept") -> Outcome:
-        """One replay of `payload` (a witness or a history entry; see the module docstring)."""
-        del fixture, expect  # a pytest test reads its fixture files itself; it has no rejects
-        if not isinstance(payload, dict):
-            return _unloadable("the payload is no pytest payload")
-        if payload.get("run") is True:
-            return self.run_plain()[0]
-        if not self.searchable:
-            return _unloadable("the test is no @given or stateful test any more (or is marked xfail)")
-        if "choices" in payload:
-            return self._replay_choices(payload["choices"], random_seed)
-        if "example" in payload:
-            return self._replay_example(payload["example"], random_seed)
-        if "search" in payload:
-            return self._replay_search(payload["search"], payload.get("calls"), random_seed)
-        return _unloadable(f"unknown pytest payload {sorted(payload)}")
-
-    def _replay_choices(self, encoded: Any, random_seed: int) -> Outcome:
+    def choices(self, encoded: Any, random_seed: int) -> Outcome:
         from hypothesis import Phase
 
         try:
@@ -507,7 +437,7 @@ class GivenTest:
             "the recorded choices no longer make an input for this test (its strategies changed?)",
         )
 
-    def _replay_example(self, index: Any, random_seed: int) -> Outcome:
+    def example(self, index: Any, random_seed: int) -> Outcome:
         from hypothesis import Phase
 
         if not isinstance(index, int) or isinstance(index, bool):
@@ -541,43 +471,18 @@ class GivenTest:
                 return
             random.seed(random_seed)
             error = _outcome_of(call)
-            if error is not None and self._left(error):
+            if error is not None and self._judged.left(error):
                 raise error  # no outcome: the test itself left the case
             seen.append(error)
             if error is not None:
                 raise error
 
-        self._under(settings_change, None, body, _Counter())
+        self._runs.under(settings_change, None, body, _Counter())
         if not seen:
             return _unloadable(gone)
-        # A case that raised nothing passes (`_passes`): only an error reaches `_failure`.
-        return Outcome(True, None) if self._passes(seen[0], example) else self._failure(cast(BaseException, seen[0]))
+        return self._judged.outcome(seen[0], example)
 
-    def _as_hypothesis_sees(self, error: BaseException) -> BaseException:
-        """What a case raises to Hypothesis: `error`, but a way out of a case that the code
-        under test took (an `assume`, a skip, a StopTest from outside the test module) as
-        the failure it is, so that Hypothesis shrinks it as one (in check and in replays alike)."""
-        if isinstance(error, self._runtime.leaving) and not self._left(error):
-            return LeftFromOutside(
-                f"{type(error).__name__} raised outside the test module, by the code it calls: a failure of the case"
-            )
-        return error
-
-    def _failure(self, error: BaseException) -> Outcome:
-        return Outcome(
-            False, failure_evidence(EvidenceKind.EXCEPTION, type(error).__name__, self._scrubbed(describe(error)))
-        )
-
-    @overload
-    def _scrubbed(self, text: str) -> str: ...
-    @overload
-    def _scrubbed(self, text: str | None) -> str | None: ...
-    def _scrubbed(self, text: str | None) -> str | None:
-        # pytest's temporary directories live under a directory of the worker's own: the
-        # evidence of one failure must read the same in every interpreter.
-        return None if text is None else text.replace(self._basetemp, "<basetemp>")
-
-    def _replay_search(self, search_seed: Any, calls: Any, random_seed: int) -> Outcome:
+    def search(self, search_seed: Any, calls: Any, random_seed: int) -> Outcome:
         """The seeded search again, the test's body run for its first `calls` cases only, the
         last of them under `random_seed` (the others under the seeds they had in check): as
         history, the state the witness's call met (its outcome ignored); as a witness, a
@@ -591,20 +496,152 @@ class GivenTest:
             def run(case: int, call: Callable[[], None]) -> None:
                 if case >= calls:
                     raise _EnoughCases()
-                random.seed(random_seed if case == calls - 1 else call_seed(search_seed, self.assertion_id, case))
+                random.seed(random_seed if case == calls - 1 else call_seed(search_seed, self._assertion_id, case))
                 error = _outcome_of(call)
                 if case == calls - 1:
                     last[:] = [error]
                     raise _EnoughCases()
                 if error is not None:
-                    raise self._as_hypothesis_sees(error)
+                    raise self._judged.as_hypothesis_sees(error)
 
             return run
 
-        self._searching(search_seed, _Recorder().database, body)
+        self._runs.searching(search_seed, _Recorder().database, body)
         if not last:
             return _unloadable(f"the search no longer reaches case {calls - 1}")
-        return Outcome(True, None) if self._passes(last[0], None) else self._failure(cast(BaseException, last[0]))
+        return self._judged.outcome(last[0], None)
+
+
+class GivenTest:
+    """One collected pytest item: a Hypothesis test the gate searches (an assertion: a
+    `@given` test, or a stateful test, `given_tests`), or a plain test (any other, and one
+    marked xfail: an expected failure is searched for nothing). What it is is read here, once,
+    at collection; it answers the worker's three requests (search it, run it once, replay a
+    payload) with its parts: running the item (`_Runs`), judging a case (`_Judged`) and
+    replaying a witness's case (`_Replays`)."""
+
+    def __init__(
+        self,
+        item: Any,
+        basetemp: str,
+        runtime: _Runtime,
+        max_examples: int | None = None,
+        declared: DeclaredTest | None = None,
+    ) -> None:
+        """`max_examples`: the suite's, the least a search of a test whose module sets none of
+        its own runs (whatever default was in force when it was decorated); `declared`: what
+        the module's source says of the test."""
+        self.item, self._runtime = item, runtime
+        self.assertion_id: str = item.nodeid
+        function = _hypothesis_function(item.obj)
+        expected_to_fail = item.get_closest_marker("xfail") is not None
+        self.given = (
+            runtime.is_given(item.obj) and not expected_to_fail and getattr(function, "hypothesis", None) is not None
+        )
+        # A machine's `TestCase` carries Hypothesis' mark; a function that runs one, the source says.
+        self.stateful = (
+            not self.given
+            and not expected_to_fail
+            and (
+                getattr(item.obj, "_hypothesis_state_machine_class", None) is not None
+                or (declared is not None and declared.stateful)
+            )
+        )
+        self.searchable = self.given or self.stateful
+        self.line = (
+            declared.line
+            if self.stateful and declared is not None and declared.line
+            else int(item.reportinfo()[1] or 0) + 1
+        )
+        self._judged = _Judged(runtime, function, self.stateful, basetemp)
+        self._runs = _Runs(item, runtime, function, self.stateful, max_examples, self._judged)
+        self._replays = _Replays(self.assertion_id, self._runs, self._judged)
+
+    def search(self, search_seed: int, announce: Callable[[int], None], report: Callable[[Outcome], None]) -> Searched:
+        """Hypothesis' search and shrink under `search_seed`; `announce(case)` before each
+        case runs and `report(outcome)` after it."""
+        from hypothesis.errors import Flaky
+
+        judged = self._judged
+        recorder = _Recorder()
+        failed: list[tuple[int, bool]] = []  # (case, explicit)
+        last_error: list[BaseException] = []
+        explicit_cases: list[int] = []
+        announced: list[int] = []
+
+        def body(explicit: bool) -> Body:
+            def run(case: int, call: Callable[[], None]) -> None:
+                announce(case)
+                announced.append(case)
+                if explicit:
+                    explicit_cases.append(case)
+                random.seed(call_seed(search_seed, self.assertion_id, case))
+                error = _outcome_of(call)
+                if judged.passes(error, len(explicit_cases) - 1 if explicit else None):
+                    report(Outcome(True, None))
+                else:
+                    assert error is not None
+                    failed.append((case, explicit))
+                    last_error[:] = [error]
+                    report(judged.failure(error))
+                if error is not None:
+                    raise judged.as_hypothesis_sees(error)
+
+            return run
+
+        part, raised = self._runs.searching(search_seed, recorder.database, body)
+        if isinstance(raised, self._runtime.skipped) and (not announced or judged.left(raised)):
+            return Searched("skipped")  # a skip mark, or a skip the test itself asked for: not searched
+        if raised is None or judged.left(raised):
+            if failed:  # Hypothesis fails a test whose case failed; something made it look passed
+                raise WitnessGateError(
+                    f"{self.assertion_id}: case {failed[0][0]} failed, yet the test passed: something in the worker "
+                    "hid the failure"
+                )
+            return Searched("passed")
+        if not failed:
+            raise WitnessGateError(
+                f"{self.assertion_id}: pytest or Hypothesis stopped the test outside any case: "
+                f"{type(raised).__name__}: {_first_line(raised)}"
+            )
+        notes = judged.scrubbed(_notes(last_error[0], self.stateful) or _notes(raised, self.stateful))
+        status = "flaky" if isinstance(raised, Flaky) else "falsified"
+        if part == "explicit":  # Hypothesis runs `@example`s first and never shrinks them
+            return Searched(status, example=explicit_cases.index(failed[0][0]), failing_example=notes)
+        # Without a saved sequence (an error Hypothesis does not save, e.g. KeyboardInterrupt)
+        # the runner makes the witness the search up to the failing case.
+        return Searched(status, recorder.shrunk(), recorder.first, failing_example=notes)
+
+    def run_plain(self) -> tuple[Outcome, bool]:
+        """The test run once as a plain test: its outcome, and whether a mark excused it (a
+        failure under an xfail mark, as pytest counts it, or a skip pytest's own frames raised,
+        as a skip mark's): the runner accepts that only where the base's module carries such
+        a mark for it (`given_tests.unrun_plain`), since code under test can place one."""
+        error = _run_item(self.item)
+        if error is None:
+            return Outcome(True, None), False
+        if self.item.get_closest_marker("xfail") is not None:
+            return Outcome(True, None), True
+        if self._runtime.skipped_by_the_oracle(error):
+            return Outcome(True, None), self._runtime.skipped_by_a_mark(error)
+        return self._judged.failure(error), False
+
+    def run(self, payload: Any, fixture: Callable[[], Any] | None, random_seed: int, expect: str = "accept") -> Outcome:
+        """One replay of `payload` (a witness or a history entry; see the module docstring)."""
+        del fixture, expect  # a pytest test reads its fixture files itself; it has no rejects
+        if not isinstance(payload, dict):
+            return _unloadable("the payload is no pytest payload")
+        if payload.get("run") is True:
+            return self.run_plain()[0]
+        if not self.searchable:
+            return _unloadable("the test is no @given or stateful test any more (or is marked xfail)")
+        if "choices" in payload:
+            return self._replays.choices(payload["choices"], random_seed)
+        if "example" in payload:
+            return self._replays.example(payload["example"], random_seed)
+        if "search" in payload:
+            return self._replays.search(payload["search"], payload.get("calls"), random_seed)
+        return _unloadable(f"unknown pytest payload {sorted(payload)}")
 
 
 def _hypothesis_function(function: Any) -> Any:
