@@ -387,14 +387,14 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
             "the head has no merge base with the base: its history is unrelated (or this clone is shallow: "
             "fetch the full history, e.g. fetch-depth: 0), so what it changes cannot be known"
         )
-        return _verdict(base, head, None, None, [], Ownership((), {}), {}, {}, [problem], out_dir)
+        return _verdict(_VerdictInputs(base, head, problems=[problem]), out_dir)
     landed = git.merge(repo, base, head)
     if landed.tree is None:
         conflicts = ", ".join(landed.conflicts[:5]) or "(no path named)"
         problem = (
             f"the head does not merge cleanly into the base ({conflicts}): rebase it onto the base, then review again"
         )
-        return _verdict(base, head, fork_point, None, [], Ownership((), {}), {}, {}, [problem], out_dir)
+        return _verdict(_VerdictInputs(base, head, fork_point, problems=[problem]), out_dir)
     landed_tree = landed.tree  # a str from here on, for the suites' closure below too
     changes = git.changes(repo, base, landed.tree)
     paths = [change.path for change in changes]
@@ -409,18 +409,8 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
         try:
             ownership = own(paths, config, _symlinked_oracle(base_tree, config), gated_build_files)
         except (OSError, RuntimeError) as error:  # a symlink loop among the base's oracle paths
-            return _verdict(
-                base,
-                head,
-                fork_point,
-                landed.tree,
-                paths,
-                Ownership((), {}),
-                {},
-                {},
-                [f"{type(error).__name__}: {error}"],
-                out_dir,
-            )
+            problem = f"{type(error).__name__}: {error}"
+            return _verdict(_VerdictInputs(base, head, fork_point, landed.tree, paths, problems=[problem]), out_dir)
         # What decides lives outside every tree a worker sees: the changed-file list, the
         # ownership (in memory) and each suite's artifacts. A name the list cannot carry (a
         # line break, a backslash, not UTF-8) still counts above.
@@ -516,20 +506,20 @@ def _review(repo: Path, base: str, head: str, config: GateConfig, out_dir: Path,
                         _concurrently(run_head_oracle, [(suite,) for suite in config.suites]),
                     )
                 )
-    result = _verdict(
+    inputs = _VerdictInputs(
         base,
         head,
         fork_point,
         landed.tree,
         paths,
         ownership,
-        suites,
-        head_oracle,
-        problems,
-        out_dir,
-        selected,
-        pre_existing,
+        suites=suites,
+        head_oracle=head_oracle,
+        problems=problems,
+        selected=selected,
+        pre_existing=pre_existing,
     )
+    result = _verdict(inputs, out_dir)
     return replace(
         result,
         reached={
@@ -640,36 +630,47 @@ def _copy_out(gate_dir: Path, destination: Path) -> None:
         shutil.copytree(gate_dir, destination, symlinks=True)
 
 
-def _verdict(
-    base: str,
-    head: str,
-    fork_point: str | None,
-    merged_tree: str | None,
-    paths: list[str],
-    ownership: Ownership,
-    suites: dict[str, Any],
-    head_oracle: dict[str, Any],
-    problems: list[str],
-    out_dir: Path,
-    selected: dict[str, tuple[bool, str]] | None = None,
-    pre_existing: dict[str, list[dict[str, Any]]] | None = None,
-) -> ReviewResult:
-    """`selected`: each suite's `selection` (whether it ran, and why); `pre_existing`: each
-    suite's blocking rows the base fails the same way (`shared_failures`)."""
-    unaffected = {name: why for name, (runs, why) in (selected or {}).items() if not runs}
+@dataclass(frozen=True)
+class _VerdictInputs:
+    """Everything a review's verdict is decided from, gathered before it is decided: the two
+    commits and how they merge, what the patch changes and who owns it, and what each suite's
+    run found. A review that stops early (no merge base, a conflict) knows only the first of
+    them: the rest stay empty."""
+
+    base: str
+    head: str
+    fork_point: str | None = None
+    merged_tree: str | None = None
+    paths: list[str] = field(default_factory=list)
+    ownership: Ownership = field(default_factory=lambda: Ownership((), {}))
+    suites: dict[str, Any] = field(default_factory=dict)  # each affected suite's gate record
+    head_oracle: dict[str, Any] = field(default_factory=dict)  # the head's own oracle on the unchanged implementation
+    problems: list[str] = field(default_factory=list)  # what blocks, each the patch's doing
+    # Each suite's `selection` (whether it ran, and why), and each suite's blocking rows the
+    # base fails the same way (`shared_failures`).
+    selected: dict[str, tuple[bool, str]] = field(default_factory=dict)
+    pre_existing: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+def _verdict(inputs: _VerdictInputs, out_dir: Path) -> ReviewResult:
+    """The review's verdict and its lines, its record written to `out_dir`."""
+    base, head, paths, ownership = inputs.base, inputs.head, inputs.paths, inputs.ownership
+    problems, selected, pre_existing = inputs.problems, inputs.selected, inputs.pre_existing
+    unaffected = {name: why for name, (runs, why) in selected.items() if not runs}
     codes = [EXIT_BLOCKED] * len(problems)
     reasons = [
         f"blocked: {problem}" for problem in problems
     ]  # each is the patch's doing: a verdict, never a refusal it could choose
     suite_lines = []
     verdicts = {}
-    for name, record in suites.items():
-        shared = (pre_existing or {}).get(name, [])
+    suites: dict[str, dict[str, Any]] = {}  # each record with the failures the base shares set aside
+    for name, record in inputs.suites.items():
+        shared = pre_existing.get(name, [])
         code = shared_failures.exit_code_without(record, shared)
         codes.append(code)
         verdicts[name] = VERDICTS[code]
         suites[name] = record = shared_failures.set_aside(record, shared)
-        suite_lines += [f"{name}: {(selected or {})[name][1]}"] if name in (selected or {}) else []
+        suite_lines += [f"{name}: {selected[name][1]}"] if name in selected else []
         suite_lines += [f"{name}: {line}" for line in gates.summary_lines(record)[:-1]]
         suite_lines += [f"{name}: {line}" for line in shared_failures.lines(shared)]
         suite_lines.append(
@@ -677,7 +678,7 @@ def _verdict(
             + (f"; {verdicts[name]} with the failures the base shares set aside" if code != record["exit_code"] else "")
         )
     suite_lines += [f"{name}: {reason}" for name, reason in unaffected.items()]
-    for name, record in head_oracle.items():
+    for name, record in inputs.head_oracle.items():
         if "error" in record:
             reasons.append(f"{name}: the head's own oracle could not run: {record['error']}")
         else:
@@ -706,8 +707,8 @@ def _verdict(
         "schema_version": SCHEMA_VERSION,
         "base": base,
         "head": head,
-        "merge_base": fork_point,
-        "merged_tree": merged_tree,
+        "merge_base": inputs.fork_point,
+        "merged_tree": inputs.merged_tree,
         "changed_paths": len(paths),
         "implementation_paths": list(ownership.impl),
         "oracle_paths": dict(sorted(ownership.oracle.items())),
