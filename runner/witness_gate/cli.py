@@ -490,71 +490,11 @@ def freeze(
 
             require_confinement("freeze --review")
         _say_how_confined()
-        import tempfile
-        from dataclasses import replace
-
-        from witness_gate import freeze as freezes
-        from witness_gate import freeze_source, sandbox, store
-        from witness_gate import lock as locks
-        from witness_gate import classification
-        from witness_gate import verify as verifier
-        from witness_gate import witness as witnesses
+        from witness_gate import freeze_source, store
 
         store.check_output_file(out, "--out")
-        if review is None and (suite is not None or suites is not None):
-            raise WitnessGateError("--suite and --suites go with --review (a review's artifacts)")
-        if review is not None:
-            if suite is None or lock is not None or report is not None:
-                raise WitnessGateError(
-                    "--review takes --suite and no --lock or --report: the suite's own lock and report are used"
-                )
-            found = freeze_source.suite_artifacts(review, suite, witness)
-            lock_path, report_path = found.lock, found.report
-        else:
-            lock_path, report_path = (
-                lock or Path(".artifacts/fixture.lock"),
-                report or Path(".artifacts/classification.json"),
-            )
-        lock_record = locks.load(lock_path)
-        if review is None:  # the working tree's fixture first: a moved one says re-pin, before any report is read
-            locks.verify_fixture(lock_record, root)
-        witness_record, report_record = witnesses.load(witness), classification.load_report(report_path, lock_record)
-        with tempfile.TemporaryDirectory(prefix="witness-gate-freeze-") as scratch:
-            if review is not None:
-                assert suite is not None  # --review without --suite is refused above
-                rebuilt = freeze_source.rebuild(
-                    root, found.review, suite, report_record, lock_record, suites, Path(scratch)
-                )
-                tree, config, provided = rebuilt.tree, rebuilt.config, rebuilt.provided
-            else:
-                # Replay with what the report was replayed with (a gate under Pants passes its
-                # source roots; no pyproject.toml says them), never with a guess.
-                tree, config, provided = (
-                    root,
-                    replace(_config(root), import_paths=tuple(report_record["import_paths"])),
-                    {},
-                )
-            record = freezes.build(
-                assertion,
-                lock_record,
-                witness_record,
-                report_record,
-                failures,
-                runs,
-                expires_in_hours,
-                config.max_freeze_hours,
-                datetime.now(timezone.utc),
-                str(witness),
-            )
-            # The report's word is not enough: replay the witness and require the same verdict.
-            [entry] = [e for e in report_record["witnesses"] if e["witness_hash"] == witness_record["witness_hash"]]
-            with sandbox.providing(provided):
-                replayed = verifier.replay_witness(witness_record, witness.name, lock_record, tree, config)
-        agreed = verifier.replay_check(witness.name, entry, replayed, report_record["diff"])
-        if not agreed.ok:
-            raise WitnessGateError(
-                f"{witness}: replaying the witness does not confirm the report: {agreed.detail}; no freeze"
-            )
+        flake = freeze_source.Flake(assertion, witness, failures, runs, expires_in_hours)
+        record = freeze_source.confirmed(flake, freeze_source.Found(root, lock, report, review, suite, suites))
         store.save_artifact(out, "freeze", record)
         typer.echo(f"freeze: {assertion} witness {record['witness_hash'][:12]} until {record['expires_at']} -> {out}")
         return 0

@@ -1,30 +1,128 @@
-"""Where a freeze written from a review's artifacts replays its witness: the tree that
-review judged, rebuilt from git objects, never the checkout the command runs in.
+"""The `freeze` command: a freeze is written only once its witness, replayed where it was
+found, confirms the report it is bound to (the same counts wherever the runner controls the
+cause, and a flake); the report's word is not enough.
 
-A review's flake is a flake of the head's implementation under the base's oracle. A
-checkout of the base holds the base's implementation, where that witness may never fail;
-the head's checkout holds the head's oracle too. So `freeze --review` rebuilds the suite's
-tree exactly as `review` assembled it (the base commit, with the head's implementation
-paths as the head would land), from git objects of this repository, and nothing the
-artifacts say is taken on their word: review.json's merged tree is recomputed from its base
-and head, the report must have been made from the changed-path list of that merge, the
-implementation paths are re-derived from the base's declarations, and the lock must pin the
-base's own fixture blob. A review whose change edits an oracle path has no flake to freeze.
+A gate's flake replays in the working tree the gate ran in (`--root`), with the import
+paths the report was replayed with. A review's flake is a flake of the head's
+implementation under the base's oracle. A checkout of the base holds the base's
+implementation, where that witness may never fail; the head's checkout holds the head's
+oracle too. So `freeze --review` rebuilds the suite's tree exactly as `review` assembled it
+(the base commit, with the head's implementation paths as the head would land), from git
+objects of this repository, and nothing the artifacts say is taken on their word:
+review.json's merged tree is recomputed from its base and head, the report must have been
+made from the changed-path list of that merge, the implementation paths are re-derived from
+the base's declarations, and the lock must pin the base's own fixture blob. A review whose
+change edits an oracle path has no flake to freeze.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from witness_gate import git, selection
+from witness_gate import classification, git, sandbox, selection
+from witness_gate import freeze as freezes
+from witness_gate import lock as locks
 from witness_gate import review as reviews
+from witness_gate import verify as verifier
+from witness_gate import witness as witnesses
 from witness_gate.canonical import sha256_hex
-from witness_gate.config import GateConfig, Suite
+from witness_gate.config import GateConfig, Suite, load_config
 from witness_gate.errors import WitnessGateError
 from witness_gate.ownership import own
 from witness_gate.paths import gate_list
+
+
+@dataclass(frozen=True)
+class Flake:
+    """The flake a freeze is asked for: its assertion, its witness file, the counts classify
+    recorded for it, and how long the freeze lasts."""
+
+    assertion: str
+    witness: Path
+    failures: int
+    runs: int
+    expires_in_hours: int
+
+
+@dataclass(frozen=True)
+class Found:
+    """Where the flake was found, as the command says it: a gate's lock and report (None:
+    the default under .artifacts), run in `root`'s working tree; or a review's --out
+    directory, its `suite` and the base's suites document (`suites`), rebuilt from `root`'s
+    git objects."""
+
+    root: Path
+    lock: Path | None
+    report: Path | None
+    review: Path | None
+    suite: str | None
+    suites: Path | None
+
+
+def confirmed(flake: Flake, found: Found) -> dict[str, Any]:
+    """The freeze record of `flake`, once a replay of its witness where it was found agrees
+    with the report; a refusal, naming what disagrees, otherwise."""
+    lock_path, report_path, artifacts = _bound_to(found, flake.witness)
+    lock = locks.load(lock_path)
+    if artifacts is None:  # the working tree's fixture first: a moved one says re-pin, before any report is read
+        locks.verify_fixture(lock, found.root)
+    witness, report = witnesses.load(flake.witness), classification.load_report(report_path, lock)
+    with tempfile.TemporaryDirectory(prefix="witness-gate-freeze-") as scratch:
+        if artifacts is not None:
+            assert found.suite is not None  # --review without --suite is refused in `_bound_to`
+            rebuilt = rebuild(found.root, artifacts.review, found.suite, report, lock, found.suites, Path(scratch))
+            tree, config, provided = rebuilt.tree, rebuilt.config, rebuilt.provided
+        else:
+            # Replay with what the report was replayed with (a gate under Pants passes its
+            # source roots; no pyproject.toml says them), never with a guess.
+            tree, config, provided = (
+                found.root,
+                replace(load_config(found.root), import_paths=tuple(report["import_paths"])),
+                {},
+            )
+        record = freezes.build(
+            flake.assertion,
+            lock,
+            witness,
+            report,
+            flake.failures,
+            flake.runs,
+            flake.expires_in_hours,
+            config.max_freeze_hours,
+            datetime.now(timezone.utc),
+            str(flake.witness),
+        )
+        [entry] = [e for e in report["witnesses"] if e["witness_hash"] == witness["witness_hash"]]
+        with sandbox.providing(provided):
+            replayed = verifier.replay_witness(witness, flake.witness.name, lock, tree, config)
+    agreed = verifier.replay_check(flake.witness.name, entry, replayed, report["diff"])
+    if not agreed.ok:
+        raise WitnessGateError(
+            f"{flake.witness}: replaying the witness does not confirm the report: {agreed.detail}; no freeze"
+        )
+    return record
+
+
+def _bound_to(found: Found, witness: Path) -> tuple[Path, Path, Artifacts | None]:
+    """The lock and report the freeze is bound to, and a review's artifacts (None for a gate's)."""
+    if found.review is None and (found.suite is not None or found.suites is not None):
+        raise WitnessGateError("--suite and --suites go with --review (a review's artifacts)")
+    if found.review is None:
+        return (
+            found.lock or Path(".artifacts/fixture.lock"),
+            found.report or Path(".artifacts/classification.json"),
+            None,
+        )
+    if found.suite is None or found.lock is not None or found.report is not None:
+        raise WitnessGateError(
+            "--review takes --suite and no --lock or --report: the suite's own lock and report are used"
+        )
+    artifacts = suite_artifacts(found.review, found.suite, witness)
+    return artifacts.lock, artifacts.report, artifacts
 
 
 @dataclass(frozen=True)
