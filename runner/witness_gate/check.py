@@ -231,24 +231,21 @@ class _Session:
         self.history = collections.deque(maxlen=self.lock["history_limit"])
         self.seed = self.lock["seed_schedule"][0]
 
-    def on(self, event: str, message: dict[str, Any]) -> None:
+    def on(self, event: Any, message: dict[str, Any]) -> None:
         """One message of the worker's, other than "done" and "problem"."""
-        if event == Event.MODULE:
-            self._module(message)
-        elif event == Event.PROPERTY:
-            self._property(message)
-        elif event == Event.SEARCH:
-            self._search(message)
-        elif event == Event.CALL:
-            self._call(message)
-        elif event == Event.RESULT:
-            self._result(message)
-        elif event == Event.SEARCHED:
-            self._searched(message)
-        elif event == Event.PLAIN and self.pytest:
-            self._plain(message)
-        else:
+        handlers = {
+            Event.MODULE: self._module,
+            Event.PROPERTY: self._property,
+            Event.SEARCH: self._search,
+            Event.CALL: self._call,
+            Event.RESULT: self._result,
+            Event.SEARCHED: self._searched,
+            Event.PLAIN: self._plain,
+        }
+        handler = handlers.get(event) if isinstance(event, str) else None  # JSON's other values are no event
+        if handler is None or (event == Event.PLAIN and not self.pytest):  # plain tests are a pytest module's
             raise _Garbled(f"unknown event {event!r}")
+        handler(message)
 
     def _module(self, message: dict[str, Any]) -> None:
         self.pytest = message.get("kind") == "pytest"
