@@ -61,7 +61,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:5a9080e4435a43557ee49d476e57c0293c23918b4c21f651774cc0e52f22dd01
+    --hash=sha256:fc1557610b4b39dbfc647719492db6094635f9037b22961babd3266b6e6ca3d9
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \

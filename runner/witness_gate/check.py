@@ -173,6 +173,9 @@ class _Retained:
             fully_shrunk = False
         (final, evidence), (original, _) = self.last_failing, self.first_failing
         origin, self.origin = self.origin, "search"
+        # Hypothesis' printout belongs to this search alone: a later search that ends the worker
+        # prints none, and must not show this one's.
+        printed, self.failing_example = self.failing_example, ""
         self.failures.append(
             witness.Failure(
                 assertion_id,
@@ -184,7 +187,7 @@ class _Retained:
                 fully_shrunk,
                 self.hash_secret,
                 self.condition,
-                self.failing_example if pytest else None,
+                printed if pytest else None,
             )
         )
 

@@ -193,6 +193,42 @@ def test_a_case_that_ends_the_worker_is_a_witness_of_the_search_that_led_to_it(t
     assert labels(repo)[record["assertion_id"]] == "regression", result.stdout
 
 
+FIRST_FAILS_THEN_ONE_ENDS_THE_WORKER = """\
+import os
+
+from hypothesis import given, strategies as st
+
+from orders_app.pricing import line_total
+
+
+@given(st.integers(0, 20))
+def test_a_bug_hypothesis_prints(n):
+    assert line_total({"qty": n, "price": 1}) < 5
+
+
+@given(st.integers(0, 20))
+def test_a_case_that_ends_the_worker(n):
+    if n > 5:
+        os._exit(3)
+"""
+
+
+def test_a_search_that_ends_the_worker_shows_no_example_another_test_printed(tmp_path):
+    # Hypothesis prints the first test's falsifying example; the second test's case ends the
+    # worker before anything is printed: its witness must not carry the first one's printout.
+    repo = copy_example(tmp_path / "orders")
+    (repo.root / "tests/properties/orders_props.py").unlink()
+    repo.write(MODULE, FIRST_FAILS_THEN_ONE_ENDS_THE_WORKER)
+    result = gate(repo, IMPL)
+    assert result.code == 1, result.stdout + result.stderr
+    records = witnesses(repo)
+    printed = records[f"{MODULE}::test_a_bug_hypothesis_prints"]["given"]["failing_example"]
+    assert "n=5" in printed, printed
+    ended = records[f"{MODULE}::test_a_case_that_ends_the_worker"]
+    assert ended["evidence"]["kind"] == "crashed", ended["evidence"]
+    assert ended["given"]["failing_example"] == "", ended["given"]
+
+
 HIDING_IMPLEMENTATION = """
 import hypothesis.core
 
