@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -202,13 +203,13 @@ def test_a_base_whose_pants_fails_stops_the_job_as_setup(tmp_path: Path):
 
 
 # The base's Pants, failing once the runner's pip is installing (it names the job's work
-# directory in its --output-file=): the pip it saw is recorded beside it.
+# directory in its --output-file=; the pip, the pins there): the pip it saw is recorded beside it.
 PANTS_FAILING_DURING_THE_INSTALL = r"""#!/bin/sh
 echo "$@" >"$0.argv"
 work="$(dirname "${3#--output-file=}")"
 for _ in $(seq 1200); do
   # [p]: this grep's own command line does not match
-  if grep -qsa -e "$work/runner/bin/pi[p]" /proc/[0-9]*/cmdline; then
+  if grep -qsa -e "$work/runner-requirement[s]" /proc/[0-9]*/cmdline; then
     echo seen >"$0.pip"
     echo 'pants: no interpreter for the plugin' >&2
     exit 1
@@ -238,6 +239,45 @@ def test_a_job_that_stops_early_stops_the_runners_install_it_started(tmp_path: P
             time.sleep(0.2)
         assert not left, f"the job left these running: {left}"
     assert not work.exists()
+
+
+# python3.11 on a machine without its pip (Debian's, without python3-pip): `-m pip` fails,
+# everything else is the real interpreter's (its venv and ensurepip too).
+PYTHON_WITHOUT_PIP = """#!/bin/sh
+if [ "$1" = -m ] && [ "$2" = pip ]; then echo "python3.11: No module named pip" >&2; exit 1; fi
+exec {real} "$@"
+"""
+
+
+@pytest.mark.parametrize(
+    "pip", ["python3.11's own pip (22.3 or newer)", "the venv's pip (python3.11 has no pip 22.3+)"]
+)
+def test_the_job_installs_a_runner_that_runs_with_python311s_pip_or_without_it(
+    tmp_path: Path, runner_wheel: Path, dependency_wheels: list[Path], pip: str
+):
+    # The job says which pip installs the runner: python3.11's own into a venv without pip
+    # where it has one that can (--python), the venv's own otherwise. Either way the
+    # installed runner runs: the review itself refuses a head that is not a commit (exit 2,
+    # no setup failure), which costs no suite run.
+    repo = based(tmp_path / "job")
+    repo.git("branch", "-q", "-D", "patch")
+    path = os.environ["PATH"]
+    if pip.startswith("the venv's"):
+        real = shutil.which("python3.11")
+        assert real is not None
+        (tmp_path / "bin").mkdir()
+        (tmp_path / "bin/python3.11").write_text(PYTHON_WITHOUT_PIP.format(real=shlex.quote(real)))
+        (tmp_path / "bin/python3.11").chmod(0o755)
+        path = f"{tmp_path / 'bin'}:{path}"
+    with served(
+        simple_index(tmp_path / "index", [runner_wheel, *dependency_wheels]), tmp_path / "requests.log"
+    ) as index:
+        done = run_job(repo, index, path=path)
+    output = done.stdout + done.stderr
+    assert f"job: installing the runner with {pip}" in done.stderr.splitlines(), output
+    assert re.search(r"^job: the pinned runner installed in [0-9.]+ s$", done.stderr, re.M), output
+    assert done.returncode == 2 and "setup failed" not in output, output
+    assert "witness-gate: error: git rev-parse --verify: fatal: Needed a single revision" in output, output
 
 
 def test_a_job_run_from_the_head_or_on_an_unknown_base_stops_as_setup(tmp_path: Path):
