@@ -55,7 +55,11 @@ command -v python3.11 >/dev/null || setup_failed "CPython 3.11 (python3.11) is n
 command -v bwrap >/dev/null || setup_failed "bubblewrap (bwrap) is not on PATH; it sandboxes the code under test: apt-get install -y --no-install-recommends bubblewrap"
 work="$(mktemp -d)" || setup_failed "mktemp -d"
 installing=""  # the runner's install while it runs (below): the trap stops its whole group
-trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; rm -rf "$work"' EXIT
+# Bazel leaves its server running after a command (3 hours idle by default): the job stops
+# the one it started (below) once the suites are printed, and the trap whatever way it ends.
+bazel_started=""
+stop_bazel() { [ -z "$bazel_started" ] || bazel shutdown >&2 || true; bazel_started=""; }
+trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; stop_bazel; rm -rf "$work"' EXIT
 
 # The runner wheel and every wheel it needs, each pinned by sha256; written by
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
@@ -194,9 +198,15 @@ if [ -f pants ]; then
   suites=(--suites "$work/suites.json")
 elif git grep -q -w -e witness_gate_test "$base_commit" -- BUILD BUILD.bazel '*/BUILD' '*/BUILD.bazel'; then
   command -v bazel >/dev/null || setup_failed "bazel is not on PATH; the base's BUILD files declare witness_gate_test targets, which only its Bazel can print (bazel/bootstrap installs Debian's bazel-bootstrap)"
+  # A server already running for this workspace (a developer's, an earlier step's) is not
+  # the job's to stop. A server names its workspace on its command line, which is all this
+  # asks: `bazel info server_pid` would start one to answer. (One of another output root
+  # for the same workspace counts too: the job then stops nothing.)
+  grep -qsazxF -f <(printf -- '--workspace_directory=%s\n' "$(pwd -P)") /proc/[0-9]*/cmdline || bazel_started=1
   bazel run @witness_gate//bazel:suites -- --output-file="$work/suites.json" \
     || setup_failed "the base's bazel could not print its suites (bazel run @witness_gate//bazel:suites, above)"
   echo "job: the base's Bazel printed the suites in $(seconds "$started") s" >&2
+  stop_bazel  # the review never asks Bazel: its server's memory is the suites' now
   suites=(--suites "$work/suites.json")
 fi
 

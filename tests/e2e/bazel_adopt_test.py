@@ -34,6 +34,7 @@ from support.expiry import ShiftedClock, env_passing
 from support.git_repo import GitRepo, Run
 from support.guide import BUG, FLAKY, HONEST, IMPL, commands, guide_blocks
 from support.loopback_index import pinned_dependency_wheels, served, simple_index
+from support.processes import mentioning
 from support.pull_requests import GitHub, copy_job
 from witness_gate import __version__, schemas
 
@@ -253,6 +254,20 @@ def index_wheels(tmp_path_factory) -> list[Path]:
     ]
 
 
+def bazel_servers(workspace: Path) -> dict[int, str]:
+    """The live Bazel servers of `workspace`: each names it on its command line."""
+    return mentioning(f"--workspace_directory={workspace}")
+
+
+def gone(workspace: Path, seconds: float = 10) -> dict[int, str]:
+    """The Bazel servers of `workspace` still live after up to `seconds` (a server that was
+    told to shut down may take a moment to exit)."""
+    deadline = time.monotonic() + seconds
+    while (left := bazel_servers(workspace)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
 def failing_input(summary: str, assertion: str) -> list:
     """The failing input of the summary's regression row for `assertion`."""
     [cell] = re.findall(
@@ -295,12 +310,22 @@ def test_a_bazel_team_gets_green_red_a_flake_its_approved_freeze_and_its_expiry_
             for branch in pull_requests:
                 github.open(branch)
 
+            # No Bazel server before the job (a fresh CI machine's): the one its `bazel run`
+            # starts is stopped by the job, not left for three idle hours.
+            adopter.sh("bazel shutdown")
+            assert not gone(adopter.root)
             honest = github.review("honest")
             assert honest.code == 0 and "review: pass (exit 0" in honest.output, honest.output
             assert re.search(r"^job: the base's Bazel printed the suites in [0-9.]+ s$", honest.output, re.M)
             assert "suites: tests.properties (declared in the base's build graph" in honest.output
+            assert not gone(adopter.root), f"the job left its Bazel server running: {bazel_servers(adopter.root)}"
 
+            # A server running before the job is not the job's: the same one runs after it.
+            started = adopter.sh("bazel info server_pid")
+            [server] = [int(pid) for pid in re.findall(r"^(\d+)$", started.output, re.M)]
+            assert server in bazel_servers(adopter.root), started.output
             bug = github.review("bug")
+            assert server in bazel_servers(adopter.root), "the job stopped a Bazel server it did not start"
             assert bug.code == 1 and "tests.properties: regression: prop_balance_is_credits_minus_debits" in bug.output
             entries = failing_input(github.summary(), "prop_balance_is_credits_minus_debits")
             assert any(entry["kind"] == "credit" and entry["amount"] > 5000 for entry in entries), entries
