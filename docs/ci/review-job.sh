@@ -15,11 +15,12 @@
 # pinned below are installed: each by its sha256, binaries only.
 #
 # It exits with review's status (0 pass, 1 blocked, 3 oracle review, 4 incomplete, 2 bad
-# input), but for an oracle review its owners approved (WITNESS_GATE_REVIEWS, below): 0; a step before the review that fails (no index named, no CPython 3.11 or
-# bubblewrap, pip, the base's Pants) exits 2 with a line "setup failed: ...", never 1,
-# which is a verdict. It leaves in .artifacts/: review/ (review.json and each suite's
-# witnesses), review.xml (JUnit), review.sarif (SARIF 2.1.0) and review.md (the Markdown
-# summary for the pull request). Where the base has a `pants` launcher, its suites are the
+# input), but for an oracle review its owners approved (WITNESS_GATE_REVIEWS, below): 0; a
+# step before the review that fails (no index named, no CPython 3.11 or bubblewrap, pip, the
+# base's Pants or Bazel, a Bazel base without .bazelversion) exits 2 with a line "setup
+# failed: ...", never 1, which is a verdict. It leaves in .artifacts/: review/ (review.json
+# and each suite's witnesses), review.xml (JUnit), review.sarif (SARIF 2.1.0) and review.md
+# (the Markdown summary for the pull request). Where the base has a `pants` launcher, its suites are the
 # ones its BUILD files declare, printed by that Pants; where its BUILD files declare
 # witness_gate_test targets, the ones its Bazel prints (`bazel` on PATH); otherwise,
 # as for a pytest-only repository, review reads them from the base's pyproject.toml.
@@ -198,6 +199,9 @@ if [ -f pants ]; then
   suites=(--suites "$work/suites.json")
 elif git grep -q -w -e witness_gate_test "$base_commit" -- BUILD BUILD.bazel '*/BUILD' '*/BUILD.bazel'; then
   command -v bazel >/dev/null || setup_failed "bazel is not on PATH; the base's BUILD files declare witness_gate_test targets, which only its Bazel can print (bazel/bootstrap installs Debian's bazel-bootstrap)"
+  # The Bazel that prints the suites is the one the base names: GitHub's `bazel` is Bazelisk,
+  # which without a .bazelversion fetches the newest Bazel, never the one the rules were tested on.
+  [ -f .bazelversion ] || setup_failed "the base's BUILD files declare witness_gate_test targets but it has no .bazelversion: commit one naming the Bazel you run (Bazelisk reads it; witness-gate's rules are tested on 4.2.3)"
   # A server already running for this workspace (a developer's, an earlier step's) is not
   # the job's to stop. A server names its workspace on its command line, which is all this
   # asks: `bazel info server_pid` would start one to answer. (One of another output root

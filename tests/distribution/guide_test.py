@@ -4,6 +4,7 @@ line that undoes Debian's `--sandbox_debug`."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import tomllib
@@ -83,6 +84,7 @@ def test_the_gitignore_advice_keeps_out_what_the_tools_write_and_keeps_the_oracl
         "pants",
         "BUILD",
         ".bazelrc",
+        ".bazelversion",
     ]
     assert [path for path in committed if ignored(path)] == []
 
@@ -94,3 +96,16 @@ def test_the_guides_bazelrc_undoes_debians_sandbox_debug():
     assert "build --sandbox_debug" in machine.read_text().splitlines()
     assert "build --nosandbox_debug" in guide_blocks("bazel-file")[".bazelrc"].splitlines()
     assert "build --nosandbox_debug" in (ROOT / ".bazelrc").read_text().splitlines()  # as this repository's own
+
+
+def test_the_guides_bazelversion_names_the_bazel_the_rules_are_tested_on():
+    # Bazelisk (GitHub's `bazel`) runs the version the file names; the rules' tests run on
+    # the Bazel that bazel/bootstrap installs, Debian's bazel-bootstrap.
+    bootstrap = subprocess.run([str(ROOT / "bazel/bootstrap")], capture_output=True, text=True)
+    if bootstrap.returncode != 0:
+        missing(f"Bazel is not available: {bootstrap.stderr.strip()}")
+    [pinned] = guide_blocks("bazel-file")[".bazelversion"].splitlines()
+    assert bootstrap.stdout.startswith(f"bazel-bootstrap {pinned}+"), bootstrap.stdout  # Debian's 4.2.3+ds-9
+    assert f"tested on {pinned}" in guide() and f"tested on {pinned}" in (ROOT / "docs/ci/review-job.sh").read_text()
+    # Debian's `bazel` wrapper reads the file too: it runs the binary named for the version.
+    assert f"ln -s bazel-4 /usr/bin/bazel-{pinned}" in guide() and os.access(f"/usr/bin/bazel-{pinned}", os.X_OK)

@@ -24,6 +24,7 @@ import pytest
 
 from support.commands import path_without
 from support.expiry import ShiftedClock, env_passing
+from support.guide import guide_blocks
 from support.loopback_index import PLANTED, pinned_dependency_wheels, planted_wheel, served, simple_index
 from support.processes import mentioning
 from support.pull_requests import GitHub, copy_job
@@ -84,14 +85,17 @@ BAZEL_BUILD = (
 )
 
 
-def bazel_based(tmp_path: Path, bazel: str, change: tuple[str, str]) -> tuple[Repo, Path]:
-    """The orders example declared for Bazel only, with the job on main and `change` on
-    `patch`; `bazel` is the body of the `bazel` command the job finds first on PATH."""
+def bazel_based(tmp_path: Path, bazel: str, change: tuple[str, str], bazelversion: bool = True) -> tuple[Repo, Path]:
+    """The orders example declared for Bazel only (with the guide's .bazelversion unless
+    not `bazelversion`), with the job on main and `change` on `patch`; `bazel` is the body
+    of the `bazel` command the job finds first on PATH."""
     repo = review_repo(tmp_path)
     repo.git("checkout", "-q", "main")
     (repo.root / "pyproject.toml").unlink()  # the build graph declares the suite, once
     (repo.root / "tests/BUILD.bazel").write_text(BAZEL_BUILD)
     (repo.root / "WORKSPACE").write_text("")
+    if bazelversion:
+        (repo.root / ".bazelversion").write_text(guide_blocks("bazel-file")[".bazelversion"])
     job = repo.root / ".ci/witness-gate-review.sh"
     job.parent.mkdir()
     shutil.copy2(JOB, job)
@@ -295,6 +299,10 @@ def test_the_workflow_sets_up_every_interpreter_the_launcher_and_the_job_need_an
     assert needed == {"3.9", "3.11"} and needed <= set(versions.split()), (needed, versions)
     assert "WITNESS_GATE_INDEX_URL: ${{ vars.WITNESS_GATE_INDEX_URL }}" in workflow
     assert "apt-get install -y --no-install-recommends bubblewrap" in workflow
+    # A Bazel team's Bazel is the runner's Bazelisk, pinned by the base's .bazelversion
+    # (the job refuses a Bazel base without one): the workflow installs no Bazel of its own.
+    assert "Bazelisk" in workflow and ".bazelversion" in workflow, workflow
+    assert not re.search(r"setup-bazel|bazelisk/releases|install[^\n]*bazel", workflow), workflow
 
 
 def test_the_workflow_caches_only_what_the_base_wrote_before_the_head_is_reviewed():
@@ -328,6 +336,15 @@ def test_a_bazel_base_whose_bazel_fails_stops_the_job_as_setup(tmp_path: Path):
     done = run_job(repo, UNUSED_INDEX, path=f"{tools}:{os.environ['PATH']}")
     setup_failure(done, "the base's bazel could not print its suites")
     assert "bazel: no @witness_gate repository" in done.stderr
+
+
+def test_a_bazel_base_without_a_bazelversion_stops_the_job_as_setup(tmp_path: Path):
+    # GitHub's `bazel` is Bazelisk: without the base's .bazelversion it would run the newest
+    # Bazel. The job stops before it asks any Bazel.
+    repo, tools = bazel_based(tmp_path, '#!/bin/sh\necho "$@" >>"$0.argv"\n', HONEST, bazelversion=False)
+    done = run_job(repo, UNUSED_INDEX, path=f"{tools}:{os.environ['PATH']}")
+    setup_failure(done, "has no .bazelversion: commit one naming the Bazel you run")
+    assert "rules are tested on 4.2.3" in done.stderr and not (tools / "bazel.argv").exists(), done.stderr
 
 
 # The head's change draws from `random`: a line above 5,000 loses a unit now and then, a
