@@ -284,6 +284,8 @@ def _written_runner_bytecode() -> None:
     if sys.dont_write_bytecode:
         return
     for source in sorted(Path(__file__).resolve().parent.rglob("*.py")):
+        # Beside the source, not importlib.util.cache_from_source: that honours this process's
+        # PYTHONPYCACHEPREFIX, which the workers' fixed environment does not carry.
         cached = source.parent / "__pycache__" / f"{source.stem}.{sys.implementation.cache_tag}.pyc"
         if cached.exists():
             continue
