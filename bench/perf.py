@@ -5,6 +5,8 @@
 Each figure is the median of `--runs` timings of the gate and of its baseline, printed
 as a ratio next to its target. Nothing here asserts a timing: these machines are noisy,
 so the ratios are for reading (bench/README.md records a run and explains the misses).
+The red reviews also print the CPU of every process each side started (`cpu_account`, as
+root), which the machine's other users barely move.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+import cpu_account  # noqa: E402
 from support.git_repo import GitRepo  # noqa: E402
 from support.existing_tests import EXISTING_TESTS, MODULE  # noqa: E402
 from support.sample_repo import copy_example  # noqa: E402
@@ -32,19 +35,65 @@ from support.sample_repo import copy_example  # noqa: E402
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path), "CI": "true"}
 
 
+# Why a command's CPU cannot be counted on this machine ("" where it can, `cpu_account`).
+CPU_MISSING = cpu_account.available()
+
+
+class Sample(NamedTuple):
+    wall: float  # seconds
+    peak_kib: int  # resident, of the largest process the command waited for
+    cpu: float | None  # seconds of every process the command started (None: CPU_MISSING)
+
+
+def measured(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Sample:
+    """One run of a command: wall time, peak memory and, where a control group can count
+    it, the CPU of every process it started."""
+    account = None if CPU_MISSING else cpu_account.Account()
+    try:
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env or ENV,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=account.join if account is not None else None,
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        return Sample(elapsed, usage.ru_maxrss, account.seconds() if account is not None else None)
+    finally:
+        if account is not None:
+            account.close()
+
+
 def timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, int]:
     """Wall seconds and peak resident kilobytes of one child process."""
-    started = time.perf_counter()
-    process = subprocess.Popen(argv, cwd=cwd, env=env or ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, usage.ru_maxrss
+    sample = measured(argv, cwd, env)
+    return sample.wall, sample.peak_kib
 
 
 def median_of(runs: int, action: Callable[[], tuple[float, int]]) -> tuple[float, int]:
     results = [action() for _ in range(runs)]
     return statistics.median(r[0] for r in results), max(r[1] for r in results)
+
+
+def median_sample(runs: int, action: Callable[[], Sample]) -> Sample:
+    samples = [action() for _ in range(runs)]
+    cpus = [s.cpu for s in samples if s.cpu is not None]
+    return Sample(
+        statistics.median(s.wall for s in samples),
+        max(s.peak_kib for s in samples),
+        statistics.median(cpus) if cpus else None,
+    )
+
+
+def cpu_versus(ours: Sample, baseline: Sample) -> str:
+    """The CPU column of a figure: ours against the baseline's, or why there is none."""
+    if ours.cpu is None or baseline.cpu is None:
+        return f"; CPU not measured ({CPU_MISSING})"
+    return f"; CPU {ours.cpu:.2f} s vs {baseline.cpu:.2f} s = {ours.cpu / baseline.cpu:.2f}x"
 
 
 def report(name: str, ours: float, baseline: float, target: str, extra: str = "") -> None:
@@ -543,6 +592,7 @@ def bench_red(work: Path, runs: int) -> None:
     default profile, no example database: each run starts cold, as the review's search does)."""
     plain = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "tests"]
     per_test: dict[int, float] = {}
+    cpu_per_test: dict[int, float] = {}
     scenarios = [
         (
             f"{n} failing @given test(s) in one module",
@@ -573,26 +623,30 @@ def bench_red(work: Path, runs: int) -> None:
         env.pop("CI")  # plain pytest as a developer runs it: Hypothesis' default profile
         done = subprocess.run(plain, cwd=repo.root, env=env, capture_output=True, text=True)
         assert done.returncode == 1, done.stdout[-2000:]  # every baseline is a red run
-        baseline, _ = median_of(runs, lambda: timed(plain, repo.root, env))
+        baseline = median_sample(runs, lambda: measured(plain, repo.root, env))
 
-        def review_afresh() -> tuple[float, int]:
+        def review_afresh() -> Sample:
             shutil.rmtree(out, ignore_errors=True)
-            return timed(review, repo.root)
+            return measured(review, repo.root)
 
-        ours, rss = median_of(runs, review_afresh)
+        ours = median_sample(runs, review_afresh)
         verdict = json.loads((out / "review.json").read_text())
         target = "<= 3x" if failing == 1 else "<= 5x"
         report(
             f"red review, {name} (verdict {verdict['verdict']})",
-            ours,
-            baseline,
+            ours.wall,
+            baseline.wall,
             target,
-            f"; peak RSS of its largest process {rss / 1024:.0f} MiB (target <= 512)",
+            f"{cpu_versus(ours, baseline)}; peak RSS of its largest process {ours.peak_kib / 1024:.0f} MiB "
+            "(target <= 512)",
         )
         if broken:
-            per_test[failing] = ours / failing
+            per_test[failing] = ours.wall / failing
+            if ours.cpu is not None:
+                cpu_per_test[failing] = ours.cpu / failing
     print(
-        f"red review, cost per failing test at 48 against at 1: {per_test[48] / per_test[1]:.2f}x (target <= 1.2x)",
+        f"red review, cost per failing test at 48 against at 1: {per_test[48] / per_test[1]:.2f}x (target <= 1.2x)"
+        + (f"; in CPU {cpu_per_test[48] / cpu_per_test[1]:.2f}x" if cpu_per_test else ""),
         flush=True,
     )
 
