@@ -15,8 +15,12 @@ figures say "CPU not measured" rather than a smaller number.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
+import subprocess
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 _MOUNT = Path("/sys/fs/cgroup")
@@ -41,8 +45,9 @@ def _parent() -> tuple[Path, str]:
     raise OSError("neither a cgroup v1 cpuacct hierarchy nor a cgroup v2 group with cpu.stat")
 
 
+@functools.cache
 def available() -> str:
-    """ "" where a command's CPU can be counted here, else why not."""
+    """Why a command's CPU cannot be counted here ("" where it can); tried once."""
     if os.geteuid() != 0:
         return "not root: no control group of our own"
     try:
@@ -86,3 +91,42 @@ class Account:
         for pid in (self.path / "cgroup.procs").read_text().split():
             self.release(int(pid))
         self.path.rmdir()
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float  # seconds
+    exit_code: int
+    peak_kib: int  # resident, of the largest process the command waited for
+    cpu: float | None  # of every process it started, by a control group (None: `available()` says why not)
+    reaped_cpu: float  # of it and the descendants it reaped (what RUSAGE_CHILDREN sees)
+    output: str  # standard output and error, when captured
+
+
+def run(argv: list[str], cwd: Path, env: dict[str, str], capture: bool = False) -> Run:
+    """One run of a command, counted in a control group of its own where one can be made."""
+    account = None if available() else Account()
+    try:
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+            stderr=subprocess.STDOUT if capture else subprocess.DEVNULL,
+            text=True,
+            preexec_fn=account.join if account is not None else None,
+        )
+        output = process.stdout.read() if process.stdout is not None else ""
+        _, status, usage = os.wait4(process.pid, 0)
+        return Run(
+            time.perf_counter() - started,
+            os.waitstatus_to_exitcode(status),
+            usage.ru_maxrss,
+            account.seconds() if account is not None else None,
+            usage.ru_utime + usage.ru_stime,
+            output,
+        )
+    finally:
+        if account is not None:
+            account.close()

@@ -23,10 +23,8 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,27 +54,8 @@ CPU_MISSING = cpu_account.available()
 def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, int, str]:
     """Wall seconds, CPU seconds (user and system, see CPU_MISSING), exit status and output
     of one command."""
-    account = None if CPU_MISSING else cpu_account.Account()
-    try:
-        started = time.perf_counter()
-        process = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            preexec_fn=account.join if account is not None else None,
-        )
-        assert process.stdout is not None  # stdout=PIPE
-        output = process.stdout.read()
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        cpu = account.seconds() if account is not None else usage.ru_utime + usage.ru_stime
-        return time.perf_counter() - started, cpu, process.returncode, output
-    finally:
-        if account is not None:
-            account.close()
+    done = cpu_account.run(argv, cwd, env, capture=True)
+    return done.wall, done.cpu if done.cpu is not None else done.reaped_cpu, done.exit_code, done.output
 
 
 def must(done: tuple[float, float, int, str], what: str) -> tuple[float, float, int, str]:

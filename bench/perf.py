@@ -48,24 +48,8 @@ class Sample(NamedTuple):
 def measured(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Sample:
     """One run of a command: wall time, peak memory and, where a control group can count
     it, the CPU of every process it started."""
-    account = None if CPU_MISSING else cpu_account.Account()
-    try:
-        started = time.perf_counter()
-        process = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env or ENV,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            preexec_fn=account.join if account is not None else None,
-        )
-        _, status, usage = os.wait4(process.pid, 0)
-        elapsed = time.perf_counter() - started
-        process.returncode = os.waitstatus_to_exitcode(status)
-        return Sample(elapsed, usage.ru_maxrss, account.seconds() if account is not None else None)
-    finally:
-        if account is not None:
-            account.close()
+    done = cpu_account.run(argv, cwd, env or ENV)
+    return Sample(done.wall, done.peak_kib, done.cpu)
 
 
 def timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, int]:

@@ -9,17 +9,19 @@ import sys
 import cpu_account
 from support.tools import missing
 
-# Forks a child that burns CPU and leaves without being waited for: its parent exits first,
-# so the child is reaped by init, never by the command's parent (as a worker's processes
-# are reaped by no one who reports to the runner).
+# Forks a child that burns CPU and leaves without being reaped by its parent: the parent
+# waits for it to end without reaping it (WNOWAIT) and exits first, so init reaps the child,
+# never the command's parent (as a worker's processes are reaped by no one who reports to
+# the runner). Waiting for the end, not for a while, keeps this exact under any load.
 _ORPHANED_WORK = """
 import os, time
-if os.fork() == 0:
+child = os.fork()
+if child == 0:
     end = time.process_time() + 0.4
     while time.process_time() < end:
         pass
     os._exit(0)
-time.sleep(0.6)
+os.waitid(os.P_PID, child, os.WEXITED | os.WNOWAIT)
 os._exit(0)
 """
 
