@@ -121,3 +121,39 @@ def collector_settings(lock: dict[str, Any]) -> tuple[dict[str, Any], ...]:
     offset = _derive(lock, "replay-collector") % share
     spread = [{"allocate_per_mille": share * k + offset} for k in range(1, _SPREAD_SETTINGS + 1)]
     return ({"allocate_per_mille": 0}, *spread, {"allocate_per_mille": PER_MILLE})
+
+
+# --- the order directories list in --------------------------------------------------------
+
+# Directory orders (`directory_positions`): 0 lists as the file system does (what the search
+# and the ordinary replays meet), 1 reversed, any other value a permutation seeded by it.
+AS_LISTED, REVERSED = 0, 1
+_ORDERS = 1 << 62
+# The directory-order probe's orders the schedule draws, after as listed and reversed.
+_DRAWN_ORDERS = 4
+
+
+def directory_positions(order: int, count: int) -> list[int]:
+    """Where the entries of a listing of `count` go (pure): entry i of the file system's
+    listing is listed at position result[i]. Stable for a directory that does not change
+    (the same count, the same order), as a file system's own order is."""
+    if order == AS_LISTED:
+        return list(range(count))
+    if order == REVERSED:
+        return list(range(count - 1, -1, -1))
+    keys = [
+        hashlib.sha256(f"witness-gate/directory-order/v1\0{order}\0{count}\0{i}".encode()).digest()
+        for i in range(count)
+    ]
+    ranked = sorted(range(count), key=keys.__getitem__)
+    positions = [0] * count
+    for position, entry in enumerate(ranked):
+        positions[entry] = position
+    return positions
+
+
+def directory_settings(lock: dict[str, Any]) -> tuple[int, ...]:
+    """The directory-order probe's settings: as listed and reversed (any two entries are
+    listed both ways between them), then orders the schedule draws."""
+    drawn = (2 + _derive(lock, "replay-directory-order", k) % _ORDERS for k in range(_DRAWN_ORDERS))
+    return (AS_LISTED, REVERSED, *drawn)

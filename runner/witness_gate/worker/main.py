@@ -15,6 +15,8 @@ treats silence, an early exit or a malformed message as a failure. Two modes:
 
 Before this module loads, the worker has moved on to the process id the runner chose
 (`process_id`); a forked replay starts from the memory layout `heap_layout` arranges.
+Directories list as the file system lists them, through wrappers installed before any user
+code (`directory_order`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from witness_gate.canonical import NotPlainJSON, canonical_bytes, parse_json, sh
 from witness_gate.errors import WitnessGateError
 from witness_gate.protocol import Event, EvidenceKind, failure_evidence
 from witness_gate.store import read_regular_file
-from witness_gate.worker import heap_layout, pytest_module
+from witness_gate.worker import directory_order, heap_layout, pytest_module
 from witness_gate.worker.property_module import LoadedProperty, Outcome, add_import_paths, import_module, properties_of
 from witness_gate.worker.pytest_module import GivenTest
 
@@ -101,6 +103,7 @@ def main(request_path: str) -> None:
             # was a sixth of each worker's start (0.05 s of CPU, in every interpreter of a replay).
             _load_runner_pytest()
 
+        directory_order.install()  # before any user code: a module's own reference to os.listdir lists through it
         add_import_paths(root, request["import_paths"])
         fixture = _Fixture(
             None if request["fixture_path"] is None else Path(request["fixture_path"]), request["fixture_sha256"]

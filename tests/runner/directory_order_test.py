@@ -1,0 +1,130 @@
+"""The order directories list in: the schedule's orders (`seeds`, pure) and the worker's
+wrapper (`worker.directory_order`) in a plain interpreter of its own, so this test's own
+`os` is never touched."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from itertools import permutations
+from pathlib import Path
+
+import pytest
+
+from witness_gate import seeds
+
+LOCK = {"seed_schedule": [12345], "max_examples": 100}
+
+
+@pytest.mark.parametrize("order", [seeds.AS_LISTED, seeds.REVERSED, 2, 12345, 1 << 61])
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 10])
+def test_a_directory_order_is_a_stable_permutation(order: int, count: int):
+    positions = seeds.directory_positions(order, count)
+    assert sorted(positions) == list(range(count)) and positions == seeds.directory_positions(order, count)
+
+
+def test_as_listed_keeps_the_file_system_s_order_and_reversed_turns_it_round():
+    assert seeds.directory_positions(seeds.AS_LISTED, 4) == [0, 1, 2, 3]
+    assert seeds.directory_positions(seeds.REVERSED, 4) == [3, 2, 1, 0]
+
+
+def test_drawn_orders_are_the_schedule_s_and_differ_from_one_another():
+    settings = seeds.directory_settings(LOCK)
+    assert settings[:2] == (seeds.AS_LISTED, seeds.REVERSED) and len(set(settings)) == len(settings) == 6
+    assert settings == seeds.directory_settings(dict(LOCK))  # pure
+    assert seeds.directory_settings({**LOCK, "seed_schedule": [1]})[2:] != settings[2:]
+    # Many of the orders of a larger directory, not one or two.
+    assert len({tuple(seeds.directory_positions(order, 5)) for order in settings}) == 6
+
+
+def test_the_probe_meets_both_orders_of_any_two_entries():
+    orders = {tuple(seeds.directory_positions(order, 2)) for order in seeds.directory_settings(LOCK)}
+    assert orders == set(permutations(range(2)))
+
+
+_LISTINGS = """
+import glob, json, os, pathlib, sys
+from witness_gate.worker import directory_order
+from os import listdir as taken_at_import  # a module that took its own reference before install
+directory_order.install()
+directory_order.set_order(int(sys.argv[1]))
+d = sys.argv[2]
+def listings():
+    with os.scandir(d) as entries:
+        scanned = [e.name for e in entries]
+    return [
+        os.listdir(d),
+        scanned,
+        [p.name for p in pathlib.Path(d).iterdir()],
+        [os.path.basename(p) for p in glob.glob(d + "/*")],
+        next(os.walk(d))[2],
+        [name.decode() for name in os.listdir(d.encode())],
+    ]
+print(json.dumps({"first": listings(), "again": listings(), "native": taken_at_import(d)}))
+"""
+
+
+def _list_in(order: int, directory: Path) -> dict[str, list]:
+    done = subprocess.run(
+        [sys.executable, "-c", _LISTINGS, str(order), str(directory)],
+        env={"PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path if p)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("order", [seeds.AS_LISTED, seeds.REVERSED, 7, 12345])
+def test_every_listing_api_lists_the_same_permutation_and_again_for_an_unchanged_directory(order: int, tmp_path: Path):
+    for name in ("a", "b", "c", "d"):  # created in this order
+        (tmp_path / name).write_text("")
+    listed = _list_in(order, tmp_path)
+    native = listed["native"]
+    expected: list[str | None] = [None] * len(native)
+    for entry, position in zip(native, seeds.directory_positions(order, len(native))):
+        expected[position] = entry
+    assert sorted(native) == ["a", "b", "c", "d"]
+    assert listed["first"] == [expected] * 6, listed
+    assert listed["again"] == listed["first"]  # stable while the directory does not change
+
+
+_AS_LISTED = """
+import os, sys
+native_listdir, native_scandir = os.listdir, os.scandir
+from witness_gate.worker import directory_order
+directory_order.install()
+d = sys.argv[1]
+assert os.listdir is not native_listdir and os.listdir.__name__ == "listdir"
+assert os.listdir(d) == native_listdir(d)
+assert type(os.scandir(d)) is type(native_scandir(d))  # the file system's own iterator, handed through
+assert os.listdir() == native_listdir()  # no argument: the working directory, as os.listdir's own
+# What user code can reach through the wrappers: the originals and the order's number, nothing
+# of the runner's (no channel key, no request, no lock).
+reachable = set(os.listdir.__globals__) - set(vars(__builtins__))
+assert os.listdir.__closure__ is None and os.scandir.__closure__ is None, reachable
+held = {k for k in reachable if not k.startswith("__")}
+assert held == {
+    "annotations", "functools", "os", "Iterator", "TracebackType", "Any", "seeds", "_order", "_listdir",
+    "_scandir", "set_order", "_in_order", "_Listing", "_ordered_listdir", "_ordered_scandir", "install",
+}, held
+print("ok")
+"""
+
+
+def test_as_listed_hands_the_file_system_s_listing_through_and_the_wrappers_hold_nothing_of_the_runner_s(
+    tmp_path: Path,
+):
+    (tmp_path / "x").write_text("")
+    done = subprocess.run(
+        [sys.executable, "-c", _AS_LISTED, str(tmp_path)],
+        env={"PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path if p)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0 and done.stdout == "ok\n", done.stderr
