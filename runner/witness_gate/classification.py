@@ -219,7 +219,9 @@ def _entry(name: str, record: dict[str, Any], result: WitnessReplays, changed: b
 
 
 def _replays_of(variant: str) -> str:
-    return "the collector probe" if variant == evidence.COLLECTOR else f"{variant.replace('_', ' ')} payload"
+    if variant in evidence.PROBES:
+        return f"the {variant.replace('_', '-')} probe"
+    return f"{variant.replace('_', ' ')} payload"
 
 
 def _under(record: dict[str, Any]) -> str:

@@ -13,23 +13,41 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-VARIANTS = ("shrunk", "unshrunk", "shrunk_history", "unshrunk_history", "in_process", "collector")
-# The collector probe (replay.py): the deciding replay again, forked, under the schedule's
-# collector settings (seeds.collector_settings) in passes, the hash secret and `random`
-# seed held. It decides only when its outcomes split by setting: otherwise it is evidence
-# of nothing the other variants do not show, and its replays are reported, not counted.
+VARIANTS = ("shrunk", "unshrunk", "shrunk_history", "unshrunk_history", "in_process", "collector", "directory_order")
+# The probes (replay.py): the deciding replay again, forked, under the schedule's settings of
+# one condition at a time in passes, the hash secret, `random` seed and everything else
+# held: when the cyclic collector runs (the collector probe, seeds.collector_settings) and
+# the order directories list in (the directory-order probe, seeds.directory_settings). A
+# probe decides only when its outcomes split by setting: otherwise it is evidence of nothing
+# the other variants do not show, and its replays are reported, not counted. Each names its
+# cause.
 COLLECTOR = "collector"
+DIRECTORY_ORDER = "directory_order"
+PROBES = {COLLECTOR: "gc", DIRECTORY_ORDER: "directory_order"}
 _ISOLATED = ("shrunk", "unshrunk")
 # The witness is the shrunk payload: its replays (alone, after its history, in one
 # process) decide the label. The unshrunk payload decides only when none of those
 # reproduces the failure (shrinking can lose a race or a timing), never because it fails
 # more often: more distinct values can make a flaky order fail almost always.
 _FAMILIES = {"shrunk": ("shrunk", "shrunk_history", "in_process"), "unshrunk": ("unshrunk", "unshrunk_history")}
-CAUSES = ("deterministic", "history", "hash_secret", "random_seed", "gc", "process", "time", "none_found")
+CAUSES = (
+    "deterministic",
+    "history",
+    "hash_secret",
+    "random_seed",
+    "gc",
+    "process",
+    "time",
+    "directory_order",
+    "none_found",
+)
 # Causes the runner controls: searching and replaying under the same lock gives the same
-# witness and the same counts. Not gc: the probe sets the collector in replays, but where the
-# search's collections fall and objects land depends on the paths and files it was given.
-CONTROLLED = ("deterministic", "history", "hash_secret", "random_seed")
+# witness and the same counts. The directory order: the search and every ordinary replay list
+# as the sandbox's tmpfs does (reverse creation order, whatever the host's file system), and
+# the probe's orders are the schedule's. Not gc: the probe sets the collector in replays, but
+# where the search's collections fall and objects land depends on the paths and files it was
+# given.
+CONTROLLED = ("deterministic", "history", "hash_secret", "random_seed", "directory_order")
 
 
 @dataclass(frozen=True)
@@ -40,7 +58,7 @@ class Replay:
     column: int  # the `random` seed column, counted across rounds
     slot: int  # position in time within the interpreter
     failed: bool
-    collector: int = -1  # the collector probe's setting (its index in seeds.collector_settings); -1 outside it
+    setting: int = -1  # a probe's setting (its index in its condition's settings, `PROBES`); -1 outside it
 
 
 def counts(replays: Iterable[Replay]) -> tuple[int, int]:
@@ -49,11 +67,13 @@ def counts(replays: Iterable[Replay]) -> tuple[int, int]:
 
 
 def deciding_variant(by_variant: Mapping[str, Sequence[Replay]]) -> str:
-    """The collector probe where its outcomes follow the collector setting alone
-    (`follows_collector`): then the failure comes and goes with when the collector runs,
-    whatever the other variants happened to meet. Otherwise `replayed_variant`."""
-    if follows_collector(by_variant.get(COLLECTOR, ())):
-        return COLLECTOR
+    """The first probe (`PROBES`) whose outcomes follow its condition's setting alone
+    (`follows_setting`): then the failure comes and goes with when the collector runs, or
+    with the order a directory lists in, whatever the other variants happened to meet.
+    Otherwise `replayed_variant`."""
+    for probe in PROBES:
+        if follows_setting(by_variant.get(probe, ())):
+            return probe
     return replayed_variant(by_variant)
 
 
@@ -64,13 +84,13 @@ def replayed_variant(by_variant: Mapping[str, Sequence[Replay]]) -> str:
     counts are never mixed across payloads. A variant after history decides only where the
     same payload alone fails never or always: a payload that fails alone only sometimes is
     nondeterministic by itself, and earlier calls that make it fail more often (warm
-    threads, a clock read at a luckier moment) do not make it certain. The collector probe
-    replays this variant's payload and history."""
+    threads, a clock read at a luckier moment) do not make it certain. The probes replay
+    this variant's payload and history."""
     shrunk = [v for v in VARIANTS if v in _FAMILIES["shrunk"] and by_variant.get(v)]
     if any(counts(by_variant[v])[0] for v in shrunk):
         present = shrunk
     else:
-        present = [v for v in VARIANTS if v != COLLECTOR and by_variant.get(v)]
+        present = [v for v in VARIANTS if v not in PROBES and by_variant.get(v)]
     present = [v for v in present if v in _ISOLATED or not _mixed(by_variant[_isolated_of(v, by_variant)])]
     return max(present, key=lambda v: (_ratio(by_variant[v]), -VARIANTS.index(v)))
 
@@ -91,11 +111,11 @@ def _mixed(replays: Sequence[Replay]) -> bool:
     return 0 < failures < runs
 
 
-def follows_collector(replays: Sequence[Replay]) -> bool:
-    """Whether the collector probe's outcomes split by setting: each setting gave the same
-    outcome in every pass, and some settings failed where others passed. Passes run one
-    after another, so a clock or a race that flips outcomes in between breaks the split."""
-    by_setting = _outcomes_by(replays, lambda r: r.collector)
+def follows_setting(replays: Sequence[Replay]) -> bool:
+    """Whether a probe's outcomes split by setting: each setting gave the same outcome in
+    every pass, and some settings failed where others passed. Passes run one after another,
+    so a clock or a race that flips outcomes in between breaks the split."""
+    by_setting = _outcomes_by(replays, lambda r: r.setting)
     passes = len(replays) // max(len(by_setting), 1)
     outcomes = [seen.pop() for seen in by_setting.values() if len(seen) == 1]
     return passes > 1 and len(outcomes) == len(by_setting) and len(set(outcomes)) == 2
@@ -211,7 +231,7 @@ def _steady_in_a_burst(probe: Sequence[Replay]) -> bool:
     pass, not over the whole burst: a slow machine can stretch the burst over two of a
     clock's changes, never one pass."""
     ordered = sorted(probe, key=lambda r: r.slot)
-    settings = len({r.collector for r in probe}) or 1
+    settings = len({r.setting for r in probe}) or 1
     passes = [ordered[start : start + settings] for start in range(0, len(ordered), settings)]
     return all(sum(a.failed != b.failed for a, b in zip(row, row[1:])) <= 1 for row in passes)
 
@@ -224,12 +244,19 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     secrets = {r.hash_secret for r in replays}
     columns = {r.column for r in replays}
     interpreters = {r.interpreter for r in replays}
-    if decider == COLLECTOR:
-        failing = sorted({r.collector for r in replays if r.failed})
-        settings = len({r.collector for r in replays})
+    if decider in PROBES:
+        failing = sorted({r.setting for r in replays if r.failed})
+        settings = len({r.setting for r in replays})
         base = (
             "shrunk" if (replayed := replayed_variant(by_variant)) == "in_process" else replayed.replace("_", " ")
         )  # forked, as probed
+        if decider == DIRECTORY_ORDER:
+            return "directory_order", (
+                f"the {base} payload, replayed under {settings} directory orders with its hash secret, seed, history "
+                f"and collector held, fails under {len(failing)} of them in every pass and passes under the others: "
+                "it follows the order a directory lists in (os.listdir, os.scandir), which file systems do not "
+                "promise"
+            )
         return "gc", (
             f"the {base} payload, replayed under {settings} collector settings with its hash secret, seed and history "
             "held, "
@@ -306,6 +333,6 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
         )
     return "none_found", (
         f"fails {failures} of {runs} replays, following none of the conditions varied (hash secret, random seed, "
-        "history, process, time): "
+        "history, process, time, directory order): "
         "nondeterminism the runner does not control, such as threads, the OS or entropy"
     )

@@ -151,15 +151,21 @@ def left_out(
     alone fails sometimes or never), and history is what makes a red module's replays cost a
     search per earlier test.
 
-    In the collector probe (`probe_pass`, the slots of one pass), the second pass of a job
-    the runner marked `settled` (its replays so far all failed, or all passed) whose first
-    pass gave one outcome under every setting: a split the first pass did not show, the
-    second cannot make (`evidence.follows_collector`), and only a mixed witness's cause reads
-    the passes' bursts (`evidence.cause`)."""
+    In the probe (`probe_pass`, the slots of one pass of the collector's, whose two passes
+    come first), the collector's second pass of a job the runner marked `settled` (its
+    replays so far all failed, or all passed) whose first pass gave one outcome under every
+    setting: a split the first pass did not show, the second cannot make
+    (`evidence.follows_setting`), and only a mixed witness's cause reads the passes' bursts
+    (`evidence.cause`). The directory-order probe's passes, after them, always run."""
     job = jobs[index]
     if probe_pass is not None:
         first = list(failed.get(index, ()))[:probe_pass]
-        return bool(job.get("settled")) and slot >= probe_pass and len(first) == probe_pass and len(set(first)) == 1
+        return (
+            bool(job.get("settled"))
+            and probe_pass <= slot < 2 * probe_pass
+            and len(first) == probe_pass
+            and len(set(first)) == 1
+        )
     if not job["history"] or not job["fork"]:
         return False
     return any(

@@ -11,9 +11,9 @@ under), and then the shrunk payload is called in the interpreter itself, without
 Counts are combined across interpreters, never replaced. More rounds follow while the
 evidence is mixed (`evidence.escalation`), up to `replay_cap` replays per variant; each
 witness keeps why its replays stopped.
-Last, the collector probe replays each witness's replayed variant once more in one
-interpreter, under every collector setting of the schedule with nothing else varied
-(`_probe_collector`).
+Last, the probe replays each witness's replayed variant once more in one interpreter,
+under every setting of the schedule of one condition at a time (when the collector runs,
+then the order directories list in) with nothing else varied (`_probe`).
 
 A replay that fails, hangs (killed at the time limit), crashes or never runs because
 its interpreter died counts as a failure; one whose interpreter could not load the
@@ -29,13 +29,21 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
 from witness_gate import conditions, protocol, seeds
 from witness_gate.canonical import canonical_bytes
-from witness_gate.evidence import COLLECTOR, Replay, counts, escalation, replayed_again, replayed_variant
+from witness_gate.evidence import (
+    COLLECTOR,
+    DIRECTORY_ORDER,
+    Replay,
+    counts,
+    escalation,
+    replayed_again,
+    replayed_variant,
+)
 from witness_gate.protocol import ENDED_CALL_KINDS, Event, EvidenceKind, failure_evidence
 from witness_gate.sandbox import WORKER_SLACK_SECONDS, Ended, Worker
 
@@ -60,7 +68,7 @@ class Job:
     recorded_seed: int
     history: list[dict[str, Any]]
     fork: bool
-    settled: bool = False  # the collector probe's: its replays so far agreed (`protocol.left_out`)
+    settled: bool = False  # the probe's: its replays so far agreed (`protocol.left_out`)
 
 
 def jobs_for(name: str, record: dict[str, Any]) -> list[Job]:
@@ -190,12 +198,12 @@ def _replay_under(
                 round_number * lock["replay_interpreters"]
             )  # the index the next round's first interpreter would have had
             secret = conditions.hash_secret(condition, records[probed[0]]["hash_secret"])
-            for job, replay, evidence in _probe_collector(
+            for job, replay, evidence in _probe(
                 module, [(n, records[n], results[n]) for n in probed], first, secret, condition, plan, Path(scratch)
             ):
-                results[job.witness].by_variant[COLLECTOR].append(replay)
+                results[job.witness].by_variant[job.variant].append(replay)
                 if replay.failed and evidence is not None:
-                    results[job.witness].first_evidence.setdefault(COLLECTOR, evidence)
+                    results[job.witness].first_evidence.setdefault(job.variant, evidence)
     return results
 
 
@@ -232,14 +240,33 @@ def passing(witnesses: list[tuple[str, dict[str, Any]]], plan: ReplayPlan) -> se
     return passed
 
 
-# Each collector setting is replayed in this many passes, one after another: an outcome
-# that follows the setting repeats in every pass; a clock or a race breaks the pattern.
-# Two: the fewest that can show an outcome repeat (a race that fails half the time agrees
-# with itself across two passes under all twelve settings once in 4096 probes).
-_COLLECTOR_PASSES = 2
+# Each probe setting is replayed in passes, one after another: an outcome that follows the
+# setting repeats in every pass; a clock or a race breaks the pattern. The collector's two:
+# the fewest that can show an outcome repeat (a race that fails half the time agrees with
+# itself across two passes under all twelve settings once in 4096 probes). The directory
+# order's four: its settings are fewer, and a race that fails four times in five would split
+# two passes of six settings once in 33 probes, three once in 540, four once in 8000 at worst
+# (whatever the race's odds).
+_PROBE_PASSES = {COLLECTOR: 2, DIRECTORY_ORDER: 4}
 
 
-def _probe_collector(
+def probe_settings(lock: dict[str, Any]) -> list[tuple[str, int, dict[str, int]]]:
+    """The probe's slots in order (pure): (its variant, the setting's index among its
+    condition's, the setting the worker applies), each condition's settings in its
+    `_PROBE_PASSES` passes, the collector's first (`protocol.left_out` reads its two passes)."""
+    schedule: dict[str, list[dict[str, int]]] = {
+        COLLECTOR: list(seeds.collector_settings(lock)),
+        DIRECTORY_ORDER: [{"directory_order": order} for order in seeds.directory_settings(lock)],
+    }
+    return [
+        (probe, index, setting)
+        for probe, settings in schedule.items()
+        for _ in range(_PROBE_PASSES[probe])
+        for index, setting in enumerate(settings)
+    ]
+
+
+def _probe(
     module: str,
     witnesses: list[tuple[str, dict[str, Any], WitnessReplays]],
     index: int,
@@ -248,10 +275,11 @@ def _probe_collector(
     plan: ReplayPlan,
     scratch: Path,
 ) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
-    """The collector probe: each witness's replayed variant (its payload, after its history
-    where that is what decided) in forked children under every collector setting of the
-    schedule, in passes, in one interpreter under the search's hash secret and the
-    variant's recorded `random` seed (column 0). Only the collector varies."""
+    """The probe: each witness's replayed variant (its payload, after its history where that
+    is what decided) in forked children under every setting of the schedule of one condition
+    at a time (`probe_settings`: when the collector runs, the order directories list in), in
+    passes, in one interpreter under the search's hash secret and the variant's recorded
+    `random` seed (column 0). Only the setting varies."""
     jobs = []
     for name, record, result in witnesses:
         variant = replayed_variant(result.by_variant)
@@ -272,8 +300,7 @@ def _probe_collector(
                 settled=failures in (0, runs),
             )
         )
-    settings = seeds.collector_settings(plan.lock)
-    slots = [setting for _ in range(_COLLECTOR_PASSES) for setting in range(len(settings))]
+    slots = probe_settings(plan.lock)
     pid_offset = seeds.check_pid_offset(plan.lock, module)
     found = _interpreter(
         module,
@@ -285,10 +312,14 @@ def _probe_collector(
         plan,
         scratch,
         set(),
-        collector=[settings[setting] for setting in slots],
+        probe=[setting for _, _, setting in slots],
     )
     return [
-        (jobs[job_index], Replay(index, secret, pid_offset, 0, slot, failed, collector=slots[slot]), evidence)
+        (
+            replace(jobs[job_index], variant=slots[slot][0]),
+            Replay(index, secret, pid_offset, 0, slot, failed, setting=slots[slot][1]),
+            evidence,
+        )
         for (job_index, slot), (failed, evidence) in sorted(found.items())
         if evidence is not _MISSING and not (evidence is not None and evidence["kind"] == EvidenceKind.UNLOADABLE)
     ]
@@ -437,11 +468,11 @@ def _interpreter(
     plan: ReplayPlan,
     scratch: Path,
     hung: set[str],
-    collector: list[dict[str, Any]] | None = None,
+    probe: list[dict[str, int]] | None = None,
 ) -> dict[tuple[int, int], tuple[bool, dict[str, Any] | None]]:
     """Outcomes by (job index, slot) of one replay interpreter; every replay it did not
     report is a failure with the reason, and a job it reports missing maps to `_MISSING`.
-    `collector`, a setting per slot, makes it the collector probe: its slots follow one
+    `probe`, a setting per slot (`probe_settings`), makes it the probe: its slots follow one
     another without pause."""
     lock = plan.lock
     request = {
@@ -452,7 +483,7 @@ def _interpreter(
         "fixture_path": None if plan.fixture_path is None else str(plan.fixture_path.absolute()),
         "fixture_sha256": lock["fixture"]["sha256"],
         "timeout": plan.timeout,
-        "spacing_seconds": 0 if collector else lock["replay_spacing_ms"] / 1000,
+        "spacing_seconds": 0 if probe else lock["replay_spacing_ms"] / 1000,
         "max_examples": lock["max_examples"],
         "jobs": [
             {
@@ -468,8 +499,8 @@ def _interpreter(
         ],
         "hung": sorted(hung),
         "seeds": seed_rows,
-        "collector": collector,
-        "collector_pass": None if collector is None else len(seeds.collector_settings(lock)),
+        "probe": probe,
+        "probe_pass": None if probe is None else len(seeds.collector_settings(lock)),
         "condition": condition,
         "pid_offset": pid_offset,
         "layout_seed": seeds.process_layout(lock, pid_offset),
@@ -518,7 +549,7 @@ def _interpreter(
             failed[job_index].append(outcomes[job_index, slot][0])
     for key in sorted(wanted):
         if key not in outcomes and protocol.left_out(
-            request["jobs"], *key, failed, len(seed_rows), request["collector_pass"]
+            request["jobs"], *key, failed, len(seed_rows), request["probe_pass"]
         ):
             continue  # a replay that decides nothing, which the worker leaves out too
         if key[0] in missing:

@@ -1,6 +1,6 @@
-"""The order directories list in: the schedule's orders (`seeds`, pure) and the worker's
-wrapper (`worker.directory_order`) in a plain interpreter of its own, so this test's own
-`os` is never touched."""
+"""The order directories list in: the schedule's orders (`seeds`, pure), the probe's slots,
+and the worker's wrapper (`worker.directory_order`) in a plain interpreter of its own, so
+this test's own `os` is never touched."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from witness_gate import seeds
+from witness_gate.replay import probe_settings
 
 LOCK = {"seed_schedule": [12345], "max_examples": 100}
 
@@ -42,6 +43,19 @@ def test_drawn_orders_are_the_schedule_s_and_differ_from_one_another():
 def test_the_probe_meets_both_orders_of_any_two_entries():
     orders = {tuple(seeds.directory_positions(order, 2)) for order in seeds.directory_settings(LOCK)}
     assert orders == set(permutations(range(2)))
+
+
+def test_the_probe_runs_the_collector_s_passes_then_the_directory_order_s():
+    slots = probe_settings(LOCK)
+    assert [variant for variant, _, _ in slots] == ["collector"] * 24 + ["directory_order"] * 24
+    directory = [(index, setting) for variant, index, setting in slots if variant == "directory_order"]
+    assert directory == [
+        (index, {"directory_order": order})
+        for _ in range(4)
+        for index, order in enumerate(seeds.directory_settings(LOCK))
+    ]
+    # Nothing but the collector in the collector's slots, nothing but the order in the others'.
+    assert all(set(setting) == {"allocate_per_mille"} for variant, _, setting in slots if variant == "collector")
 
 
 _LISTINGS = """

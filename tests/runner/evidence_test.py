@@ -207,13 +207,11 @@ def test_an_unshrunk_history_without_its_own_isolated_replays_is_compared_with_t
 SETTINGS = 12
 
 
-def probe(fails, passes: int = 2) -> list[Replay]:
-    """The collector probe's replays: `passes` passes over the settings, one interpreter, the
-    search's secret and seed column 0; `fails(setting, slot)`."""
-    slots = [setting for _ in range(passes) for setting in range(SETTINGS)]
-    return [
-        Replay(6, 7, 3, 0, slot, bool(fails(setting, slot)), collector=setting) for slot, setting in enumerate(slots)
-    ]
+def probe(fails, passes: int = 2, settings: int = SETTINGS) -> list[Replay]:
+    """A probe's replays (the collector's by default): `passes` passes over the settings, one
+    interpreter, the search's secret and seed column 0; `fails(setting, slot)`."""
+    slots = [setting for _ in range(passes) for setting in range(settings)]
+    return [Replay(6, 7, 3, 0, slot, bool(fails(setting, slot)), setting=setting) for slot, setting in enumerate(slots)]
 
 
 # The weakref.finalize bug of #26: after the same history every forked replay reaches the
@@ -278,6 +276,66 @@ def test_a_clock_needs_a_burst_of_replays_that_changes_at_most_once():
     assert cause({"shrunk": spaced, "collector": probe(lambda setting, slot: slot >= 10)}, 0)[0] == "time"
     # A slow burst may span two of a clock's changes, one in each of two passes: still a clock.
     assert cause({"shrunk": spaced, "collector": probe(lambda setting, slot: 4 <= slot < 15)}, 0)[0] == "time"
+
+
+DIRECTORY_SETTINGS = 6  # as listed, reversed, four orders the schedule draws
+
+
+def directory_probe(fails, passes: int = 4) -> list[Replay]:
+    return probe(fails, passes, DIRECTORY_SETTINGS)
+
+
+# The spool bug of listdir_order: the search and every ordinary replay list as the sandbox's
+# tmpfs does, so they fail every time; only the directory-order probe shows the outcome follow
+# the order.
+DIRECTORY_CASES = [
+    ("fails as listed, passes reversed", lambda setting, slot: setting != 1, True),
+    ("fails only under some drawn orders", lambda setting, slot: setting in (2, 5), True),
+    ("fails under every order: nothing follows the order", lambda setting, slot: True, False),
+    ("passes under every order", lambda setting, slot: False, False),
+    ("a clock flips between passes", lambda setting, slot: slot >= 9, False),
+    ("a race: the same order fails in one pass and passes in another", lambda setting, slot: slot != 13, False),
+]
+
+
+@pytest.mark.parametrize("name, fails, follows", DIRECTORY_CASES, ids=[case[0] for case in DIRECTORY_CASES])
+def test_the_directory_order_probe_names_its_cause_only_when_its_outcomes_split_by_order(name, fails, follows):
+    always = grid(lambda i, c, s: True)
+    replays = {
+        "shrunk": always,
+        "collector": probe(lambda setting, slot: True),
+        "directory_order": directory_probe(fails),
+    }
+    assert (deciding_variant(replays) == "directory_order") is follows
+    assert (cause(replays, 0)[0] == "directory_order") is follows
+    if follows:
+        failures, runs = counts(replays["directory_order"])
+        assert 0 < failures < runs == 4 * DIRECTORY_SETTINGS  # a flake, from the probe's own counts
+        assert "under 6 directory orders" in cause(replays, 0)[1]
+    else:  # the ordinary variants decide, exactly as without the probe
+        assert cause(replays, 0) == cause({"shrunk": always, "collector": replays["collector"]}, 0)
+
+
+def test_the_directory_order_probe_leaves_every_other_cause_as_it_was():
+    # Whatever the ordinary replays and the collector probe show, a directory-order probe whose
+    # outcomes do not split changes neither the deciding variant nor the cause nor its line.
+    unsplit = [directory_probe(lambda setting, slot: True), directory_probe(lambda setting, slot: slot % 5 == 0)]
+    for _, fails, expected in CASES:
+        for directory in unsplit:
+            replays = {"shrunk": grid(fails)}
+            assert cause({**replays, "directory_order": directory}, 0) == cause(replays, 0), expected
+    collector = probe(lambda setting, slot: setting in (1, 3))
+    assert (
+        cause({"shrunk": grid(lambda i, c, s: True), "collector": collector, "directory_order": unsplit[1]}, 0)[0]
+        == "gc"
+    )
+    # Where both split, the collector's is read first, as before the directory order was probed.
+    both = {
+        "shrunk": grid(lambda i, c, s: True),
+        "collector": collector,
+        "directory_order": directory_probe(lambda setting, slot: setting == 0),
+    }
+    assert deciding_variant(both) == "collector"
 
 
 def test_the_unshrunk_payload_is_not_replayed_again_once_the_shrunk_one_always_failed_and_it_agreed():

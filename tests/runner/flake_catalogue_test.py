@@ -6,8 +6,8 @@ in a repository of its own, with the implementation in the changed-file list, an
 get its label and its exact cause in every run:
 
 - a nondeterministic class is a `flake` with the cause that isolates it (the hash
-  secret, the `random` seed, the collector, the process, time) or `none_found` where
-  nothing the runner varies can (threads, entropy);
+  secret, the `random` seed, the collector, the process, time, the directory order) or
+  `none_found` where nothing the runner varies can (threads, entropy);
 - a state-dependent class is a `regression` that rests on its history;
 - a deterministic control is a `regression` whatever is varied;
 - for each cause the runner controls, one case runs a second time under another caller
@@ -16,7 +16,8 @@ get its label and its exact cause in every run:
 
 No case leans on the machine it was written on. Each brings its conditions: the
 workers' file system is the sandbox's tmpfs whatever the host's (so `listdir_order`,
-a flake on ext4's hashed directories, is a deterministic control there); the races
+a flake on ext4's hashed directories, fails in the search and every ordinary replay there,
+and only the directory-order probe's orders split it); the races
 (`thread_race`, `completion_order`, `async_interleaving`) draw their service latency over
 three decades from the OS's entropy, so they are won and lost on an idle core, a busy one
 or a single CPU, and run again under `taskset -c 0` and with every core busy to show it;
@@ -37,7 +38,7 @@ from pathlib import Path
 import pytest
 
 from witness_gate.labels import UNREPEATABLE_FLAKE
-from witness_gate.evidence import CONTROLLED
+from witness_gate.evidence import CONTROLLED, PROBES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "flake_cases"))
 from catalogue import CASES, Case  # noqa: E402  # pants: no-infer-dep
@@ -205,14 +206,16 @@ def assert_gets_its_label(
     ), summary
     # The report says why the replays stopped: a certain failure once a second round agreed, or
     # at the cap (while another variant kept failing only sometimes); a flake once its cause
-    # could be read with a condition held, or at the cap (or, when the collector probe
-    # decided, once the other replays settled).
+    # could be read with a condition held, or at the cap (or, when a probe decided, once the
+    # other replays settled).
     at_the_cap = entry["stopped"].startswith("the replay cap (")
     if entry["label"] == "regression":
         assert at_the_cap or entry["stopped"] == f"settled: every replay failed, over {entry['rounds']} rounds", summary
         assert entry["rounds"] >= 2, summary
-    elif entry["replayed"] != "collector":
+    elif entry["replayed"] not in PROBES:
         assert at_the_cap or entry["stopped"].startswith("isolated: "), (entry["stopped"], summary)
+    if case.cause == "directory_order":  # only the directory-order probe's outcomes split it
+        assert entry["replayed"] == "directory_order", summary
     controlled = case.cause in CONTROLLED
     if case.kind == "nondeterministic":
         # Where the runner controls the cause the next run keeps this witness; otherwise a

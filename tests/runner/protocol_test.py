@@ -63,3 +63,6 @@ def test_the_probes_second_pass_is_left_out_only_for_a_settled_job_whose_first_p
         settled, 0, 12, {0: [True] * 11 + [False]}, 24, 12
     )  # a split: the second pass confirms it or breaks it
     assert not left_out(mixed, 0, 12, {0: [True] * 12}, 24, 12)  # a mixed witness's cause reads both passes' bursts
+    # The directory-order probe's passes follow the collector's two: they always run.
+    assert not left_out(settled, 0, 24, {0: [True] * 12}, 48, 12)
+    assert not left_out(settled, 0, 47, {0: [True] * 12 + [False] * 23}, 48, 12)

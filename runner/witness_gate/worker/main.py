@@ -10,13 +10,13 @@ treats silence, an early exit or a malformed message as a failure. Two modes:
   property of the module; every call is announced with its payload before it runs.
 - `replay`: given witness payloads (each optionally after the calls that preceded it
   in `check`), replay them in forked children at spaced slots, each call under a
-  `random` seed chosen by the runner (and, in the collector probe, a collector setting),
-  then once more in this process without forking.
+  `random` seed chosen by the runner (and, in the probe, a collector setting or a
+  directory order), then once more in this process without forking.
 
 Before this module loads, the worker has moved on to the process id the runner chose
 (`process_id`); a forked replay starts from the memory layout `heap_layout` arranges.
-Directories list as the file system lists them, through wrappers installed before any user
-code (`directory_order`).
+Directories list as the file system lists them, except in the directory-order probe's
+children (`directory_order`, installed before any user code).
 """
 
 from __future__ import annotations
@@ -415,10 +415,13 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
             {"event": Event.OUTCOME, "job": index, "slot": slot, "failed": evidence is not None, "evidence": evidence}
         )
 
-    # The collector probe's extra containers per slot (seeds.collector_settings), counted
-    # here rather than in the child, where the arithmetic's own ints would differ by setting.
-    settings = request.get("collector") or [{"allocate_per_mille": 0}] * len(request["seeds"])
-    extra = [_YOUNG_THRESHOLD * setting["allocate_per_mille"] // seeds.PER_MILLE for setting in settings]
+    # The probe's setting per slot (none outside it): the collector probe's extra containers
+    # (seeds.collector_settings), counted here rather than in the child, where the
+    # arithmetic's own ints would differ by setting, and the directory-order probe's order
+    # (seeds.directory_settings).
+    settings = request.get("probe") or [{}] * len(request["seeds"])
+    extra = [_YOUNG_THRESHOLD * setting.get("allocate_per_mille", 0) // seeds.PER_MILLE for setting in settings]
+    orders = [setting.get("directory_order", seeds.AS_LISTED) for setting in settings]
 
     def run(index: int, slot: int, seed: int) -> None:
         if jobs[index]["witness"] in hung:
@@ -431,7 +434,16 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
             report(
                 index,
                 slot,
-                _forked(props, jobs[index], seed, fixture, request["timeout"], channel.key, extra[slot], memory),
+                _forked(
+                    props,
+                    jobs[index],
+                    seed,
+                    fixture,
+                    request["timeout"],
+                    channel.key,
+                    (extra[slot], orders[slot]),
+                    memory,
+                ),
             )
         else:
             channel.send({"event": Event.CALL, "job": index, "slot": slot})
@@ -450,7 +462,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
         ([index for index in runnable if jobs[index]["fork"] and jobs[index]["history"]], 0.0),
         ([index for index in runnable if not jobs[index]["fork"]], spacing),
     ]
-    slots, probe_pass = len(request["seeds"]), request.get("collector_pass")
+    slots, probe_pass = len(request["seeds"]), request.get("probe_pass")
     for batch, pause in passes:
         if not batch:
             continue
@@ -463,16 +475,25 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
 
 
 def _run_job(
-    props: dict[str, Assertion], job: dict[str, Any], seed: int, fixture: _Fixture, extra_containers: int = 0
+    props: dict[str, Assertion],
+    job: dict[str, Any],
+    seed: int,
+    fixture: _Fixture,
+    extra_containers: int = 0,
+    order: int = seeds.AS_LISTED,
 ) -> dict[str, Any] | None:
     """The job's history (results ignored), then its payload, `extra_containers` further
-    into the collector's cycle (`_steer_collector`): evidence of failure, or None."""
+    into the collector's cycle (`_steer_collector`) and with directories listed in `order`
+    (`directory_order`; only a forked child is given another than as listed): evidence of
+    failure, or None."""
     try:
         for call in job["history"]:
             earlier = props.get(call["assertion_id"])
             if earlier is not None:  # a property since removed cannot be called; its state is gone too
                 earlier.run(_fresh(call["payload"]), fixture.value, call["random_seed"])
         payload = _fresh(job["payload"])
+        if order != seeds.AS_LISTED:
+            directory_order.set_order(order)
         ballast = _steer_collector(extra_containers)
         outcome = _network.run(props[job["assertion_id"]], payload, fixture, seed, job["expect"])
         del ballast  # alive through the call: the objects that moved it within the collector's cycle
@@ -517,11 +538,12 @@ def _forked(
     fixture: _Fixture,
     timeout: float,
     key: bytes,
-    extra_containers: int,
+    setting: tuple[int, int],
     memory: heap_layout.Layout,
 ) -> dict[str, Any] | None:
     """Runs the job in a forked child in a process group of its own, from the process's
-    memory layout; kills the group at the timeout. The child's result is signed like a
+    memory layout, under the probe's `setting` (extra containers, directory order: `_run_job`);
+    kills the group at the timeout. The child's result is signed like a
     channel line: the code under test, which runs in the child, cannot stand in for it by
     writing to the pipe."""
     read_end, write_end = os.pipe()
@@ -542,7 +564,7 @@ def _forked(
             os.setpgid(0, 0)
             os.close(read_end)
             memory.take_effect()
-            evidence = _run_job(props, job, seed, fixture, extra_containers)
+            evidence = _run_job(props, job, seed, fixture, *setting)
             os.write(write_end, protocol.sign(key, json.dumps({"evidence": evidence}).encode()))
             status = 0
         finally:
