@@ -848,7 +848,7 @@ def _big_witness(record: dict) -> dict:
     big = {"lines": [{"qty": i % 50, "price": i} for i in range(40_000)], "claimed_total": 0}
     record = {**record, "payload": big, "witness_hash": payload_hash(big)}
     record["unshrunk"] = {"payload": big, "witness_hash": payload_hash(big)}
-    return {**record, "_name": witness.file_name(record)}
+    return {**record, "_name": witness.file_name(record["assertion_id"], record["witness_hash"])}
 
 
 def kill_nine(work: Path, trials: int, seed: int) -> Figure:

@@ -487,7 +487,7 @@ def run(
         if given_tests.is_pytest_module(source)
     }
     plain_declared = {module: given_tests.declared_plain_tests(sources[module]) for module in given_declared}
-    records: list[dict[str, Any]] = []
+    records: list[witness.Witness] = []
     problems: list[str] = []
     owners: dict[str, str] = {}
     plain: dict[str, bool] = {}
@@ -564,8 +564,8 @@ def run(
     out_dir.mkdir(parents=True, exist_ok=True)  # classify reads it even when nothing failed
     written = []
     for record in records:
-        path = out_dir / witness.file_name(record)
-        store.save_artifact(path, "witness", record)
+        path = out_dir / record.file_name
+        store.save_artifact(path, "witness", record.to_json())
         written.append(path)
     given = tuple(sorted(a for a in owners if "::" in a and a not in skipped))
     unsearched = [

@@ -81,16 +81,16 @@ def build(
     diff = read_diff(diff_path, lock, lock_relative, config)
     witnesses = witness.load_directory(witnesses_dir, lock)
 
-    by_module: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    by_module: dict[str, list[tuple[str, witness.Witness]]] = defaultdict(list)
     entries: dict[str, dict[str, Any]] = {}
     digests: dict[str, str | None] = {}  # one read per property module, however many witnesses
     named: set[str] | None = None  # the changed paths as a set, built only if a module changed
     for path, record in witnesses:
-        module = record["property"]["path"]
+        module = record.property_module.path
         if module not in digests:
             digests[module] = _module_digest(root, module)
         current = digests[module]
-        changed = current != record["property"]["sha256"]
+        changed = current != record.property_module.sha256
         if changed and named is None:
             named = set(diff.paths)
         if changed and named is not None and module not in named:  # `named` is set whenever `changed`
@@ -116,7 +116,7 @@ def build(
     for module, group in sorted(by_module.items()):
         results = replay_module(module, group, plan, progress)
         for name, record in group:
-            changed = digests[module] != record["property"]["sha256"]
+            changed = digests[module] != record.property_module.sha256
             entries[name] = _entry(name, record, results[name], changed, diff)
     locks.verify_fixture(lock, root, when="during replay")
 
@@ -156,7 +156,9 @@ def build(
     }
 
 
-def _entry(name: str, record: dict[str, Any], result: WitnessReplays, changed: bool, diff: DiffFacts) -> dict[str, Any]:
+def _entry(
+    name: str, record: witness.Witness, result: WitnessReplays, changed: bool, diff: DiffFacts
+) -> dict[str, Any]:
     if result.missing:
         return _unreplayed(
             name,
@@ -224,16 +226,18 @@ def _replays_of(variant: str) -> str:
     return f"{variant.replace('_', ' ')} payload"
 
 
-def _under(record: dict[str, Any]) -> str:
+def _under(record: witness.Witness) -> str:
     """Where a witness of a declared condition was replayed: under that condition."""
-    return f" under the declared condition {conditions.describe(record['condition'])}" if "condition" in record else ""
+    if record.condition is None:
+        return ""
+    return f" under the declared condition {conditions.describe(record.condition)}"
 
 
-def _base(name: str, record: dict[str, Any], changed: bool, label: str) -> dict[str, Any]:
+def _base(name: str, record: witness.Witness, changed: bool, label: str) -> dict[str, Any]:
     return {
         "file": name,
-        "assertion_id": record["assertion_id"],
-        "witness_hash": record["witness_hash"],
+        "assertion_id": record.assertion_id,
+        "witness_hash": record.witness_hash,
         "label": label,
         "property_changed": changed,
         "next_step": NEXT_STEPS[label],
@@ -241,7 +245,7 @@ def _base(name: str, record: dict[str, Any], changed: bool, label: str) -> dict[
     }
 
 
-def _unreplayed(name: str, record: dict[str, Any], changed: bool, label: str, reason: str) -> dict[str, Any]:
+def _unreplayed(name: str, record: witness.Witness, changed: bool, label: str, reason: str) -> dict[str, Any]:
     return {
         **_base(name, record, changed, label),
         "failures": 0,

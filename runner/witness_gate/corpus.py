@@ -32,7 +32,7 @@ from witness_gate.errors import WitnessGateError
 
 @dataclass(frozen=True)
 class Corpus:
-    entries: list[tuple[Path, dict[str, Any]]]  # replayable under this run's lock
+    entries: list[tuple[Path, witness.Witness]]  # replayable under this run's lock
     stale: list[str]  # why each other entry of these property modules cannot be replayed
 
     @property
@@ -51,8 +51,8 @@ def load(directory: Path, lock: dict[str, Any], modules: dict[str, str]) -> Corp
         return Corpus([], [])
     entries, stale = [], []
     for path in sorted(directory.glob("*.json")):
-        record = witness.load(path)  # a malformed entry is refused, like a malformed freeze
-        module = record["property"]["path"]
+        record = witness.read(path)  # a malformed entry is refused, like a malformed freeze
+        module = record.property_module.path
         if module not in modules:
             continue
         problem = staleness(record, lock, modules[module])
@@ -66,26 +66,26 @@ def load(directory: Path, lock: dict[str, Any], modules: dict[str, str]) -> Corp
     return Corpus(entries, stale)
 
 
-def staleness(record: dict[str, Any], lock: dict[str, Any], module_sha256: str) -> str | None:
+def staleness(record: witness.Witness, lock: dict[str, Any], module_sha256: str) -> str | None:
     """Why an entry cannot be replayed under this lock and module, or None (pure)."""
-    if record["fixture_digest"] != lock["fixture"]["sha256"]:
-        return f"recorded under fixture {record['fixture_digest'][:12]}, this run pins {lock['fixture']['sha256'][:12]}"
-    if record["hypothesis_version"] != lock["hypothesis_version"]:
-        return f"recorded under Hypothesis {record['hypothesis_version']}, this run pins {lock['hypothesis_version']}"
-    if record["property"]["sha256"] != module_sha256:
-        return f"its property module {record['property']['path']} changed since it was retained"
+    if record.fixture_digest != lock["fixture"]["sha256"]:
+        return f"recorded under fixture {record.fixture_digest[:12]}, this run pins {lock['fixture']['sha256'][:12]}"
+    if record.hypothesis_version != lock["hypothesis_version"]:
+        return f"recorded under Hypothesis {record.hypothesis_version}, this run pins {lock['hypothesis_version']}"
+    if record.property_module.sha256 != module_sha256:
+        return f"its property module {record.property_module.path} changed since it was retained"
     return None
 
 
 def orphaned(
-    entries: dict[str, dict[str, Any]], gated: Callable[[str], bool], present: Callable[[str], bool]
+    entries: dict[str, witness.Witness], gated: Callable[[str], bool], present: Callable[[str], bool]
 ) -> list[str]:
     """The entries (file name -> record) whose property module the tree lacks or no suite
     gates (pure): a gate replays the entries of its own modules only, so these would never
     be replayed again (a renamed or moved property module leaves its entries behind)."""
     problems = []
     for name, record in sorted(entries.items()):
-        module = record["property"]["path"]
+        module = record.property_module.path
         where = "is not in the tree" if not present(module) else "is gated by no suite"
         if not (present(module) and gated(module)):
             problems.append(
@@ -97,7 +97,7 @@ def orphaned(
 
 def retain(witness_path: Path, directory: Path) -> tuple[Path, bool]:
     """Copies a witness into the corpus, bytes unchanged; (its path, whether it was new)."""
-    witness.load(witness_path)
+    witness.read(witness_path)
     data = store.read_regular_file(witness_path, "witness")
     target = directory / witness_path.name
     if target.exists() or target.is_symlink():

@@ -15,6 +15,7 @@ from typing import Any
 from witness_gate import __version__
 from witness_gate.labels import NEXT_STEPS
 from witness_gate.classification import diff_reasons as report_reasons
+from witness_gate.witness import Witness
 
 FORMATS = ("text", "github", "sarif", "junit")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -70,15 +71,14 @@ class Finding:
         )
 
 
-def findings(
-    record: dict[str, Any], witnesses: dict[str, dict[str, Any]], changed: tuple[str, ...] = ()
-) -> list[Finding]:
+def findings(record: dict[str, Any], witnesses: dict[str, Witness], changed: tuple[str, ...] = ()) -> list[Finding]:
     """Findings from a report or gate record; `witnesses` maps a witness file name to its
     record, `changed` names the changed implementation files the record's tests reach."""
     found = []
     for row in record["witnesses"]:
         name = row["file"].rsplit("/", 1)[-1]
-        prop = witnesses.get(name, {}).get("property", {})
+        witness = witnesses.get(name)
+        module = None if witness is None else witness.property_module
         blocks = row.get("blocks", row["label"] != "flake")
         found.append(
             Finding(
@@ -91,8 +91,8 @@ def findings(
                 row["next_step"],
                 blocks,
                 row.get("frozen_by"),
-                prop.get("path"),
-                prop.get("line"),
+                None if module is None else module.path,
+                None if module is None else module.line,
                 row["cause"],
                 row["reason"],
                 row["input"],

@@ -10,11 +10,14 @@ import shlex
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from witness_gate import store
 from witness_gate.labels import classify, freeze_allowed
 from witness_gate.errors import WitnessGateError
+
+if TYPE_CHECKING:  # for its type only: importing this module loads no witness machinery, as before
+    from witness_gate.witness import Witness
 
 SCHEMA_VERSION = 1
 # The expiry the printed freeze commands propose (within the configured maximum): a day
@@ -174,7 +177,7 @@ def later_moment(text: str, now: datetime) -> datetime:
 def build(
     assertion_id: str,
     lock: dict[str, Any],
-    witness_record: dict[str, Any],
+    witness_record: Witness,
     report: dict[str, Any],
     failures: int,
     runs: int,
@@ -189,11 +192,11 @@ def build(
         raise WitnessGateError(
             f"--expires-in-hours must be between 1 and {max_hours} (the configured maximum), got {expires_in_hours}"
         )
-    if witness_record["assertion_id"] != assertion_id:
+    if witness_record.assertion_id != assertion_id:
         raise WitnessGateError(
-            f"{witness_name}: witness is for assertion {witness_record['assertion_id']!r}, not {assertion_id!r}"
+            f"{witness_name}: witness is for assertion {witness_record.assertion_id!r}, not {assertion_id!r}"
         )
-    digest_matches = witness_record["fixture_digest"] == lock["fixture"]["sha256"]
+    digest_matches = witness_record.fixture_digest == lock["fixture"]["sha256"]
     if not digest_matches:
         raise WitnessGateError(
             f"{witness_name}: /fixture_digest: witness of another fixture than the lock's: re-pin and re-check"
@@ -207,7 +210,7 @@ def build(
         raise WitnessGateError(
             f"--failures {failures} --runs {runs} under this diff give {kind!r}: only a flake may be frozen"
         )
-    recorded = [e for e in report["witnesses"] if e["witness_hash"] == witness_record["witness_hash"]]
+    recorded = [e for e in report["witnesses"] if e["witness_hash"] == witness_record.witness_hash]
     if not recorded:
         raise WitnessGateError(
             f"{witness_name}: the classification report has no entry for this witness hash: classify first"
@@ -224,7 +227,7 @@ def build(
         "schema_version": SCHEMA_VERSION,
         "assertion_id": assertion_id,
         "fixture_digest": lock["fixture"]["sha256"],
-        "witness_hash": witness_record["witness_hash"],
+        "witness_hash": witness_record.witness_hash,
         "failures": failures,
         "runs": runs,
         "created_at": timestamp(now),

@@ -70,7 +70,7 @@ def confirmed(flake: Flake, found: Found) -> dict[str, Any]:
     lock = locks.load(lock_path)
     if artifacts is None:  # the working tree's fixture first: a moved one says re-pin, before any report is read
         locks.verify_fixture(lock, found.root)
-    witness, report = witnesses.load(flake.witness), classification.load_report(report_path, lock)
+    witness, report = witnesses.read(flake.witness), classification.load_report(report_path, lock)
     with tempfile.TemporaryDirectory(prefix="witness-gate-freeze-") as scratch:
         if artifacts is not None:
             assert found.suite is not None  # --review without --suite is refused in `_bound_to`
@@ -96,7 +96,7 @@ def confirmed(flake: Flake, found: Found) -> dict[str, Any]:
             datetime.now(timezone.utc),
             str(flake.witness),
         )
-        [entry] = [e for e in report["witnesses"] if e["witness_hash"] == witness["witness_hash"]]
+        [entry] = [e for e in report["witnesses"] if e["witness_hash"] == witness.witness_hash]
         with sandbox.providing(provided):
             replayed = verifier.replay_witness(witness, flake.witness.name, lock, tree, config)
     agreed = verifier.replay_check(flake.witness.name, entry, replayed, report["diff"])

@@ -376,13 +376,13 @@ def _with_unsearched(exit_code: int, reasons: list[str], unsearched: Sequence[st
 
 
 def _check_only_record(
-    lock: dict[str, Any], found: list[tuple[Path, dict[str, Any]]], problems: list[str], unsearched: Sequence[str]
+    lock: dict[str, Any], found: list[tuple[Path, witness.Witness]], problems: list[str], unsearched: Sequence[str]
 ) -> dict[str, Any]:
     rows = [
         {
             "file": f"{WITNESS_DIR}/{path.name}",
-            "assertion_id": record["assertion_id"],
-            "witness_hash": record["witness_hash"],
+            "assertion_id": record.assertion_id,
+            "witness_hash": record.witness_hash,
             "label": "unclassified",
             "failures": 0,
             "runs": 0,
@@ -390,8 +390,7 @@ def _check_only_record(
             "blocks": True,
             "next_step": "The property failed; the gate is disabled, so nothing is classified and no freeze applies.",
             "cause": "none_found",
-            "reason": f"{record['evidence']['exception_type'] or record['evidence']['kind']}: "
-            f"{record['evidence']['message']}",
+            "reason": f"{record.evidence['exception_type'] or record.evidence['kind']}: {record.evidence['message']}",
             **witness.shown_inputs(record),
         }
         for path, record in found

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from witness_gate.canonical import NotPlainJSON, canonical_bytes
 from witness_gate.labels import LABELS
+
+if TYPE_CHECKING:  # for its type only: this pure module loads no witness machinery
+    from witness_gate.witness import Witness
 
 _HASH = re.compile(r"\b[0-9a-f]{64}\b")
 _COUNTS = re.compile(r"\b(\d+)\s*(?:/|of)\s*(\d+)\b")
@@ -26,7 +29,7 @@ _LABEL = re.compile(r"\b(" + "|".join(LABELS) + r")\b")
 _ROW_FIELDS = ("label", "failures", "runs", "cause")
 
 
-def render(gate: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> str:
+def render(gate: dict[str, Any], witnesses: dict[str, Witness]) -> str:
     """Markdown: the verdict, the fixture, and for each witness its label, counts, cause,
     input and the quoted witness JSON (`witnesses` by the row's file name)."""
     lines = [
@@ -38,8 +41,11 @@ def render(gate: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> str:
     for row in gate["witnesses"]:
         record = witnesses[row["file"].rsplit("/", 1)[-1]]
         quoted = {
-            key: record[key]
-            for key in ("assertion_id", "witness_hash", "payload", "fixture_digest", "hypothesis_version")
+            "assertion_id": record.assertion_id,
+            "witness_hash": record.witness_hash,
+            "payload": record.shrunk.payload,
+            "fixture_digest": record.fixture_digest,
+            "hypothesis_version": record.hypothesis_version,
         }
         status = (
             f"frozen by {row['frozen_by']}" if row["frozen_by"] else ("blocks" if row["blocks"] else "does not block")
@@ -59,10 +65,13 @@ def render(gate: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def disagreements(text: str, gate: dict[str, Any], witnesses: dict[str, dict[str, Any]]) -> list[str]:
+def disagreements(text: str, gate: dict[str, Any], witnesses: dict[str, Witness]) -> list[str]:
     """Each fact the note quotes that the artifacts do not hold; a note that quotes no
     witness (and the gate has some) is not evidence, and that is said too."""
-    by_hash = {row["witness_hash"]: (row, witnesses[row["file"].rsplit("/", 1)[-1]]) for row in gate["witnesses"]}
+    # A quoted object may name any field of the witness file, so it is held to the file's record.
+    by_hash = {
+        row["witness_hash"]: (row, witnesses[row["file"].rsplit("/", 1)[-1]].to_json()) for row in gate["witnesses"]
+    }
     rows_by_assertion: dict[str, list[dict[str, Any]]] = {}
     for row in gate["witnesses"]:
         rows_by_assertion.setdefault(row["assertion_id"], []).append(row)

@@ -46,6 +46,7 @@ from witness_gate.evidence import (
 )
 from witness_gate.protocol import ENDED_CALL_KINDS, Event, EvidenceKind, failure_evidence
 from witness_gate.sandbox import WORKER_SLACK_SECONDS, Ended, Worker
+from witness_gate.witness import Call, Witness
 
 # A default round at once, more than the two cores of the machines this was measured on:
 # an interpreter spends much of its time starting or asleep between spaced slots. A
@@ -71,30 +72,30 @@ class Job:
     settled: bool = False  # the probe's: its replays so far agreed (`protocol.left_out`)
 
 
-def jobs_for(name: str, record: dict[str, Any]) -> list[Job]:
+def jobs_for(name: str, record: Witness) -> list[Job]:
     """The variants of one witness worth replaying (duplicates of the shrunk one dropped)."""
-    shrunk, unshrunk = record, record["unshrunk"]
+    shrunk, unshrunk = record.shrunk, record.unshrunk
 
-    def job(variant: str, source: dict[str, Any], history: list[dict[str, Any]], fork: bool = True) -> Job:
+    def job(variant: str, source: Call, history: list[dict[str, Any]], fork: bool = True) -> Job:
         return Job(
             name,
             variant,
-            record["assertion_id"],
-            record["expect"],
-            source["payload"],
-            source["random_seed"],
+            record.assertion_id,
+            record.expect,
+            source.payload,
+            source.random_seed,
             history,
             fork,
         )
 
     jobs = [job("shrunk", shrunk, [])]
-    differs = unshrunk["witness_hash"] != shrunk["witness_hash"]
+    differs = unshrunk.witness_hash != shrunk.witness_hash
     if differs:
         jobs.append(job("unshrunk", unshrunk, []))
-    if shrunk["history"]:
-        jobs.append(job("shrunk_history", shrunk, shrunk["history"]))
-    if unshrunk["history"] and (differs or unshrunk["history"] != shrunk["history"]):
-        jobs.append(job("unshrunk_history", unshrunk, unshrunk["history"]))
+    if shrunk.history:
+        jobs.append(job("shrunk_history", shrunk, list(shrunk.history)))
+    if unshrunk.history and (differs or unshrunk.history != shrunk.history):
+        jobs.append(job("unshrunk_history", unshrunk, list(unshrunk.history)))
     jobs.append(job("in_process", shrunk, [], fork=False))
     return jobs
 
@@ -121,23 +122,23 @@ class ReplayPlan:
 
 
 def replay_module(
-    module: str, witnesses: list[tuple[str, dict[str, Any]]], plan: ReplayPlan, progress: Progress | None = None
+    module: str, witnesses: list[tuple[str, Witness]], plan: ReplayPlan, progress: Progress | None = None
 ) -> dict[str, WitnessReplays]:
     """Replays every witness of one property module, each under the declared condition it
     was found under (`conditions`): the witnesses of one condition share interpreters;
     keyed by witness file name."""
-    by_condition: dict[bytes, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    by_condition: dict[bytes, list[tuple[str, Witness]]] = defaultdict(list)
     for name, record in witnesses:
-        by_condition[canonical_bytes(record.get("condition", {}))].append((name, record))
+        by_condition[canonical_bytes(record.condition or {})].append((name, record))
     results: dict[str, WitnessReplays] = {}
     for _, group in sorted(by_condition.items()):
-        results.update(_replay_under(module, group, group[0][1].get("condition", {}), plan, progress))
+        results.update(_replay_under(module, group, group[0][1].condition or {}, plan, progress))
     return results
 
 
 def _replay_under(
     module: str,
-    witnesses: list[tuple[str, dict[str, Any]]],
+    witnesses: list[tuple[str, Witness]],
     condition: dict[str, str],
     plan: ReplayPlan,
     progress: Progress | None,
@@ -158,7 +159,7 @@ def _replay_under(
                 for job in jobs_for(name, records[name])
                 if replayed_again(results[name].by_variant, job.variant)
             ]
-            secret = records[active[0]]["hash_secret"]
+            secret = records[active[0]].hash_secret
             outcomes = _round(module, jobs, round_number, secret, condition, plan, Path(scratch), hung, progress)
             for job, replay, evidence in outcomes:
                 result = results[job.witness]
@@ -197,7 +198,7 @@ def _replay_under(
             first = (
                 round_number * lock["replay_interpreters"]
             )  # the index the next round's first interpreter would have had
-            secret = conditions.hash_secret(condition, records[probed[0]]["hash_secret"])
+            secret = conditions.hash_secret(condition, records[probed[0]].hash_secret)
             for job, replay, evidence in _probe(
                 module, [(n, records[n], results[n]) for n in probed], first, secret, condition, plan, Path(scratch)
             ):
@@ -207,25 +208,25 @@ def _replay_under(
     return results
 
 
-def passing(witnesses: list[tuple[str, dict[str, Any]]], plan: ReplayPlan) -> set[str]:
+def passing(witnesses: list[tuple[str, Witness]], plan: ReplayPlan) -> set[str]:
     """The witnesses whose shrunk payload passes one forked replay, in one interpreter per
     module and declared condition under the search's hash secret, process id and `random`
     seed (the first replay of round one). A witness seen to pass even once cannot fail on
     every replay there; one that failed, or could not be replayed, is not in the set."""
     lock = plan.lock
-    by_group: dict[tuple[str, bytes], list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    by_group: dict[tuple[str, bytes], list[tuple[str, Witness]]] = defaultdict(list)
     for name, record in witnesses:
-        by_group[record["property"]["path"], canonical_bytes(record.get("condition", {}))].append((name, record))
+        by_group[record.property_module.path, canonical_bytes(record.condition or {})].append((name, record))
     passed = set()
     with tempfile.TemporaryDirectory(prefix="witness-gate-replay-") as scratch:
         for (module, _), group in sorted(by_group.items()):
             jobs = [jobs_for(name, record)[0] for name, record in group]  # the shrunk payload, forked, alone
-            condition = group[0][1].get("condition", {})
+            condition = group[0][1].condition or {}
             found = _interpreter(
                 module,
                 jobs,
                 [[job.recorded_seed for job in jobs]],
-                group[0][1]["hash_secret"],
+                group[0][1].hash_secret,
                 seeds.check_pid_offset(lock, module),
                 condition,
                 plan,
@@ -268,7 +269,7 @@ def probe_settings(lock: dict[str, Any]) -> list[tuple[str, int, dict[str, int]]
 
 def _probe(
     module: str,
-    witnesses: list[tuple[str, dict[str, Any], WitnessReplays]],
+    witnesses: list[tuple[str, Witness, WitnessReplays]],
     index: int,
     secret: int,
     condition: dict[str, str],
@@ -328,20 +329,20 @@ def _probe(
 _MISSING: dict[str, Any] = {"kind": "missing"}
 
 
-def search_came_and_went(record: dict[str, Any]) -> bool:
+def search_came_and_went(record: Witness) -> bool:
     """Whether Hypothesis saw the witness's failure come and go while shrinking. A search
     the failing call ended (a crash, a hang, a broken channel) is unshrunk too, but it saw
     one failure and nothing else: escalating it would only replay a certainty. So did a
     @given test's failure Hypothesis saved no choices for (its witness is the search up to
     it, `protocol`)."""
     stopped_at_it = (
-        "given" in record and "search" in record["payload"]
+        record.failing_example is not None and "search" in record.shrunk.payload
     )  # a @given test's search, run to the case that failed
     return (
-        record["origin"] == "search"
-        and not record["fully_shrunk"]
+        record.origin == "search"
+        and not record.fully_shrunk
         and not stopped_at_it
-        and record["evidence"]["kind"] not in ENDED_CALL_KINDS
+        and record.evidence["kind"] not in ENDED_CALL_KINDS
     )
 
 

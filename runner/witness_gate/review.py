@@ -607,7 +607,7 @@ def _orphaned_corpus(repo: Path, tree: str, config: GateConfig, scratch: Path) -
         name = path[len(prefix) :]
         (scratch / name).write_bytes(data)
         try:
-            entries[name] = witness.load(scratch / name)
+            entries[name] = witness.read(scratch / name)
         except WitnessGateError as error:
             problems.append(str(error).replace(str(scratch / name), path))
     gated = [entry.rstrip("/") for suite in config.suites for entry in suite.properties]

@@ -62,7 +62,7 @@ def run(
     if diff.paths_sha256 != report["diff"]["paths_sha256"]:
         checks.append(Check("report matches diff", False, "the report was made from another changed-file list"))
     entries = {e["file"]: e for e in report["witnesses"]}
-    replayable: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    replayable: dict[str, list[tuple[str, witness.Witness]]] = {}
     for path, record in witness.load_directory(witnesses_dir, lock):
         entry = entries.get(path.name)
         if entry is None:
@@ -80,7 +80,7 @@ def run(
             )
         )
         if entry["replayed"] != "none":
-            replayable.setdefault(record["property"]["path"], []).append((path.name, record))
+            replayable.setdefault(record.property_module.path, []).append((path.name, record))
     # The import paths the report was replayed with: what classify used, not what this checkout guesses.
     plan = ReplayPlan(
         root, tuple(report["import_paths"]), locks.fixture_path(lock, root), lock, config.replay_timeout_seconds
@@ -90,10 +90,10 @@ def run(
         for name, _ in group:
             checks.append(replay_check(name, entries[name], results[name], report["diff"]))
     for freeze_path in freeze_paths:
-        record = freezes.load(freeze_path)
-        found = freezes.problems(record, lock, report, now, config.max_freeze_hours, as_of)
+        freeze = freezes.load(freeze_path)
+        found = freezes.problems(freeze, lock, report, now, config.max_freeze_hours, as_of)
         checks.append(
-            Check(f"freeze {freeze_path.name}", not found, "; ".join(found) or f"flake, expires {record['expires_at']}")
+            Check(f"freeze {freeze_path.name}", not found, "; ".join(found) or f"flake, expires {freeze['expires_at']}")
         )
     return checks
 
@@ -130,8 +130,8 @@ def replay_check(name: str, entry: dict[str, Any], result: WitnessReplays, diff:
 
 
 def replay_witness(
-    record: dict[str, Any], name: str, lock: dict[str, Any], root: Path, config: GateConfig
+    record: witness.Witness, name: str, lock: dict[str, Any], root: Path, config: GateConfig
 ) -> WitnessReplays:
     """Replays one witness as `classify` does, under the lock's plan."""
     plan = ReplayPlan(root, config.import_paths, locks.fixture_path(lock, root), lock, config.replay_timeout_seconds)
-    return replay_module(record["property"]["path"], [(name, record)], plan)[name]
+    return replay_module(record.property_module.path, [(name, record)], plan)[name]

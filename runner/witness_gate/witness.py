@@ -6,6 +6,8 @@ replay can load exactly the oracle that rejected the payload, or notice it moved
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import json
 import re
@@ -29,16 +31,27 @@ FILE_NAME = re.compile(
 @dataclass(frozen=True)
 class Call:
     """One property call as the runner recorded it: the payload, the global `random`
-    seed it ran under, and the calls that preceded it in the same process."""
+    seed it ran under, and the calls that preceded it in the same process. A witness
+    holds two: its shrunk call and its unshrunk one."""
 
     payload: Any
     random_seed: int
-    history: tuple[dict[str, Any], ...]
+    history: tuple[dict[str, Any], ...]  # entries as the worker replays them, passed on as they are
 
-    def as_record(self) -> dict[str, Any]:
+    # Computed once, not stored: the hash names the witness and is read at every step,
+    # and a payload may be large. `read` refuses a file whose recorded hash differs.
+    @functools.cached_property
+    def witness_hash(self) -> str:
+        return payload_hash(self.payload)
+
+    @classmethod
+    def from_json(cls, record: dict[str, Any]) -> Call:
+        return cls(record["payload"], record["random_seed"], tuple(record["history"]))
+
+    def to_json(self) -> dict[str, Any]:
         return {
             "payload": self.payload,
-            "witness_hash": payload_hash(self.payload),
+            "witness_hash": self.witness_hash,
             "random_seed": self.random_seed,
             "history": list(self.history),
         }
@@ -67,27 +80,112 @@ class PropertySource:
     lines: dict[str, int]  # assertion id -> line of its definition
 
 
-def build(source: PropertySource, lock: dict[str, Any], failure: Failure) -> dict[str, Any]:
-    shrunk = failure.final.as_record()
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "assertion_id": failure.assertion_id,
-        "fixture_digest": lock["fixture"]["sha256"],
-        "witness_hash": shrunk.pop("witness_hash"),
-        **shrunk,
-        "unshrunk": failure.original.as_record(),
-        "hash_secret": failure.hash_secret,
-        "origin": failure.origin,
-        "expect": "reject" if failure.origin == "reject" else "accept",
-        "fully_shrunk": failure.fully_shrunk,
-        "seed": failure.seed,
-        "evidence": failure.evidence,
-        "property": {"path": source.path, "sha256": source.sha256, "line": source.lines.get(failure.assertion_id, 1)},
-        "generator_version": lock["generator_version"],
-        "hypothesis_version": lock["hypothesis_version"],
-        **({"condition": failure.condition} if "conditions" in lock else {}),
-        **({"given": {"failing_example": failure.failing_example}} if failure.failing_example is not None else {}),
-    }
+@dataclass(frozen=True)
+class PropertyModule:
+    """The module that defines a witness's assertion, as it was when the assertion failed."""
+
+    path: str  # repository-relative
+    sha256: str  # of the module's source bytes
+    line: int  # of the assertion's definition
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A witness file as the deciding side reads it (the schema says what each field
+    means). Made once, by `read` from the checked file or by `build` from a failure;
+    `to_json` gives back the file's record exactly, so its bytes and hash never change."""
+
+    schema_version: int  # as read: a version 2 witness is written back as one
+    assertion_id: str
+    fixture_digest: str
+    shrunk: Call  # the file's top-level payload, random_seed and history
+    unshrunk: Call  # the first failing call of the search
+    hash_secret: int
+    origin: str
+    expect: str
+    fully_shrunk: bool
+    seed: int | None
+    # The protocol's evidence record (`protocol.failure_evidence`), the shape replays report too.
+    evidence: dict[str, Any]
+    property_module: PropertyModule
+    generator_version: int
+    hypothesis_version: str
+    condition: dict[str, str] | None  # None when the lock declares no conditions (the file has no `condition`)
+    failing_example: str | None  # a @given test's, as Hypothesis printed it (`given`); None for a property
+
+    @property
+    def witness_hash(self) -> str:
+        """The witness's name in file names, reports and freezes: its shrunk payload's hash."""
+        return self.shrunk.witness_hash
+
+    @property
+    def file_name(self) -> str:
+        return file_name(self.assertion_id, self.witness_hash)
+
+    @classmethod
+    def from_json(cls, record: dict[str, Any]) -> Witness:
+        """From a schema-valid record (`read` checks it, its hashes and its file name)."""
+        module = record["property"]
+        return cls(
+            schema_version=record["schema_version"],
+            assertion_id=record["assertion_id"],
+            fixture_digest=record["fixture_digest"],
+            shrunk=Call.from_json(record),
+            unshrunk=Call.from_json(record["unshrunk"]),
+            hash_secret=record["hash_secret"],
+            origin=record["origin"],
+            expect=record["expect"],
+            fully_shrunk=record["fully_shrunk"],
+            seed=record["seed"],
+            evidence=record["evidence"],
+            property_module=PropertyModule(module["path"], module["sha256"], module["line"]),
+            generator_version=record["generator_version"],
+            hypothesis_version=record["hypothesis_version"],
+            condition=record.get("condition"),
+            failing_example=record["given"]["failing_example"] if "given" in record else None,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The witness file's record (`store.save_artifact` writes it canonically)."""
+        return {
+            "schema_version": self.schema_version,
+            "assertion_id": self.assertion_id,
+            "fixture_digest": self.fixture_digest,
+            **self.shrunk.to_json(),
+            "unshrunk": self.unshrunk.to_json(),
+            "hash_secret": self.hash_secret,
+            "origin": self.origin,
+            "expect": self.expect,
+            "fully_shrunk": self.fully_shrunk,
+            "seed": self.seed,
+            "evidence": self.evidence,
+            "property": dataclasses.asdict(self.property_module),
+            "generator_version": self.generator_version,
+            "hypothesis_version": self.hypothesis_version,
+            **({"condition": self.condition} if self.condition is not None else {}),
+            **({"given": {"failing_example": self.failing_example}} if self.failing_example is not None else {}),
+        }
+
+
+def build(source: PropertySource, lock: dict[str, Any], failure: Failure) -> Witness:
+    return Witness(
+        schema_version=SCHEMA_VERSION,
+        assertion_id=failure.assertion_id,
+        fixture_digest=lock["fixture"]["sha256"],
+        shrunk=failure.final,
+        unshrunk=failure.original,
+        hash_secret=failure.hash_secret,
+        origin=failure.origin,
+        expect="reject" if failure.origin == "reject" else "accept",
+        fully_shrunk=failure.fully_shrunk,
+        seed=failure.seed,
+        evidence=failure.evidence,
+        property_module=PropertyModule(source.path, source.sha256, source.lines.get(failure.assertion_id, 1)),
+        generator_version=lock["generator_version"],
+        hypothesis_version=lock["hypothesis_version"],
+        condition=failure.condition if "conditions" in lock else None,
+        failing_example=failure.failing_example,
+    )
 
 
 # A test method's instance, which Hypothesis prints first: no input of the test's.
@@ -110,30 +208,30 @@ def _cut(text: str) -> str:
     )
 
 
-def shown_inputs(record: dict[str, Any]) -> dict[str, str | None]:
+def shown_inputs(record: Witness) -> dict[str, str | None]:
     """The shrunk input, and the unshrunk one where it differs, as red lines show them. A
     @given test's input is the failing example Hypothesis printed, on one line: its payload
     is a choice sequence only Hypothesis reads."""
-    if "given" in record and record["given"]["failing_example"]:
-        shown = " ".join(line.strip() for line in record["given"]["failing_example"].splitlines())
+    if record.failing_example:
+        shown = " ".join(line.strip() for line in record.failing_example.splitlines())
         return {"input": _cut(_TEST_INSTANCE.sub("", shown)), "unshrunk_input": None}
-    differs = record["unshrunk"]["witness_hash"] != record["witness_hash"]
+    differs = record.unshrunk.witness_hash != record.witness_hash
     return {
-        "input": shown_input(record["payload"]),
-        "unshrunk_input": shown_input(record["unshrunk"]["payload"]) if differs else None,
+        "input": shown_input(record.shrunk.payload),
+        "unshrunk_input": shown_input(record.unshrunk.payload) if differs else None,
     }
 
 
-def calls_before(record: dict[str, Any]) -> int:
+def calls_before(record: Witness) -> int:
     """How many calls preceded the witness's in check: one per history entry of properties;
     a pytest entry stands for the cases of a search (`protocol`) or a test run once."""
-    if "given" not in record:
-        return len(record["history"])
-    return sum(entry["payload"]["calls"] if "search" in entry["payload"] else 1 for entry in record["history"])
+    if record.failing_example is None:  # a property's
+        return len(record.shrunk.history)
+    return sum(entry["payload"]["calls"] if "search" in entry["payload"] else 1 for entry in record.shrunk.history)
 
 
-def file_name(record: dict[str, Any]) -> str:
-    return f"{file_stem(record['assertion_id'])}.{record['witness_hash'][:12]}.json"
+def file_name(assertion_id: str, witness_hash: str) -> str:
+    return f"{file_stem(assertion_id)}.{witness_hash[:12]}.json"
 
 
 # A pytest node id's stem: its module path and its names, each part escaped so that the
@@ -173,23 +271,30 @@ def _escaped(text: str, plain: frozenset[str]) -> str:
     )
 
 
-def load(path: Path) -> dict[str, Any]:
+def read(path: Path) -> Witness:
     """A schema-valid witness whose hashes match its payloads and its file name."""
     record = store.load_artifact(path, "witness")
-    if payload_hash(record["payload"]) != record["witness_hash"]:
+    typed = Witness.from_json(record)
+    if typed.witness_hash != record["witness_hash"]:
         raise WitnessGateError(f"{path}: /witness_hash: does not match the payload (payload edited?)")
-    if payload_hash(record["unshrunk"]["payload"]) != record["unshrunk"]["witness_hash"]:
+    if typed.unshrunk.witness_hash != record["unshrunk"]["witness_hash"]:
         raise WitnessGateError(f"{path}: /unshrunk/witness_hash: does not match the unshrunk payload")
-    if path.name != file_name(record):
+    if path.name != typed.file_name:
         raise WitnessGateError(
-            f"{path}: file name does not match its assertion id and witness hash (expected {file_name(record)})"
+            f"{path}: file name does not match its assertion id and witness hash (expected {typed.file_name})"
         )
-    if "condition" in record:  # replayed under it: held to what a declaration may say
-        conditions.check_condition(record["condition"], f"{path}: /condition")
-    return record
+    if typed.condition is not None:  # replayed under it: held to what a declaration may say
+        conditions.check_condition(typed.condition, f"{path}: /condition")
+    return typed
 
 
-def load_directory(directory: Path, lock: dict[str, Any]) -> list[tuple[Path, dict[str, Any]]]:
+def load(path: Path) -> dict[str, Any]:
+    """The record of a witness file, checked as `read` checks it: for whoever reads the
+    file's own keys (the tests, the benchmarks)."""
+    return read(path).to_json()
+
+
+def load_directory(directory: Path, lock: dict[str, Any]) -> list[tuple[Path, Witness]]:
     """Every witness in `directory`, sorted by file name, all of the lock's fixture."""
     if directory.is_symlink() or not directory.is_dir():
         raise WitnessGateError(f"{directory}: witness directory not found (or not a plain directory)")
@@ -201,8 +306,8 @@ def load_directory(directory: Path, lock: dict[str, Any]) -> list[tuple[Path, di
             raise WitnessGateError(
                 f"{path}: not a witness file name (<property name or escaped test id>.<12 hex>.json)"
             )
-        record = load(path)
-        if record["fixture_digest"] != lock["fixture"]["sha256"]:
+        record = read(path)
+        if record.fixture_digest != lock["fixture"]["sha256"]:
             raise WitnessGateError(
                 f"{path}: /fixture_digest: witness of another fixture than the lock's; re-run check under this pin"
             )
@@ -210,6 +315,6 @@ def load_directory(directory: Path, lock: dict[str, Any]) -> list[tuple[Path, di
     return witnesses
 
 
-def index(directory: Path, names: list[str]) -> dict[str, dict[str, Any]]:
-    """The named witnesses of `directory`, by file name (each checked as `load` does)."""
-    return {name: load(directory / name) for name in names}
+def index(directory: Path, names: list[str]) -> dict[str, Witness]:
+    """The named witnesses of `directory`, by file name (each checked as `read` does)."""
+    return {name: read(directory / name) for name in names}

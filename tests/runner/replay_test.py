@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from witness_gate.replay import search_came_and_went
+from witness_gate.witness import Call, PropertyModule, Witness
 
 
-def record(origin: str, fully_shrunk: bool, kind: str) -> dict:
-    return {
-        "origin": origin,
-        "fully_shrunk": fully_shrunk,
-        "evidence": {"kind": kind, "exception_type": None, "message": ""},
-    }
+def record(origin: str, fully_shrunk: bool, kind: str) -> Witness:
+    call = Call(0, 0, ())
+    return Witness(
+        schema_version=3,
+        assertion_id="prop_x",
+        fixture_digest="0" * 64,
+        shrunk=call,
+        unshrunk=call,
+        hash_secret=0,
+        origin=origin,
+        expect="accept",
+        fully_shrunk=fully_shrunk,
+        seed=None,
+        evidence={"kind": kind, "exception_type": None, "message": ""},
+        property_module=PropertyModule("tests/properties/x_props.py", "0" * 64, 1),
+        generator_version=1,
+        hypothesis_version="6.0.0",
+        condition=None,
+        failing_example=None,
+    )
 
 
 def test_a_search_hypothesis_could_not_finish_shrinking_came_and_went():
@@ -36,10 +53,8 @@ def test_a_fully_shrunk_search_did_not_come_and_go():
 
 def test_a_given_tests_search_up_to_its_failing_case_did_not_come_and_go():
     # Hypothesis saved no choices for it (a KeyboardInterrupt): the witness is the search to that case.
-    stopped = {
-        **record("search", False, "exception"),
-        "given": {"failing_example": ""},
-        "payload": {"search": 1, "calls": 5},
-    }
+    stopped = replace(
+        record("search", False, "exception"), failing_example="", shrunk=Call({"search": 1, "calls": 5}, 0, ())
+    )
     assert not search_came_and_went(stopped)
-    assert search_came_and_went({**stopped, "payload": {"choices": "AA=="}})
+    assert search_came_and_went(replace(stopped, shrunk=Call({"choices": "AA=="}, 0, ())))
