@@ -66,7 +66,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:97eebe39fefbaf2969c5c7dfd16508559efbc2023cd02acfd092989580c03894
+    --hash=sha256:fb6cc25c3c2cd3ce1c2d34799431adc88d2025e68f9b87b2b93fd19f20701822
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \

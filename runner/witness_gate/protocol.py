@@ -137,12 +137,12 @@ def left_out(
     jobs: list[dict[str, Any]],
     index: int,
     slot: int,
-    failed: Mapping[int, Sequence[bool]],
+    failed: Mapping[int, Mapping[int, bool]],
     slots: int,
-    probe_pass: int | None,
+    probe_passes: Sequence[Sequence[int]] | None,
 ) -> bool:
     """Whether a replay interpreter leaves out job `index` at `slot`, `failed` holding each
-    job's outcomes so far in slot order (of `slots`). The worker skips such a replay and the
+    job's outcomes so far by slot (of `slots`). The worker skips such a replay and the
     runner expects no outcome for it: both read this, so neither side can leave out more.
 
     A payload after its history, where the same witness's same payload alone (the forked job
@@ -151,21 +151,20 @@ def left_out(
     alone fails sometimes or never), and history is what makes a red module's replays cost a
     search per earlier test.
 
-    In the probe (`probe_pass`, the slots of one pass of the collector's, whose two passes
-    come first), the collector's second pass of a job the runner marked `settled` (its
-    replays so far all failed, or all passed) whose first pass gave one outcome under every
-    setting: a split the first pass did not show, the second cannot make
-    (`evidence.follows_setting`), and only a mixed witness's cause reads the passes' bursts
-    (`evidence.cause`). The directory-order probe's passes, after them, always run."""
+    In the probe (`probe_passes`: each condition's first slot, its number of settings and
+    of passes, one pass after another), a later pass of a job the runner marked `settled`
+    (its replays so far all failed, or all passed) whose first pass under that condition gave
+    one outcome under every setting: a split the first pass did not show, no later pass can
+    make (`evidence.follows_setting` needs every setting to give the same outcome in every
+    pass), and only a mixed witness's cause reads the passes' bursts (`evidence.cause`)."""
     job = jobs[index]
-    if probe_pass is not None:
-        first = list(failed.get(index, ()))[:probe_pass]
-        return (
-            bool(job.get("settled"))
-            and probe_pass <= slot < 2 * probe_pass
-            and len(first) == probe_pass
-            and len(set(first)) == 1
-        )
+    outcomes = failed.get(index, {})
+    if probe_passes is not None:
+        for first, settings, passes in probe_passes:
+            if first + settings <= slot < first + settings * passes:
+                opening = {outcomes.get(setting) for setting in range(first, first + settings)}
+                return bool(job.get("settled")) and None not in opening and len(opening) == 1
+        return False
     if not job["history"] or not job["fork"]:
         return False
     return any(
@@ -173,8 +172,8 @@ def left_out(
         and not alone["history"]
         and alone["witness"] == job["witness"]
         and alone["payload"] == job["payload"]
-        and len(failed.get(other, ())) == slots
-        and all(failed[other])
+        and len(failed.get(other, {})) == slots
+        and all(failed[other].values())
         for other, alone in enumerate(jobs)
     )
 

@@ -251,10 +251,23 @@ def passing(witnesses: list[tuple[str, Witness]], plan: ReplayPlan) -> set[str]:
 _PROBE_PASSES = {COLLECTOR: 2, DIRECTORY_ORDER: 4}
 
 
+def probe_passes(lock: dict[str, Any]) -> list[list[int]]:
+    """Where each condition's passes lie among the probe's slots (pure): its first slot, its
+    number of settings and of passes, as `protocol.left_out` reads them."""
+    blocks, first = [], 0
+    for probe, count in (
+        (COLLECTOR, len(seeds.collector_settings(lock))),
+        (DIRECTORY_ORDER, len(seeds.directory_settings(lock))),
+    ):
+        blocks.append([first, count, _PROBE_PASSES[probe]])
+        first += count * _PROBE_PASSES[probe]
+    return blocks
+
+
 def probe_settings(lock: dict[str, Any]) -> list[tuple[str, int, dict[str, int]]]:
     """The probe's slots in order (pure): (its variant, the setting's index among its
     condition's, the setting the worker applies), each condition's settings in its
-    `_PROBE_PASSES` passes, the collector's first (`protocol.left_out` reads its two passes)."""
+    `_PROBE_PASSES` passes, the collector's first (`probe_passes` says where each lies)."""
     schedule: dict[str, list[dict[str, int]]] = {
         COLLECTOR: list(seeds.collector_settings(lock)),
         DIRECTORY_ORDER: [{"directory_order": order} for order in seeds.directory_settings(lock)],
@@ -501,7 +514,7 @@ def _interpreter(
         "hung": sorted(hung),
         "seeds": seed_rows,
         "probe": probe,
-        "probe_pass": None if probe is None else len(seeds.collector_settings(lock)),
+        "probe_passes": None if probe is None else probe_passes(lock),
         "condition": condition,
         "pid_offset": pid_offset,
         "layout_seed": seeds.process_layout(lock, pid_offset),
@@ -544,13 +557,21 @@ def _interpreter(
                 break
             wait = plan.timeout + request["spacing_seconds"] + WORKER_SLACK_SECONDS
     results: dict[tuple[int, int], tuple[bool, dict[str, Any] | None]] = {}
-    failed: dict[int, list[bool]] = {}  # each job's outcomes in slot order, up to its first unreported slot
-    for job_index, slot in sorted(wanted):
-        if (job_index, slot) in outcomes and len(failed.setdefault(job_index, [])) == slot:
-            failed[job_index].append(outcomes[job_index, slot][0])
+    # Each job's outcomes by slot, as the worker knew them: up to its first slot that was
+    # neither reported nor left out.
+    failed: dict[int, dict[int, bool]] = defaultdict(dict)
+    left: set[tuple[int, int]] = set()
+    for job_index in range(len(jobs)):
+        for slot in range(len(seed_rows)):
+            if (job_index, slot) in outcomes:
+                failed[job_index][slot] = outcomes[job_index, slot][0]
+            elif protocol.left_out(request["jobs"], job_index, slot, failed, len(seed_rows), request["probe_passes"]):
+                left.add((job_index, slot))
+            else:
+                break
     for key in sorted(wanted):
-        if key not in outcomes and protocol.left_out(
-            request["jobs"], *key, failed, len(seed_rows), request["probe_pass"]
+        if key not in outcomes and (
+            key in left or protocol.left_out(request["jobs"], *key, failed, len(seed_rows), request["probe_passes"])
         ):
             continue  # a replay that decides nothing, which the worker leaves out too
         if key[0] in missing:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from witness_gate import seeds
-from witness_gate.replay import probe_settings
+from witness_gate.replay import probe_passes, probe_settings
 
 LOCK = {"seed_schedule": [12345], "max_examples": 100}
 
@@ -56,6 +56,19 @@ def test_the_probe_runs_the_collector_s_passes_then_the_directory_order_s():
     ]
     # Nothing but the collector in the collector's slots, nothing but the order in the others'.
     assert all(set(setting) == {"allocate_per_mille"} for variant, _, setting in slots if variant == "collector")
+
+
+def test_the_passes_left_out_are_read_where_the_probe_lays_them():
+    # protocol.left_out reads each condition's passes from probe_passes: each block's slots
+    # are its condition's settings in order, pass after pass, and the blocks cover the probe.
+    slots, covered = probe_settings(LOCK), 0
+    for first, settings, passes in probe_passes(LOCK):
+        assert first == covered
+        block = slots[first : first + settings * passes]
+        assert len({variant for variant, _, _ in block}) == 1
+        assert [index for _, index, _ in block] == list(range(settings)) * passes
+        covered += settings * passes
+    assert covered == len(slots)
 
 
 _LISTINGS = """

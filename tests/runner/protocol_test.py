@@ -38,31 +38,50 @@ def _job(witness: str, payload: object, history: list | None = None, fork: bool 
 JOBS = [_job("w", {"n": 1}), _job("w", {"n": 1}, history=[{"payload": {"n": 0}}]), _job("w", {"n": 1}, fork=False)]
 
 
+def _by_slot(outcomes: list[bool], first: int = 0) -> dict[int, bool]:
+    return dict(enumerate(outcomes, start=first))
+
+
 def test_a_payload_after_its_history_is_left_out_only_where_it_failed_alone_in_every_slot():
-    assert left_out(JOBS, 1, 0, {0: [True] * 5}, 5, None)
+    assert left_out(JOBS, 1, 0, {0: _by_slot([True] * 5)}, 5, None)
     assert not left_out(
-        JOBS, 1, 0, {0: [True, True, False, True, True]}, 5, None
+        JOBS, 1, 0, {0: _by_slot([True, True, False, True, True])}, 5, None
     )  # alone passed once: history may tell why
-    assert not left_out(JOBS, 1, 0, {0: [False] * 5}, 5, None)
-    assert not left_out(JOBS, 1, 0, {0: [True] * 4}, 5, None)  # a slot unreported is no "every slot"
+    assert not left_out(JOBS, 1, 0, {0: _by_slot([False] * 5)}, 5, None)
+    assert not left_out(JOBS, 1, 0, {0: _by_slot([True] * 4)}, 5, None)  # a slot unreported is no "every slot"
     assert not left_out(JOBS, 1, 0, {}, 5, None)
     # Only the same witness's same payload alone speaks for it; the other jobs are never left out.
     other = [_job("v", {"n": 1}), JOBS[1]]
-    assert not left_out(other, 1, 0, {0: [True] * 5}, 5, None)
-    assert not left_out([_job("w", {"n": 2}), JOBS[1]], 1, 0, {0: [True] * 5}, 5, None)
-    assert not left_out(JOBS, 0, 0, {0: [True] * 5}, 5, None)
-    assert not left_out(JOBS, 2, 0, {0: [True] * 5}, 5, None)
+    assert not left_out(other, 1, 0, {0: _by_slot([True] * 5)}, 5, None)
+    assert not left_out([_job("w", {"n": 2}), JOBS[1]], 1, 0, {0: _by_slot([True] * 5)}, 5, None)
+    assert not left_out(JOBS, 0, 0, {0: _by_slot([True] * 5)}, 5, None)
+    assert not left_out(JOBS, 2, 0, {0: _by_slot([True] * 5)}, 5, None)
 
 
-def test_the_probes_second_pass_is_left_out_only_for_a_settled_job_whose_first_pass_agreed():
+# The probe as `replay.probe_passes` lays it out: twelve collector settings in two passes,
+# then six directory orders in four.
+PASSES = [[0, 12, 2], [24, 6, 4]]
+
+
+def test_a_probes_later_passes_are_left_out_only_for_a_settled_job_whose_first_pass_agreed():
     settled, mixed = [_job("w", {"n": 1}, settled=True)], [_job("w", {"n": 1})]
-    assert left_out(settled, 0, 12, {0: [True] * 12}, 24, 12)
-    assert left_out(settled, 0, 23, {0: [False] * 12}, 24, 12)
-    assert not left_out(settled, 0, 11, {0: [True] * 11}, 24, 12)  # the first pass always runs
+    assert left_out(settled, 0, 12, {0: _by_slot([True] * 12)}, 48, PASSES)
+    assert left_out(settled, 0, 23, {0: _by_slot([False] * 12)}, 48, PASSES)
+    assert not left_out(settled, 0, 11, {0: _by_slot([True] * 11)}, 48, PASSES)  # the first pass always runs
     assert not left_out(
-        settled, 0, 12, {0: [True] * 11 + [False]}, 24, 12
+        settled, 0, 12, {0: _by_slot([True] * 11 + [False])}, 48, PASSES
     )  # a split: the second pass confirms it or breaks it
-    assert not left_out(mixed, 0, 12, {0: [True] * 12}, 24, 12)  # a mixed witness's cause reads both passes' bursts
-    # The directory-order probe's passes follow the collector's two: they always run.
-    assert not left_out(settled, 0, 24, {0: [True] * 12}, 48, 12)
-    assert not left_out(settled, 0, 47, {0: [True] * 12 + [False] * 23}, 48, 12)
+    assert not left_out(mixed, 0, 12, {0: _by_slot([True] * 12)}, 48, PASSES)  # a mixed witness's cause reads bursts
+    # The directory order's later passes read its own first pass, whatever the collector's showed.
+    collector_split = _by_slot([True] * 11 + [False])
+    orders_agree = {**collector_split, **_by_slot([True] * 6, first=24)}
+    orders_split = {**collector_split, **_by_slot([True] * 5 + [False], first=24)}
+    orders_unfinished = {**collector_split, **_by_slot([True] * 5, first=24)}
+    assert not left_out(settled, 0, 24, {0: collector_split}, 48, PASSES)  # its first pass always runs
+    assert not left_out(settled, 0, 29, {0: orders_unfinished}, 48, PASSES)
+    assert left_out(settled, 0, 30, {0: orders_agree}, 48, PASSES)
+    assert left_out(settled, 0, 47, {0: orders_agree}, 48, PASSES)
+    assert not left_out(settled, 0, 30, {0: orders_split}, 48, PASSES)
+    assert not left_out(settled, 0, 30, {0: orders_unfinished}, 48, PASSES)
+    assert not left_out(mixed, 0, 30, {0: orders_agree}, 48, PASSES)
+    assert not left_out(settled, 0, 48, {0: orders_agree}, 49, PASSES)  # past every pass

@@ -405,12 +405,12 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
     # then costs little, and a collection in a replay looks only at what the replay made.
     gc.freeze()
 
-    outcomes: dict[int, list[bool]] = defaultdict(list)  # failed, by job and slot: what `protocol.left_out` reads
+    outcomes: dict[int, dict[int, bool]] = defaultdict(dict)  # failed, by job and slot: what `protocol.left_out` reads
 
     def report(index: int, slot: int, evidence: dict[str, Any] | None) -> None:
         if evidence is not None and evidence["kind"] == EvidenceKind.TIMEOUT:
             hung.add(jobs[index]["witness"])
-        outcomes[index].append(evidence is not None)
+        outcomes[index][slot] = evidence is not None
         channel.send(
             {"event": Event.OUTCOME, "job": index, "slot": slot, "failed": evidence is not None, "evidence": evidence}
         )
@@ -462,7 +462,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
         ([index for index in runnable if jobs[index]["fork"] and jobs[index]["history"]], 0.0),
         ([index for index in runnable if not jobs[index]["fork"]], spacing),
     ]
-    slots, probe_pass = len(request["seeds"]), request.get("probe_pass")
+    slots, probe_passes = len(request["seeds"]), request.get("probe_passes")
     for batch, pause in passes:
         if not batch:
             continue
@@ -470,7 +470,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
         for slot, row in enumerate(request["seeds"]):
             time.sleep(max(0.0, start + slot * pause - time.monotonic()))
             for index in batch:
-                if not protocol.left_out(jobs, index, slot, outcomes, slots, probe_pass):
+                if not protocol.left_out(jobs, index, slot, outcomes, slots, probe_passes):
                     run(index, slot, row[index])
 
 
