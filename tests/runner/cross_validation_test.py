@@ -15,10 +15,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE, SampleRepo, add_flaky_property
+from conftest import SampleRepo, add_flaky_property
 from gate_test import BUG, IMPL, freeze_flake
 
-from support.review_repo import graph_document
+from support.review_repo import buggy, graph_document, review_repo
 from witness_gate import schemas
 from witness_gate.errors import WitnessGateError
 
@@ -40,7 +40,7 @@ def produce_artifacts(repo: SampleRepo) -> list[tuple[str, Path]]:
     freeze_flake(repo, out="collected/freeze.json")
     repo.gate(IMPL)
     shutil.copytree(repo.root / ".artifacts/gate", repo.root / "collected/flake")
-    produce_review(repo.root / "review-repo", repo.root / "collected/review")
+    produce_review(repo.root / "review-work", repo.root / "collected/review")
     # The plugin's goal runs under Pants (tests/rules/suites_test.py); its document for the example, as it prints it.
     (repo.root / "collected/suites.json").write_text(
         json.dumps(graph_document("0" * 40), sort_keys=True, separators=(",", ":")) + "\n"
@@ -58,34 +58,14 @@ def produce_artifacts(repo: SampleRepo) -> list[tuple[str, Path]]:
     return produced
 
 
-def produce_review(root: Path, out: Path) -> None:
+def produce_review(work: Path, out: Path) -> None:
     """A pull request with the bug, reviewed: review.json and its suite's gate directory."""
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".artifacts", "__pycache__", "BUILD"))
-
-    def git(*args: str) -> None:
-        subprocess.run(
-            ["git", "-c", "user.email=x@witness-gate", "-c", "user.name=x", *args],
-            cwd=root,
-            check=True,
-            capture_output=True,
-        )
-
-    git("init", "-q", "-b", "main")
-    git("add", "-A")
-    git("commit", "-q", "-m", "base")
-    git("checkout", "-q", "-b", "patch")
-    pricing = root / IMPL
-    pricing.write_text(pricing.read_text().replace(*BUG))
-    git("commit", "-q", "-am", "bug")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path)}
-    done = subprocess.run(
-        [sys.executable, "-m", "witness_gate", "review", "--base", "main", "--head", "patch", "--out", str(out)],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    repo = review_repo(work)
+    buggy(repo)
+    repo.commit("bug")
+    done = repo.review()
     assert done.returncode == 1, done.stdout + done.stderr
+    shutil.copytree(work / "out", out)
 
 
 def broken_copies(schema: str, path: Path, out_dir: Path) -> list[tuple[str, Path]]:
