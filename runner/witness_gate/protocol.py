@@ -152,18 +152,24 @@ def left_out(
     search per earlier test.
 
     In the probe (`probe_passes`: each condition's first slot, its number of settings and
-    of passes, one pass after another), a later pass of a job the runner marked `settled`
-    (its replays so far all failed, or all passed) whose first pass under that condition gave
-    one outcome under every setting: a split the first pass did not show, no later pass can
-    make (`evidence.follows_setting` needs every setting to give the same outcome in every
-    pass), and only a mixed witness's cause reads the passes' bursts (`evidence.cause`)."""
+    of passes, one pass after another, and whether a cause reads its passes' bursts), a
+    later pass where the outcomes so far under that condition rule out a split by setting
+    (`evidence.follows_setting` needs every setting to give the same outcome in every pass,
+    and some settings to fail where others pass): its first pass gave one outcome under
+    every setting, or a setting has already given both. Of a condition whose bursts a mixed
+    witness's cause reads (the collector's, `evidence.cause`), only the later passes of a
+    job the runner marked `settled` (its replays so far all failed, or all passed) whose
+    first pass gave one outcome."""
     job = jobs[index]
     outcomes = failed.get(index, {})
     if probe_passes is not None:
-        for first, settings, passes in probe_passes:
+        for first, settings, passes, bursts_read in probe_passes:
             if first + settings <= slot < first + settings * passes:
-                opening = {outcomes.get(setting) for setting in range(first, first + settings)}
-                return bool(job.get("settled")) and None not in opening and len(opening) == 1
+                if bursts_read:
+                    return bool(job.get("settled")) and _one_outcome_opening(outcomes, first, settings)
+                return _one_outcome_opening(outcomes, first, settings) or _a_setting_gave_both(
+                    outcomes, first, settings, slot
+                )
         return False
     if not job["history"] or not job["fork"]:
         return False
@@ -176,6 +182,21 @@ def left_out(
         and all(failed[other].values())
         for other, alone in enumerate(jobs)
     )
+
+
+def _one_outcome_opening(outcomes: Mapping[int, bool], first: int, settings: int) -> bool:
+    """Whether a condition's first pass, every setting of it reported, gave one outcome."""
+    opening = {outcomes.get(setting) for setting in range(first, first + settings)}
+    return None not in opening and len(opening) == 1
+
+
+def _a_setting_gave_both(outcomes: Mapping[int, bool], first: int, settings: int, slot: int) -> bool:
+    """Whether one of a condition's settings has failed and passed in the slots before `slot`."""
+    seen: dict[int, set[bool]] = {}
+    for earlier in range(first, slot):
+        if earlier in outcomes:
+            seen.setdefault((earlier - first) % settings, set()).add(outcomes[earlier])
+    return any(len(both) == 2 for both in seen.values())
 
 
 # --- signing -------------------------------------------------------------------------

@@ -253,13 +253,14 @@ _PROBE_PASSES = {COLLECTOR: 2, DIRECTORY_ORDER: 4}
 
 def probe_passes(lock: dict[str, Any]) -> list[list[int]]:
     """Where each condition's passes lie among the probe's slots (pure): its first slot, its
-    number of settings and of passes, as `protocol.left_out` reads them."""
+    number of settings and of passes, and 1 where a mixed witness's cause reads its passes'
+    bursts (the collector's, `evidence.cause`), as `protocol.left_out` reads them."""
     blocks, first = [], 0
     for probe, count in (
         (COLLECTOR, len(seeds.collector_settings(lock))),
         (DIRECTORY_ORDER, len(seeds.directory_settings(lock))),
     ):
-        blocks.append([first, count, _PROBE_PASSES[probe]])
+        blocks.append([first, count, _PROBE_PASSES[probe], int(probe == COLLECTOR)])
         first += count * _PROBE_PASSES[probe]
     return blocks
 

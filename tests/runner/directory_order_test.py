@@ -62,10 +62,11 @@ def test_the_passes_left_out_are_read_where_the_probe_lays_them():
     # protocol.left_out reads each condition's passes from probe_passes: each block's slots
     # are its condition's settings in order, pass after pass, and the blocks cover the probe.
     slots, covered = probe_settings(LOCK), 0
-    for first, settings, passes in probe_passes(LOCK):
+    for first, settings, passes, bursts_read in probe_passes(LOCK):
         assert first == covered
         block = slots[first : first + settings * passes]
         assert len({variant for variant, _, _ in block}) == 1
+        assert bursts_read == (block[0][0] == "collector")  # the one whose bursts evidence.cause reads
         assert [index for _, index, _ in block] == list(range(settings)) * passes
         covered += settings * passes
     assert covered == len(slots)

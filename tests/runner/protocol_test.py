@@ -58,12 +58,12 @@ def test_a_payload_after_its_history_is_left_out_only_where_it_failed_alone_in_e
     assert not left_out(JOBS, 2, 0, {0: _by_slot([True] * 5)}, 5, None)
 
 
-# The probe as `replay.probe_passes` lays it out: twelve collector settings in two passes,
-# then six directory orders in four.
-PASSES = [[0, 12, 2], [24, 6, 4]]
+# The probe as `replay.probe_passes` lays it out: twelve collector settings in two passes
+# (a mixed witness's cause reads their bursts), then six directory orders in four.
+PASSES = [[0, 12, 2, 1], [24, 6, 4, 0]]
 
 
-def test_a_probes_later_passes_are_left_out_only_for_a_settled_job_whose_first_pass_agreed():
+def test_the_collectors_second_pass_is_left_out_only_for_a_settled_job_whose_first_pass_agreed():
     settled, mixed = [_job("w", {"n": 1}, settled=True)], [_job("w", {"n": 1})]
     assert left_out(settled, 0, 12, {0: _by_slot([True] * 12)}, 48, PASSES)
     assert left_out(settled, 0, 23, {0: _by_slot([False] * 12)}, 48, PASSES)
@@ -72,16 +72,26 @@ def test_a_probes_later_passes_are_left_out_only_for_a_settled_job_whose_first_p
         settled, 0, 12, {0: _by_slot([True] * 11 + [False])}, 48, PASSES
     )  # a split: the second pass confirms it or breaks it
     assert not left_out(mixed, 0, 12, {0: _by_slot([True] * 12)}, 48, PASSES)  # a mixed witness's cause reads bursts
-    # The directory order's later passes read its own first pass, whatever the collector's showed.
-    collector_split = _by_slot([True] * 11 + [False])
-    orders_agree = {**collector_split, **_by_slot([True] * 6, first=24)}
-    orders_split = {**collector_split, **_by_slot([True] * 5 + [False], first=24)}
-    orders_unfinished = {**collector_split, **_by_slot([True] * 5, first=24)}
-    assert not left_out(settled, 0, 24, {0: collector_split}, 48, PASSES)  # its first pass always runs
-    assert not left_out(settled, 0, 29, {0: orders_unfinished}, 48, PASSES)
-    assert left_out(settled, 0, 30, {0: orders_agree}, 48, PASSES)
-    assert left_out(settled, 0, 47, {0: orders_agree}, 48, PASSES)
-    assert not left_out(settled, 0, 30, {0: orders_split}, 48, PASSES)
-    assert not left_out(settled, 0, 30, {0: orders_unfinished}, 48, PASSES)
-    assert not left_out(mixed, 0, 30, {0: orders_agree}, 48, PASSES)
-    assert not left_out(settled, 0, 48, {0: orders_agree}, 49, PASSES)  # past every pass
+    broken = _by_slot([True] * 11 + [False] + [False])  # setting 0 failed, then passed: no split, but bursts
+    assert not left_out(settled, 0, 13, {0: broken}, 48, PASSES)
+
+
+def test_the_directory_orders_later_passes_are_left_out_once_no_split_by_order_can_show():
+    settled, mixed = [_job("w", {"n": 1}, settled=True)], [_job("w", {"n": 1})]
+    collector = _by_slot([True] * 11 + [False])  # the collector's outcomes do not speak for the order's
+    agree = {**collector, **_by_slot([True] * 6, first=24)}
+    split = {**collector, **_by_slot([True] * 5 + [False], first=24)}
+    unfinished = {**collector, **_by_slot([True] * 5, first=24)}
+    for job in (settled, mixed):  # only follows_setting reads these replays
+        assert not left_out(job, 0, 24, {0: collector}, 48, PASSES)  # the first pass always runs
+        assert not left_out(job, 0, 29, {0: unfinished}, 48, PASSES)
+        assert left_out(job, 0, 30, {0: agree}, 48, PASSES)
+        assert left_out(job, 0, 47, {0: agree}, 48, PASSES)
+        assert not left_out(job, 0, 30, {0: split}, 48, PASSES)  # a split: the later passes confirm or break it
+        assert not left_out(job, 0, 30, {0: unfinished}, 48, PASSES)
+        assert not left_out(job, 0, 35, {0: {**split, **_by_slot([True] * 5 + [False], first=30)}}, 48, PASSES)
+        # Order 0 failed, then passed: whatever comes, the outcomes no longer follow the order.
+        broke = {**split, **_by_slot([False], first=30)}
+        assert left_out(job, 0, 31, {0: broke}, 48, PASSES)
+        assert left_out(job, 0, 47, {0: broke}, 48, PASSES)
+        assert not left_out(job, 0, 48, {0: agree}, 49, PASSES)  # past every pass
