@@ -24,6 +24,8 @@ VARIANTS = ("shrunk", "unshrunk", "shrunk_history", "unshrunk_history", "in_proc
 COLLECTOR = "collector"
 DIRECTORY_ORDER = "directory_order"
 PROBES = {COLLECTOR: "gc", DIRECTORY_ORDER: "directory_order"}
+# The probe whose passes' bursts a mixed witness's cause reads (`cause`: `time`).
+BURST_PROBE = COLLECTOR
 _ISOLATED = ("shrunk", "unshrunk")
 # The witness is the shrunk payload: its replays (alone, after its history, in one
 # process) decide the label. The unshrunk payload decides only when none of those
@@ -326,7 +328,7 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
             "same hash "
             f"secret and seed disagree: it follows {what}"
         )
-    if max(switches) == 1 and _steady_in_a_burst(by_variant.get(COLLECTOR, ())):
+    if max(switches) == 1 and _steady_in_a_burst(by_variant.get(BURST_PROBE, ())):
         return "time", (
             f"fails {failures} of {runs} replays in runs that follow the clock (each interpreter switched at most once "
             "across its spaced slots), not the hash secret or the seed alone: it depends on time"

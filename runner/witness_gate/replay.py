@@ -36,6 +36,7 @@ from typing import Any, cast
 from witness_gate import conditions, protocol, seeds
 from witness_gate.canonical import canonical_bytes
 from witness_gate.evidence import (
+    BURST_PROBE,
     COLLECTOR,
     DIRECTORY_ORDER,
     Replay,
@@ -251,17 +252,22 @@ def passing(witnesses: list[tuple[str, Witness]], plan: ReplayPlan) -> set[str]:
 _PROBE_PASSES = {COLLECTOR: 2, DIRECTORY_ORDER: 4}
 
 
+def _probe_schedule(lock: dict[str, Any]) -> dict[str, list[dict[str, int]]]:
+    """Each probe condition's settings, in the order the probe runs the conditions."""
+    return {
+        COLLECTOR: list(seeds.collector_settings(lock)),
+        DIRECTORY_ORDER: [{"directory_order": order} for order in seeds.directory_settings(lock)],
+    }
+
+
 def probe_passes(lock: dict[str, Any]) -> list[list[int]]:
     """Where each condition's passes lie among the probe's slots (pure): its first slot, its
     number of settings and of passes, and 1 where a mixed witness's cause reads its passes'
-    bursts (the collector's, `evidence.cause`), as `protocol.left_out` reads them."""
+    bursts (`evidence.BURST_PROBE`), as `protocol.left_out` reads them."""
     blocks, first = [], 0
-    for probe, count in (
-        (COLLECTOR, len(seeds.collector_settings(lock))),
-        (DIRECTORY_ORDER, len(seeds.directory_settings(lock))),
-    ):
-        blocks.append([first, count, _PROBE_PASSES[probe], int(probe == COLLECTOR)])
-        first += count * _PROBE_PASSES[probe]
+    for probe, settings in _probe_schedule(lock).items():
+        blocks.append([first, len(settings), _PROBE_PASSES[probe], int(probe == BURST_PROBE)])
+        first += len(settings) * _PROBE_PASSES[probe]
     return blocks
 
 
@@ -269,13 +275,9 @@ def probe_settings(lock: dict[str, Any]) -> list[tuple[str, int, dict[str, int]]
     """The probe's slots in order (pure): (its variant, the setting's index among its
     condition's, the setting the worker applies), each condition's settings in its
     `_PROBE_PASSES` passes, the collector's first (`probe_passes` says where each lies)."""
-    schedule: dict[str, list[dict[str, int]]] = {
-        COLLECTOR: list(seeds.collector_settings(lock)),
-        DIRECTORY_ORDER: [{"directory_order": order} for order in seeds.directory_settings(lock)],
-    }
     return [
         (probe, index, setting)
-        for probe, settings in schedule.items()
+        for probe, settings in _probe_schedule(lock).items()
         for _ in range(_PROBE_PASSES[probe])
         for index, setting in enumerate(settings)
     ]
