@@ -32,7 +32,6 @@ import functools
 import itertools
 import json
 import os
-import py_compile
 import secrets
 import select
 import shutil
@@ -46,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from witness_gate import cgroups, conditions, launcher, protocol, seccomp
+from witness_gate import bytecode, cgroups, conditions, launcher, protocol, seccomp
 from witness_gate.errors import SetupFailed, Stopped, WitnessGateError
 
 # The worker's first act sends its standard error to /dev/null: whatever reaches the
@@ -262,39 +261,6 @@ def _interpreter_paths() -> list[tuple[Path, Path]]:
     # installation its standard library comes from.
     paths = [Path(sys.executable).absolute(), Path(sys.prefix), Path(sys.base_prefix)]
     return [(path.resolve(), path) for path in paths]
-
-
-_bytecode_lock = threading.Lock()
-
-
-def _runner_bytecode() -> None:
-    """Once per process, under a lock (a round's threads start workers at once): the bytecode
-    of the runner's own modules that has none beside it (`_written_runner_bytecode`)."""
-    with _bytecode_lock:
-        _written_runner_bytecode()
-
-
-@functools.cache
-def _written_runner_bytecode() -> None:
-    """Writes the bytecode Python would write for the runner's modules that lack it, where
-    the install lets it and the caller did not say -B: workers run with -B, so one that
-    imports a module this process never imported (the worker side) compiled it from source
-    at each start, 0.05 s of CPU, a sixth of a replay interpreter's start. Hash-checked
-    pycs (`--check-hash-based-pycs always` in workers): none can ever stand for other source."""
-    if sys.dont_write_bytecode:
-        return
-    for source in sorted(Path(__file__).resolve().parent.rglob("*.py")):
-        # Beside the source, not importlib.util.cache_from_source: that honours this process's
-        # PYTHONPYCACHEPREFIX, which the workers' fixed environment does not carry.
-        cached = source.parent / "__pycache__" / f"{source.stem}.{sys.implementation.cache_tag}.pyc"
-        if cached.exists():
-            continue
-        try:
-            py_compile.compile(
-                str(source), str(cached), doraise=True, invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH
-            )
-        except (OSError, py_compile.PyCompileError):  # a read-only install: its workers compile, as before
-            return
 
 
 _link_targets_lock = threading.Lock()
@@ -540,7 +506,7 @@ class Worker:
         channel: tuple[int, int],
     ) -> subprocess.Popen[bytes]:
         import_path = worker_path(root)
-        _runner_bytecode()
+        bytecode.write_for_workers(import_path)
         descriptors: tuple[int, ...]
         if bwrap is None:
             argv = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), str(request_path)]

@@ -284,44 +284,6 @@ def test_workers_compile_the_source_they_see_rather_than_trust_committed_bytecod
     assert_red(repo.review(), CAUGHT)
 
 
-def _runner_copy(tmp_path: Path) -> Path:
-    """The runner's package, copied without its bytecode, where a process can write it."""
-    copy = tmp_path / "runner"
-    shutil.copytree(
-        Path(witness_gate.__file__).parent, copy / "witness_gate", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    return copy
-
-
-def _python(runner: Path, code: str, *flags: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(runner)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return subprocess.run(
-        [sys.executable, *flags, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=True
-    )
-
-
-def test_the_runners_own_bytecode_is_written_hash_checked_so_it_never_stands_for_other_source(tmp_path: Path):
-    # Workers run with -B, so the runner writes its worker-side modules' bytecode once. A pyc
-    # the interpreter trusted without the source (unchecked hash, or a timestamp a copy can
-    # keep) would run old code after the source changed: the edit below must show.
-    runner = _runner_copy(tmp_path)
-    _python(runner, "from witness_gate import sandbox; sandbox._written_runner_bytecode()")
-    sources = sorted((runner / "witness_gate").rglob("*.py"))
-    written = [
-        source.parent / "__pycache__" / f"{source.stem}.{sys.implementation.cache_tag}.pyc" for source in sources
-    ]
-    assert all(pyc.is_file() for pyc in written), [str(pyc) for pyc in written if not pyc.is_file()]
-    # PEP 552: bit 0 of the header's flags says hash-based, bit 1 "check the source". The
-    # worker side is what this process never imported (Python wrote the rest as it imports).
-    worker_side = [pyc for pyc in written if pyc.parent.parent.name == "worker"]
-    assert worker_side and {int.from_bytes(pyc.read_bytes()[4:8], "little") for pyc in worker_side} == {0b11}
-    module = runner / "witness_gate/worker/heap_layout.py"
-    module.write_text(module.read_text() + "\nEDITED_AFTER_THE_BYTECODE = True\n")
-    shown = _python(runner, "from witness_gate.worker import heap_layout; print(heap_layout.EDITED_AFTER_THE_BYTECODE)")
-    assert shown.stdout.strip() == "True", shown.stdout + shown.stderr
-
-
 def test_a_symlink_loop_on_the_runners_import_path_is_no_verdict_on_the_patch(repo: Repo, tmp_path: Path):
     # The workers see the targets of the links on the runner's import path; a loop there is the
     # runner's install, never the patch's doing: the bug is still judged, not "blocked" by it.
@@ -332,12 +294,6 @@ def test_a_symlink_loop_on_the_runners_import_path_is_no_verdict_on_the_patch(re
     buggy(repo)
     repo.commit("bug")
     assert_red(repo.review(python_path=[*(os.path.abspath(p) for p in sys.path), str(extra)]), CAUGHT)
-
-
-def test_a_runner_told_not_to_write_bytecode_writes_none(tmp_path: Path):
-    runner = _runner_copy(tmp_path)
-    _python(runner, "from witness_gate import sandbox; sandbox._written_runner_bytecode()", "-B")
-    assert not list(runner.rglob("*.pyc"))
 
 
 EXTENSION = r"""

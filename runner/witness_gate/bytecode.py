@@ -1,0 +1,104 @@
+"""The bytecode workers read, written once per runner process where the install lets it.
+
+Workers run with -B (`sandbox`), so a module with no bytecode beside its source is compiled
+from source at every worker's start. Python writes bytecode as a process imports, but the
+runner never imports the worker side of its own package, nor Hypothesis, and pytest's
+assertion rewriting caches Hypothesis under a tag of its own: in a fresh PEX or Pants venv,
+which holds no bytecode, every replay interpreter compiled Hypothesis again (0.1 s of CPU,
+a third of its start), and the worker side of the runner (0.05 s).
+
+Only the runner's own installation is compiled, never the tree under review: its package,
+and the distributions every worker imports (`WORKER_DISTRIBUTIONS` and what they require,
+extras aside), looked up on the workers' import path, which leaves out the tree and the
+working directory (`sandbox.worker_path`), each file inside its distribution's directory.
+The pycs are hash-checked (workers run with `--check-hash-based-pycs always`): none can
+ever stand for other source.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import os
+import py_compile
+import re
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+# What a worker imports besides the runner: Hypothesis always (`worker.property_module`),
+# pytest for a module of `@given` tests (`worker.pytest_module`).
+WORKER_DISTRIBUTIONS = ("hypothesis", "pytest")
+
+_lock = threading.Lock()
+
+
+def write_for_workers(import_path: Sequence[str]) -> None:
+    """Once per process and import path, under a lock (a round's threads start workers at
+    once): the bytecode of the runner's installation that has none beside it."""
+    with _lock:
+        _written(tuple(import_path))
+
+
+@functools.cache
+def _written(import_path: tuple[str, ...]) -> None:
+    if sys.dont_write_bytecode:  # the caller said -B
+        return
+    runner = Path(__file__).resolve().parent
+    _compile(sorted(runner.rglob("*.py")))
+    for distribution in _closure(WORKER_DISTRIBUTIONS, import_path):
+        _compile(_sources(distribution))
+
+
+def _compile(sources: Iterator[Path] | list[Path]) -> None:
+    for source in sources:
+        # Beside the source, not importlib.util.cache_from_source: that honours this process's
+        # PYTHONPYCACHEPREFIX, which the workers' fixed environment does not carry.
+        cached = source.parent / "__pycache__" / f"{source.stem}.{sys.implementation.cache_tag}.pyc"
+        if cached.exists():
+            continue
+        try:
+            py_compile.compile(
+                str(source), str(cached), doraise=True, invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH
+            )
+        except (OSError, py_compile.PyCompileError):  # a read-only install: its workers compile, as before
+            return
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503's normalized name
+
+
+_REQUIRED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _closure(names: Sequence[str], import_path: tuple[str, ...]) -> list[importlib.metadata.Distribution]:
+    """The distributions named and those they require, found on `import_path` only; the first
+    of a name there wins, as an import would."""
+    found: dict[str, importlib.metadata.Distribution] = {}
+    for distribution in importlib.metadata.distributions(path=list(import_path)):
+        found.setdefault(_key(distribution.metadata["Name"] or ""), distribution)
+    chosen: dict[str, importlib.metadata.Distribution] = {}
+    wanted = [_key(name) for name in names]
+    while wanted:
+        name = wanted.pop()
+        if name in chosen or name not in found:
+            continue
+        chosen[name] = found[name]
+        for requirement in found[name].requires or ():
+            named = _REQUIRED_NAME.match(requirement)
+            if named and "extra" not in requirement.partition(";")[2]:
+                wanted.append(_key(named.group()))
+    return [chosen[name] for name in sorted(chosen)]
+
+
+def _sources(distribution: importlib.metadata.Distribution) -> Iterator[Path]:
+    """Its Python sources as its record lists them, each inside its directory. Named as an
+    import finds them (a venv may link its files elsewhere): the pyc goes where it looks."""
+    home = Path(os.path.normpath(str(distribution.locate_file(""))))
+    for file in distribution.files or ():
+        if file.suffix == ".py":
+            source = Path(os.path.normpath(str(distribution.locate_file(file))))
+            if source.is_relative_to(home) and source.is_file():
+                yield source
