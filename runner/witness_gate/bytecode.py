@@ -11,20 +11,25 @@ Only the runner's own installation is compiled, never the tree under review: its
 and the distributions every worker imports (`WORKER_DISTRIBUTIONS` and what they require,
 extras aside), looked up on the workers' import path, which leaves out the tree and the
 working directory (`sandbox.worker_path`), each file inside its distribution's directory.
-The pycs are hash-checked (workers run with `--check-hash-based-pycs always`): none can
-ever stand for other source.
+The pycs are hash-checked (workers run with `--check-hash-based-pycs always`) and compiled
+without optimization (workers run without -O), and any other pyc where a worker looks for
+them is replaced: none stands for other source. The installation itself is trusted, as the
+runner's own imports trust it (`integrity` checks a PEX's); a distribution that links a
+directory elsewhere has its files compiled there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.metadata
+import importlib.util
 import os
 import py_compile
 import re
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 # What a worker imports besides the runner: Hypothesis always (`worker.property_module`),
@@ -36,7 +41,8 @@ _lock = threading.Lock()
 
 def write_for_workers(import_path: Sequence[str]) -> None:
     """Once per process and import path, under a lock (a round's threads start workers at
-    once): the bytecode of the runner's installation that has none beside it."""
+    once). Never a verdict: an install it cannot read or write only leaves workers to
+    compile, as before."""
     with _lock:
         _written(tuple(import_path))
 
@@ -45,25 +51,62 @@ def write_for_workers(import_path: Sequence[str]) -> None:
 def _written(import_path: tuple[str, ...]) -> None:
     if sys.dont_write_bytecode:  # the caller said -B
         return
-    runner = Path(__file__).resolve().parent
-    _compile(sorted(runner.rglob("*.py")))
-    for distribution in _closure(WORKER_DISTRIBUTIONS, import_path):
-        _compile(_sources(distribution))
+    with contextlib.suppress(OSError):
+        runner = _runner_package(import_path)
+        if runner is not None:
+            _compile(sorted(runner.rglob("*.py")))
+        for distribution in _closure(WORKER_DISTRIBUTIONS, import_path):
+            _compile(_sources(distribution))
 
 
-def _compile(sources: Iterator[Path] | list[Path]) -> None:
+def _runner_package(import_path: tuple[str, ...]) -> Path | None:
+    """This package where a worker imports it from: the first entry of its path that has it."""
+    for entry in import_path:
+        package = Path(entry, __name__.partition(".")[0])
+        if (package / "__init__.py").is_file():
+            return package
+    return None
+
+
+def _compile(sources: Iterable[Path]) -> None:
+    """Each source's bytecode beside it, where a worker's import looks (not through links:
+    a venv may link its files elsewhere), unless a hash-checked pyc of these very bytes is
+    there already. Any other pyc is replaced: a timestamp pyc is trusted on its source's
+    time and size alone, and whoever wrote into the install could have written it. Stops at
+    the first that cannot be written (a read-only install)."""
     for source in sources:
-        # Beside the source, not importlib.util.cache_from_source: that honours this process's
-        # PYTHONPYCACHEPREFIX, which the workers' fixed environment does not carry.
+        # Not importlib.util.cache_from_source: that honours this process's PYTHONPYCACHEPREFIX,
+        # which the workers' fixed environment does not carry.
         cached = source.parent / "__pycache__" / f"{source.stem}.{sys.implementation.cache_tag}.pyc"
-        if cached.exists():
-            continue
         try:
+            if _holds(cached, source.read_bytes()):
+                continue
+            # optimize=0: workers run without -O and load this name, whatever this process runs with.
             py_compile.compile(
-                str(source), str(cached), doraise=True, invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH
+                str(source),
+                str(cached),
+                doraise=True,
+                optimize=0,
+                invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
             )
-        except (OSError, py_compile.PyCompileError):  # a read-only install: its workers compile, as before
+        except py_compile.PyCompileError:  # not Python this interpreter reads: a worker would fail on it too
+            continue
+        except OSError:
             return
+
+
+def _holds(cached: Path, source: bytes) -> bool:
+    """A hash-checked pyc of `source` (PEP 552: flags 0b11, then the source's hash)."""
+    try:
+        with cached.open("rb") as handle:
+            header = handle.read(16)
+    except FileNotFoundError:
+        return False
+    return (
+        header[:4] == importlib.util.MAGIC_NUMBER
+        and int.from_bytes(header[4:8], "little") == 0b11
+        and header[8:16] == importlib.util.source_hash(source)
+    )
 
 
 def _key(name: str) -> str:
