@@ -95,20 +95,21 @@ def _distribution(site: Path, name: str, requires: list[str], record: list[str])
 
 def test_the_distributions_every_worker_imports_are_compiled_and_nothing_they_do_not_own(tmp_path: Path):
     # An install as a fresh PEX or Pants venv leaves it: no bytecode. Hypothesis and what it
-    # requires are compiled; what only an extra requires, and a record entry outside the
-    # distribution's directory, are not.
+    # requires are compiled; what only an extra requires, Pygments (pytest's highlighter) and
+    # a record entry outside the distribution's directory are not.
     site = tmp_path / "site"
     outside = tmp_path / "outside.py"
     outside.write_text("VALUE = 1\n")
     _distribution(
         site,
         "hypothesis",
-        ["sorted_helper>=1", 'only-for-extra; extra == "cli"'],
+        ["sorted_helper>=1", 'only-for-extra; extra == "cli"', "Pygments>=2"],
         ["hypothesis/__init__.py", "hypothesis/core.py", "../outside.py"],
     )
     _distribution(site, "sorted_helper", [], ["sorted_helper.py"])
     _distribution(site, "only_for_extra", [], ["only_for_extra.py"])
     _distribution(site, "unrelated", [], ["unrelated.py"])
+    _distribution(site, "Pygments", [], ["pygments/lexers/python.py"])  # required, mostly not imported
     runner = _runner_copy(tmp_path)
     _python(runner, f"from witness_gate import bytecode; bytecode.write_for_workers([{str(site)!r}])")
     compiled = sorted(str(pyc.relative_to(tmp_path)) for pyc in tmp_path.rglob("*.pyc") if "runner" not in pyc.parts)
