@@ -26,11 +26,12 @@ import importlib.metadata
 import importlib.util
 import os
 import py_compile
-import re
 import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+
+from witness_gate.dependencies import project_key, required_project
 
 # What a worker imports besides the runner: Hypothesis always (`worker.property_module`),
 # pytest for a module of `@given` tests (`worker.pytest_module`).
@@ -113,30 +114,23 @@ def _holds(cached: Path, source: bytes) -> bool:
     )
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503's normalized name
-
-
-_REQUIRED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
 def _closure(names: Sequence[str], import_path: tuple[str, ...]) -> list[importlib.metadata.Distribution]:
     """The distributions named and those they require (`_LEFT_OUT` aside), found on
     `import_path` only; the first of a name there wins, as an import would."""
     found: dict[str, importlib.metadata.Distribution] = {}
     for distribution in importlib.metadata.distributions(path=list(import_path)):
-        found.setdefault(_key(distribution.metadata["Name"] or ""), distribution)
+        found.setdefault(project_key(distribution.metadata["Name"] or ""), distribution)
     chosen: dict[str, importlib.metadata.Distribution] = {}
-    wanted = [_key(name) for name in names]
+    wanted = [project_key(name) for name in names]
     while wanted:
         name = wanted.pop()
         if name in chosen or name not in found or name in _LEFT_OUT:
             continue
         chosen[name] = found[name]
         for requirement in found[name].requires or ():
-            named = _REQUIRED_NAME.match(requirement)
-            if named and "extra" not in requirement.partition(";")[2]:
-                wanted.append(_key(named.group()))
+            required = required_project(requirement)
+            if required and "extra" not in requirement.partition(";")[2]:
+                wanted.append(required)
     return [chosen[name] for name in sorted(chosen)]
 
 

@@ -30,8 +30,15 @@ _PIP_SECONDS = 900
 _PROJECT = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 
 
-def _normalized(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
+def project_key(name: str) -> str:
+    """A project's name as PEP 503 normalizes it."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def required_project(requirement: str) -> str | None:
+    """The project a requirement (`name[extra]>=1; marker`) names, normalized."""
+    found = _PROJECT.match(requirement)
+    return project_key(found.group()) if found else None
 
 
 def pinned_from_lock(lock: bytes, projects: tuple[str, ...], where: str) -> bytes:
@@ -44,10 +51,10 @@ def pinned_from_lock(lock: bytes, projects: tuple[str, ...], where: str) -> byte
         locked = [entry for resolve in body["locked_resolves"] for entry in resolve["locked_requirements"]]
         by_name: dict[str, list[dict[str, Any]]] = {}
         for entry in locked:
-            by_name.setdefault(_normalized(entry["project_name"]), []).append(entry)
+            by_name.setdefault(project_key(entry["project_name"]), []).append(entry)
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise WitnessGateError(f"{where}: not a Pants lockfile ({type(error).__name__}: {error})") from None
-    wanted, pending = set(), [_normalized(project) for project in projects]
+    wanted, pending = set(), [project_key(project) for project in projects]
     while pending:
         name = pending.pop()
         if name in wanted:
@@ -58,9 +65,9 @@ def pinned_from_lock(lock: bytes, projects: tuple[str, ...], where: str) -> byte
             )
         wanted.add(name)
         for requirement in (dist for entry in by_name[name] for dist in entry.get("requires_dists", [])):
-            found = _PROJECT.match(requirement)
-            if found and _normalized(found.group()) in by_name:  # one this resolve needed (an unused extra is absent)
-                pending.append(_normalized(found.group()))
+            required = required_project(requirement)
+            if required in by_name:  # one this resolve needed (an unused extra is absent)
+                pending.append(required)
     lines, links = [], set()
     for name in sorted(wanted):
         versions = {entry["version"] for entry in by_name[name]}
