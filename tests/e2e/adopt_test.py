@@ -5,7 +5,7 @@ The two wheels are this test's runtime packages (`./pants package runner:dist ru
 they go into `wheels/` of a separate git repository, a small ledger library whose files
 are the guide's file blocks. Its own `./pants` installs the plugin by version and the
 runner from its resolve; one pantsd serves the module. Its `pants test` goes through a
-pass (then served from cache), a regression, a mixed edit, a flake frozen with the
+pass (then served from cache), a regression, a flake frozen with the
 guide's command (and that freeze expiring with nothing else changed: the gate's clock
 moved past it by libfaketime, not waited for), oracle edits under awkward names (a
 space, an umlaut, a rename, a line break) and the refusals;
@@ -109,7 +109,7 @@ def test_pants_test_passes_a_sound_library_and_serves_an_unchanged_rerun_from_ca
     assert again.code == 0 and ("(memoized)" in again.output or "(cached locally)" in again.output), again.output
 
 
-def test_pants_test_blocks_a_regression_and_a_mixed_edit(adopter):
+def test_pants_test_blocks_a_regression(adopter):
     adopter.reset()
     adopter.edit(IMPL, *BUG)
     red = adopter.pants_test()
@@ -118,10 +118,6 @@ def test_pants_test_blocks_a_regression_and_a_mixed_edit(adopter):
     ), red.output
     assert "Block the patch" in red.output
     assert_artifacts_valid(adopter)
-
-    adopter.edit(ORACLE, '"""The oracle:', '"""The oracle (reworded):')
-    mixed = adopter.pants_test()
-    assert mixed.code == 1 and "mixed_edit: prop_balance_is_credits_minus_debits" in mixed.output, mixed.output
 
 
 @pytest.fixture(scope="module")
@@ -167,21 +163,16 @@ def start_frozen(adopter: Adopter, flaky: tuple[Run, str, str]) -> str:
     return freeze
 
 
-def test_a_flake_is_red_until_the_guides_freeze_command_freezes_it(adopter, flaky):
+def test_a_flake_is_red_until_the_guides_freeze_command_freezes_it_and_red_again_once_it_expires(
+    adopter, flaky, tmp_path
+):
     red, _, _ = flaky
     assert red.code == 1, red.output
     assert re.search(r"flake: prop_sometimes failed ([1-9]|[12][0-9])/30 replays", red.output), red.output
     assert "it follows the global random state" in red.output and "No valid freeze covers this witness" in red.output
-    freeze = start_frozen(adopter, flaky)
-    green = adopter.pants_test()
-    assert green.code == 0 and f"frozen by {freeze}" in green.output, green.output
-    assert_artifacts_valid(adopter)
-
-
-def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(adopter, flaky, tmp_path):
-    # The same options on both runs (libfaketime in the gate's environment, reading its
-    # offset from a file): only the file moves the gate's clock past the guide's 24-hour
-    # freeze, and the red run is run, not served from a cache.
+    # The same options on both runs under the freeze (libfaketime in the gate's environment,
+    # reading its offset from a file): only the file moves the gate's clock past the guide's
+    # 24-hour freeze, and the red run is run, not served from a cache.
     freeze = start_frozen(adopter, flaky)
     clock = ShiftedClock(tmp_path)
     shifted = "--test-extra-env-vars=" + shlex.quote(
@@ -190,10 +181,11 @@ def test_an_expired_freeze_turns_the_next_run_red_with_nothing_else_changed(adop
     expiry = expires_at(adopter.root / freeze)
     green = adopter.pants_test(shifted)
     assert green.code == 0 and f"frozen by {freeze}" in green.output, green.output
+    assert_artifacts_valid(adopter)
     clock.past(expiry)
-    red = adopter.pants_test(shifted)
-    assert red.code != 0 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in red.output, red.output
-    assert re.search(r"^✕ tests:properties failed in [0-9.]+s\.$", red.output, re.M), red.output
+    expired = adopter.pants_test(shifted)
+    assert expired.code != 0 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in expired.output, expired.output
+    assert re.search(r"^✕ tests:properties failed in [0-9.]+s\.$", expired.output, re.M), expired.output
     assert still_valid(expiry), "the machine's clock passed the expiry: the red run proves nothing about the shift"
 
 
@@ -388,27 +380,11 @@ def test_the_copied_ci_job_reviews_a_pull_request_verbatim_from_the_base(adopter
     assert refused.code == 1 and "disagrees:" in refused.output and forged in refused.output, refused.output
 
 
-def test_a_runner_pex_built_without_pants_gates_the_repository(adopter):
-    # What a Bazel team without Pants runs: the guide's pex CLI commands, then the PEX's gate.
-    adopter.reset()
-    for command in commands("runner-pex"):
-        done = adopter.sh(command)
-        assert done.code == 0, (command, done.output)
-    assert done.output.startswith("witness-gate 0.4.0"), done.output
-    adopter.edit(IMPL, *BUG)
-    (adopter.root / "changed.txt").write_text(f"{IMPL}\n")
-    red = adopter.sh(
-        "python3.11 dist/runner/witness-gate.pex gate --fixture tests/fixtures/accounts.json --generator-version 1 "
-        "--properties tests/properties --diff-paths changed.txt --import-path src --out .artifacts/pex-gate"
-    )
-    assert red.code == 1 and "regression: prop_balance_is_credits_minus_debits" in red.output, red.output
-
-
 def test_the_jobs_flake_is_frozen_from_the_base_and_merges_once_its_owners_approved(adopter, tmp_path):
     """The whole freeze flow through the copied job, under Pants: the flaky pull request is
     red; the steps its summary prints, run in the checkout of the base, write the freeze and
-    its branch; the freeze's own pull request is exit 3 until an owner approves its head,
-    then 0; merged, the flaky pull request passes under the freeze."""
+    its branch; the freeze's own pull request, an oracle review, is 0 once an owner approved
+    its head; merged, the flaky pull request passes under the freeze."""
     adopter.reset()
     job = adopter.root / ".ci/witness-gate-review.sh"
     job.parent.mkdir(exist_ok=True)
@@ -458,9 +434,9 @@ def test_the_jobs_flake_is_frozen_from_the_base_and_merges_once_its_owners_appro
     teams.write_text('{"@org/spec-owners": ["carol"]}')
     approvals = f"WITNESS_GATE_REVIEWS={reviews} WITNESS_GATE_TEAM_MEMBERS={teams} WITNESS_GATE_AUTHOR=dave"
     head = adopter.git("rev-parse", branch).strip()
-    reviews.write_text("[]")
-    waiting = adopter.sh(f"{wheels} {approvals} .ci/witness-gate-review.sh main {branch}")
-    assert waiting.code == 3 and "unapproved: .witness-gate/freezes/" in waiting.output, waiting.output
+    # The approvals step runs only on an oracle review (exit 3): its line shows the freeze's
+    # pull request was one. That no owner's approval keeps it at 3 is the same step on any
+    # base (the pytest-only and Bazel stories, tests/support/pull_requests.py).
     reviews.write_text(json.dumps([{"user": {"login": "carol"}, "state": "APPROVED", "commit_id": head}]))
     approved = adopter.sh(f"{wheels} {approvals} .ci/witness-gate-review.sh main {branch}")
     assert (

@@ -30,7 +30,6 @@ from pathlib import Path
 import pytest
 
 from support.bazel import SOURCE, host_env, require_bazel, short_work_dir
-from support.expiry import ShiftedClock, env_passing
 from support.git_repo import GitRepo, Run
 from support.guide import BUG, FLAKY, HONEST, IMPL, commands, guide_blocks
 from support.loopback_index import pinned_dependency_wheels, served, simple_index
@@ -282,14 +281,13 @@ def test_a_bazel_team_gets_green_red_a_flake_its_approved_freeze_and_its_expiry_
     """The whole story of the guide's Bazel repository through the workflow and the job
     copied verbatim, the runner installed by hash from a loopback index, the suites printed
     by the repository's own Bazel (this module's server): an honest pull request, a bug, a
-    flake, the freeze its summary's steps write from a checkout of the base (exit 3 until an
-    owner approves, then merged), the flaky change under the freeze, and the freeze's expiry.
-    The other tests of the module find main as it was."""
+    flake, the freeze its summary's steps write from a checkout of the base (an oracle review,
+    0 once an owner approved, then merged), and the flaky change under the freeze. An author's
+    own approval and the freeze's expiry meet the job's same steps on any base: the
+    pytest-only story (tests/distribution/review_job_test.py) runs them. The other tests of
+    the module find main as it was."""
     adopter.reset()
     original = adopter.git("rev-parse", "main")
-    # The review reads the clock libfaketime gives it from the file only (see env_passing).
-    clock = ShiftedClock(tmp_path)
-    path = f"{env_passing(tmp_path / 'clock', clock.env())}:{adopter.env['PATH']}"
     try:
         copy_job(adopter.root)
         (adopter.root / ".github/CODEOWNERS").write_text("/tests/ @org/spec-owners\n")
@@ -306,7 +304,7 @@ def test_a_bazel_team_gets_green_red_a_flake_its_approved_freeze_and_its_expiry_
         adopter.git("checkout", "-q", "main")
         teams = {"@org/spec-owners": ["carol"]}
         with served(simple_index(tmp_path / "index", index_wheels), tmp_path / "requests.log") as index:
-            github = GitHub(adopter.root, tmp_path, {**adopter.env, "PATH": path}, index)
+            github = GitHub(adopter.root, tmp_path, adopter.env, index)
             for branch in pull_requests:
                 github.open(branch)
 
@@ -339,7 +337,7 @@ def test_a_bazel_team_gets_green_red_a_flake_its_approved_freeze_and_its_expiry_
             assert all(path.startswith("tests/.witness-gate/freezes/") for path in frozen), frozen
             github.open(freeze)
 
-            github.freeze_merged_until_it_expires(freeze, frozen, teams, clock)
+            github.freeze_approved_and_merged(freeze, frozen, teams)
     finally:
         adopter.git("checkout", "-q", "-f", "main")
         adopter.git("reset", "-q", "--hard", original)

@@ -39,15 +39,27 @@ def test_clean_example_passes_with_no_witnesses(repo):
     assert_artifacts_valid(repo)
 
 
-def test_deterministic_bug_in_src_is_a_regression(repo):
+@pytest.fixture(scope="module")
+def regression_once(tmp_path_factory) -> tuple[SampleRepo, Run]:
+    """The deterministic bug checked and classified once for the module, with the classify run."""
+    repo = copy_example(tmp_path_factory.mktemp("regression") / "orders")
     repo.edit(IMPL, *BUG)
     pinned_and_checked(repo, 1)
+    return repo, repo.classify(IMPL)
+
+
+@pytest.fixture
+def classified_regression(regression_once: tuple[SampleRepo, Run], tmp_path: Path) -> SampleRepo:
+    return copied(regression_once[0], tmp_path / "orders")
+
+
+def test_deterministic_bug_in_src_is_a_regression(regression_once):
+    repo, result = regression_once
     [path] = repo.witness_files()
     record = json.loads(path.read_text())
     assert record["payload"] == {"claimed_total": 0, "lines": [{"price": 0, "qty": 4}]}  # Hypothesis' minimal
     assert record["unshrunk"]["payload"] != record["payload"]
     assert path.name == f"prop_order_total_non_negative.{record['witness_hash'][:12]}.json"
-    result = repo.classify(IMPL)
     assert result.code == 1
     assert repo.labels() == ["regression"]
     [entry] = repo.report_json()["witnesses"]
@@ -57,12 +69,11 @@ def test_deterministic_bug_in_src_is_a_regression(repo):
     assert_artifacts_valid(repo)
 
 
-def test_check_twice_writes_identical_bytes(repo):
-    repo.edit(IMPL, *BUG)
-    pinned_and_checked(repo, 1)
-    first = {p.name: p.read_bytes() for p in repo.witness_files()}
-    pinned_and_checked(repo, 1)
-    assert {p.name: p.read_bytes() for p in repo.witness_files()} == first
+def test_check_twice_writes_identical_bytes(classified_regression, regression_once):
+    # A second pin and check, in a copy of the module's repository at another path.
+    first = {p.name: p.read_bytes() for p in regression_once[0].witness_files()}
+    pinned_and_checked(classified_regression, 1)
+    assert {p.name: p.read_bytes() for p in classified_regression.witness_files()} == first
 
 
 @pytest.fixture(scope="module")
@@ -78,21 +89,6 @@ def flake_once(tmp_path_factory) -> tuple[SampleRepo, Run]:
 def classified_flake(flake_once: tuple[SampleRepo, Run], tmp_path: Path) -> tuple[SampleRepo, Run]:
     prepared, classified = flake_once
     return copied(prepared, tmp_path / "orders"), classified
-
-
-@pytest.fixture(scope="module")
-def regression_once(tmp_path_factory) -> SampleRepo:
-    """The deterministic bug checked and classified once for the module."""
-    repo = copy_example(tmp_path_factory.mktemp("regression") / "orders")
-    repo.edit(IMPL, *BUG)
-    pinned_and_checked(repo, 1)
-    assert repo.classify(IMPL).code == 1
-    return repo
-
-
-@pytest.fixture
-def classified_regression(regression_once: SampleRepo, tmp_path: Path) -> SampleRepo:
-    return copied(regression_once, tmp_path / "orders")
 
 
 def frozen_flake(classified_flake: tuple[SampleRepo, Run]) -> tuple[Path, dict, Run]:
@@ -223,9 +219,8 @@ def test_edit_to_both_sides_is_mixed_and_blocks_even_without_witnesses(repo):
     assert repo.labels() == ["mixed_edit"]
 
 
-def test_fixed_bug_leaves_a_witness_that_is_not_reproduced(repo):
-    repo.edit(IMPL, *BUG)
-    pinned_and_checked(repo, 1)
+def test_fixed_bug_leaves_a_witness_that_is_not_reproduced(classified_regression):
+    repo = classified_regression
     repo.edit(IMPL, BUG[1], BUG[0])
     result = repo.classify(IMPL)
     assert result.code == 4
@@ -253,18 +248,19 @@ def test_changed_fixture_refuses_check_with_re_pin(repo):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_tampered_witness_is_refused(repo):
-    repo.edit(IMPL, *BUG)
-    pinned_and_checked(repo, 1)
+def test_tampered_witness_is_refused(classified_regression):
+    repo = classified_regression
     [path] = repo.witness_files()
     record = json.loads(path.read_text())
     record["payload"]["lines"][0]["qty"] = 3  # payload edited, hash kept
     path.write_text(json.dumps(record))
-    repo.classify(IMPL)  # would write a report; the refusal must remove it
+    assert repo.labels() == ["regression"]  # the classify before the edit wrote a report
     result = repo.classify(IMPL)
     assert result.code == 2
     assert "does not match the payload" in result.stderr
-    assert not repo.report.exists()
+    # The refusal leaves no report that could vouch for this run: the earlier one is marked stale in its place.
+    stale = json.loads(repo.report.read_text())
+    assert list(stale) == ["stale"] and stale["stale"].startswith("classify refused the run"), stale
 
 
 def test_lock_in_the_diff_blocks(repo):
@@ -274,9 +270,8 @@ def test_lock_in_the_diff_blocks(repo):
     assert "touches the lock" in result.stdout
 
 
-def test_property_change_missing_from_the_diff_is_unclassified(repo):
-    repo.edit(IMPL, *BUG)
-    pinned_and_checked(repo, 1)
+def test_property_change_missing_from_the_diff_is_unclassified(classified_regression):
+    repo = classified_regression
     repo.edit(ORACLE, "def prop_order_total_non_negative", "# reviewed\ndef prop_order_total_non_negative")
     result = repo.classify(IMPL)
     assert result.code == 4

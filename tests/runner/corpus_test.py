@@ -206,10 +206,11 @@ def test_a_malformed_entry_is_refused(missed: SampleRepo):
 # --- review: the base's corpus ---------------------------------------------------------
 
 
-@pytest.fixture
-def reviewed(tmp_path: Path) -> Repo:
-    """A base with the tax module (correct) and the deep search's witness in its corpus."""
-    repo = review_repo(tmp_path / "review")
+@pytest.fixture(scope="module")
+def reviewed_once(tmp_path_factory) -> Repo:
+    """A base with the tax module (correct) and the deep search's witness in its corpus,
+    built once for the module (the deep search is 5,000 examples): each test takes a copy."""
+    repo = review_repo(tmp_path_factory.mktemp("review"))
     repo.git("checkout", "-q", "main")
     scratch = SampleRepo(repo.root)
     scratch.only_property("tax", TAX, TAX_PROPS)
@@ -227,6 +228,14 @@ def reviewed(tmp_path: Path) -> Repo:
     repo.commit("base: sales tax, with the input a deep search once found retained")
     repo.branch("patch")
     return repo
+
+
+@pytest.fixture
+def reviewed(reviewed_once: Repo, tmp_path: Path) -> Repo:
+    """A copy of `reviewed_once`, its history and branch with it, for one test to commit to."""
+    root = tmp_path / "review"
+    shutil.copytree(reviewed_once.root, root, symlinks=True)
+    return Repo(root)
 
 
 def test_review_blocks_a_pull_request_that_brings_a_retained_failure_back(reviewed: Repo):

@@ -167,13 +167,22 @@ class GitHub:
         self, freeze: str, frozen: list[str], teams: dict[str, list[str]], clock: ShiftedClock
     ) -> None:
         """The rest of a flake's story once its freeze pull request is open: exit 3 with only
-        its author's approval, 0 once an owner approved its head; merged, the flaky pull
-        request (branch `flaky`) passes under the freeze, the summary showing its expiry;
-        with nothing changed but the clock moved past that expiry, it is red again."""
+        its author's approval, then `freeze_approved_and_merged`; with nothing changed but the
+        clock moved past the freeze's expiry, the flaky pull request is red again."""
         waiting = self.review(freeze, approvals=(AUTHOR,), teams=teams)
         assert (
             waiting.code == 3 and f"unapproved: {frozen[0]}: no owner approved head" in waiting.output
         ), waiting.output
+        self.freeze_approved_and_merged(freeze, frozen, teams)
+        expiry = expires_at(self.root / frozen[0])
+        clock.past(expiry)
+        expired = self.review("flaky")
+        assert expired.code == 1 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in expired.output, expired.output
+        assert still_valid(expiry), "the machine's clock passed the expiry: the red run proves nothing about the shift"
+
+    def freeze_approved_and_merged(self, freeze: str, frozen: list[str], teams: dict[str, list[str]]) -> None:
+        """The freeze pull request is 0 once an owner approved its head; merged, the flaky pull
+        request (branch `flaky`) passes under the freeze, the summary showing its expiry."""
         approved = self.review(freeze, approvals=("carol",), teams=teams)
         assert approved.code == 0 and f"approved: {frozen[0]} by @carol" in approved.output, approved.output
         assert f"{len(frozen)} of {len(frozen)} oracle paths approved by their owners: mergeable" in approved.output
@@ -186,8 +195,3 @@ class GitHub:
         assert green.code == 0 and f"frozen by {frozen[0]}" in green.output, green.output
         expiry = expires_at(self.root / frozen[0])
         assert f"frozen by {frozen[0]} until {expiry:%Y-%m-%dT%H:%M:%SZ}" in self.summary()
-
-        clock.past(expiry)
-        expired = self.review("flaky")
-        assert expired.code == 1 and f"expired at {expiry:%Y-%m-%dT%H:%M:%SZ}" in expired.output, expired.output
-        assert still_valid(expiry), "the machine's clock passed the expiry: the red run proves nothing about the shift"
