@@ -1,22 +1,13 @@
-"""The reliability figures of bench/reliability.py, at CI scale: each must be clean."""
+"""The reliability figures of bench/reliability.py, at CI scale: each must be clean. The bad
+inputs are bad_inputs_test.py's (a target of their own: the longest figure)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import reliability
+from support.figures import assert_clean
 from support.tools import missing
-
-
-def assert_clean(figure: reliability.Figure) -> None:
-    print(figure.line)
-    assert figure.clean, "\n".join([figure.line, *figure.problems[:20]])
-
-
-def test_every_bad_input_is_refused_in_one_line_or_kept_red(tmp_path: Path):
-    figure = reliability.bad_inputs(tmp_path, every_command=False)
-    assert_clean(figure)
-    assert len(reliability.catalogue()) >= 40
 
 
 def test_fuzzed_artifacts_never_crash_a_reader_nor_pass_invalid(tmp_path: Path):

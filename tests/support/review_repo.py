@@ -25,6 +25,13 @@ WEAKEN = (
 # The base's property, run on the head's implementation, still fails on every replay
 # (two per interpreter, six interpreters, two rounds: the suite sets `replays = 2`).
 CAUGHT = "prop_order_total_non_negative failed 24/24 replays"
+# The orders property's strategies as a module of their own (an oracle helper a base may declare).
+STRATEGIES = """lines = st.lists(
+    st.fixed_dictionaries({"qty": st.integers(min_value=0, max_value=50), "price": st.integers(min_value=0, max_value=10_000)}),
+    max_size=5,
+)
+orders = lines.map(lambda ls: {"lines": ls, "claimed_total": sum(line["qty"] * line["price"] for line in ls)})
+"""  # noqa: E501 (test data: a source file, as written)
 
 
 class Repo:
