@@ -29,13 +29,13 @@ from support.review_repo import (
     CAUGHT,
     IMPL,
     ORACLE,
-    STRATEGIES,
     WEAKEN,
     Repo,
     assert_red,
     buggy,
     graph_document,
     review_repo,
+    strategies_as_helper,
 )
 
 
@@ -324,15 +324,7 @@ HELPER = "tests/strategies/order_strategies.py"
 def test_a_declared_oracle_helper_comes_from_the_base(repo: Repo):
     # The base draws its orders from a strategies module beside the properties, declared as
     # the suite's oracle dependency and importable through the base's import paths.
-    (repo.root / HELPER).parent.mkdir(parents=True)
-    (repo.root / HELPER).write_text("from hypothesis import strategies as st\n\n" + STRATEGIES)
-    repo.edit(ORACLE, STRATEGIES, "from order_strategies import orders\n")
-    repo.edit("pyproject.toml", 'import-paths = ["src"]', 'import-paths = ["src", "tests/strategies"]')
-    repo.edit(
-        "pyproject.toml",
-        'properties = ["tests/properties"]',
-        'properties = ["tests/properties"]\noracle-dependencies = ["tests/strategies"]',
-    )
+    strategies_as_helper(repo, "tests/strategies")
     repo.commit("base: the strategies as a declared oracle helper")
     repo.git("branch", "-f", "main", "HEAD")
     buggy(repo)

@@ -22,7 +22,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from support.review_repo import CAUGHT, IMPL, ORACLE, STRATEGIES, WEAKEN, Repo, assert_red, buggy, review_repo
+from support.review_repo import CAUGHT, IMPL, ORACLE, WEAKEN, Repo, assert_red, buggy, review_repo, strategies_as_helper
 from witness_gate.lock import seed_schedule
 
 
@@ -173,18 +173,8 @@ def test_an_oracle_reached_through_a_directory_symlink_is_oracle(repo: Repo, dec
         buggy(repo)
         repo.edit(real, *WEAKEN)
     else:
-        (repo.root / "lib/strategies").mkdir(parents=True)
-        (repo.root / "lib/strategies/order_strategies.py").write_text(
-            "from hypothesis import strategies as st\n\n" + STRATEGIES
-        )
+        strategies_as_helper(repo, "lib/strategies")
         os.symlink("../lib/strategies", repo.root / "tests/strategies")
-        repo.edit(ORACLE, STRATEGIES, "from order_strategies import orders\n")
-        repo.edit("pyproject.toml", 'import-paths = ["src"]', 'import-paths = ["src", "tests/strategies"]')
-        repo.edit(
-            "pyproject.toml",
-            'properties = ["tests/properties"]',
-            'properties = ["tests/properties"]\noracle-dependencies = ["tests/strategies"]',
-        )
         real = "lib/strategies/order_strategies.py"
         repo.commit("base: the strategies, declared through a symlinked directory")
         repo.git("branch", "-f", "main", "HEAD")

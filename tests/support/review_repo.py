@@ -164,3 +164,19 @@ def graph_document(commit: str, **changes) -> dict:
         "replay_timeout_seconds": 60,
         "suites": [{**suite, **changes}],
     }
+
+
+def strategies_as_helper(repo: Repo, directory: str) -> None:
+    """The orders property's strategies moved to `directory`/order_strategies.py, which the
+    property imports from tests/strategies (put on the import path) and the suite declares
+    as its oracle dependency."""
+    module = repo.root / directory / "order_strategies.py"
+    module.parent.mkdir(parents=True)
+    module.write_text("from hypothesis import strategies as st\n\n" + STRATEGIES)
+    repo.edit(ORACLE, STRATEGIES, "from order_strategies import orders\n")
+    repo.edit("pyproject.toml", 'import-paths = ["src"]', 'import-paths = ["src", "tests/strategies"]')
+    repo.edit(
+        "pyproject.toml",
+        'properties = ["tests/properties"]',
+        'properties = ["tests/properties"]\noracle-dependencies = ["tests/strategies"]',
+    )
