@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -70,8 +71,11 @@ def test_deterministic_bug_in_src_is_a_regression(regression_once):
 
 
 def test_check_twice_writes_identical_bytes(classified_regression, regression_once):
-    # A second pin and check, in a copy of the module's repository at another path.
+    # A second pin and check, in a copy of the module's repository at another path, with the
+    # copied witnesses gone first: what is compared is what the second check wrote.
     first = {p.name: p.read_bytes() for p in regression_once[0].witness_files()}
+    shutil.rmtree(classified_regression.witnesses)
+    (classified_regression.root / classified_regression.lock).unlink()
     pinned_and_checked(classified_regression, 1)
     assert {p.name: p.read_bytes() for p in classified_regression.witness_files()} == first
 
