@@ -123,6 +123,36 @@ def follows_setting(replays: Sequence[Replay]) -> bool:
     return passes > 1 and len(outcomes) == len(by_setting) and len(set(outcomes)) == 2
 
 
+# A probe decides only where outcomes that follow no setting would split by setting by
+# chance at most this often (`chance_of_a_false_split`), whatever their odds: it runs as
+# many passes as that takes (`passes_for`).
+FALSE_SPLIT_LIMIT = 1 / 5000
+
+
+def false_split_at(rate: float, settings: int, passes: int) -> float:
+    """The chance that replays failing at `rate` whatever the setting (a race) split by
+    setting anyway (`follows_setting`): each setting gives one outcome in every pass, and not
+    every setting the same one."""
+    repeats = rate**passes + (1 - rate) ** passes
+    return float(repeats**settings - rate ** (settings * passes) - (1 - rate) ** (settings * passes))
+
+
+def chance_of_a_false_split(settings: int, passes: int) -> float:
+    """`false_split_at` at its worst over failure rates from 0.1% to 99.9%: about eleven
+    failures in twelve, where a setting that passes is rare, but one that passes in every pass
+    is not rare enough over two passes (once in 78 probes of twelve settings)."""
+    return max(false_split_at(permille / 1000, settings, passes) for permille in range(1, 1000))
+
+
+def passes_for(settings: int) -> int:
+    """The fewest passes (two at least: one pass cannot show an outcome repeat) that keep a
+    probe of `settings` settings within `FALSE_SPLIT_LIMIT`."""
+    passes = 2
+    while chance_of_a_false_split(settings, passes) > FALSE_SPLIT_LIMIT:
+        passes += 1
+    return passes
+
+
 def replayed_again(by_variant: Mapping[str, Sequence[Replay]], variant: str) -> bool:
     """Whether a further round replays `variant`: not the unshrunk payload's variants once
     the shrunk payload alone failed on every replay so far and they agreed with themselves

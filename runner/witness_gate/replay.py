@@ -42,6 +42,7 @@ from witness_gate.evidence import (
     Replay,
     counts,
     escalation,
+    passes_for,
     replayed_again,
     replayed_variant,
 )
@@ -243,13 +244,11 @@ def passing(witnesses: list[tuple[str, Witness]], plan: ReplayPlan) -> set[str]:
 
 
 # Each probe setting is replayed in passes, one after another: an outcome that follows the
-# setting repeats in every pass; a clock or a race breaks the pattern. The collector's two:
-# the fewest that can show an outcome repeat (a race that fails half the time agrees with
-# itself across two passes under all twelve settings once in 4096 probes). The directory
-# order's four: its settings are fewer, and a race that fails four times in five would split
-# two passes of six settings once in 33 probes, three once in 540, four once in 8000 at worst
-# (whatever the race's odds).
-_PROBE_PASSES = {COLLECTOR: 2, DIRECTORY_ORDER: 4}
+# setting repeats in every pass; a clock or a race breaks the pattern. As many passes as keep
+# a race from splitting them by setting by chance more than once in 5,000 probes, whatever
+# its odds (`evidence.passes_for`): four, for the collector's twelve settings and for the
+# directory's six (two passes of twelve let a race that fails eleven times in twelve split
+# them once in 78 probes: a thread race was once labelled `gc` so).
 
 
 def _probe_schedule(lock: dict[str, Any]) -> dict[str, list[dict[str, int]]]:
@@ -266,19 +265,20 @@ def probe_passes(lock: dict[str, Any]) -> list[list[int]]:
     bursts (`evidence.BURST_PROBE`), as `protocol.left_out` reads them."""
     blocks, first = [], 0
     for probe, settings in _probe_schedule(lock).items():
-        blocks.append([first, len(settings), _PROBE_PASSES[probe], int(probe == BURST_PROBE)])
-        first += len(settings) * _PROBE_PASSES[probe]
+        passes = passes_for(len(settings))
+        blocks.append([first, len(settings), passes, int(probe == BURST_PROBE)])
+        first += len(settings) * passes
     return blocks
 
 
 def probe_settings(lock: dict[str, Any]) -> list[tuple[str, int, dict[str, int]]]:
     """The probe's slots in order (pure): (its variant, the setting's index among its
     condition's, the setting the worker applies), each condition's settings in its
-    `_PROBE_PASSES` passes, the collector's first (`probe_passes` says where each lies)."""
+    passes (`evidence.passes_for`), the collector's first (`probe_passes` says where each lies)."""
     return [
         (probe, index, setting)
         for probe, settings in _probe_schedule(lock).items()
-        for _ in range(_PROBE_PASSES[probe])
+        for _ in range(passes_for(len(settings)))
         for index, setting in enumerate(settings)
     ]
 

@@ -7,7 +7,16 @@ import itertools
 
 import pytest
 
-from witness_gate.evidence import Replay, cause, counts, deciding_variant, escalation, replayed_again
+from witness_gate.evidence import (
+    Replay,
+    cause,
+    counts,
+    deciding_variant,
+    escalation,
+    false_split_at,
+    follows_setting,
+    replayed_again,
+)
 from witness_gate.replay import plan_round
 
 LOCK = {"seed_schedule": [12345], "replays": 5, "replay_interpreters": 6}
@@ -243,6 +252,20 @@ def test_the_collector_probe_decides_only_when_its_outcomes_split_by_setting(nam
         assert "under 12 collector settings" in cause(replays, 0)[1]
     else:  # the ordinary variants decide, as without the probe
         assert cause(replays, 0)[0] == cause({"shrunk": replays["shrunk"]}, 0)[0]
+
+
+@pytest.mark.parametrize("rate", [0.2, 0.5, 11 / 12])
+@pytest.mark.parametrize("settings, passes", [(3, 2), (2, 3), (4, 2)])
+def test_the_chance_of_a_false_split_is_what_follows_setting_decides_over_every_outcome(rate, settings, passes):
+    # Every outcome a race failing at `rate` whatever the setting can give, weighed by its
+    # chance: those follows_setting calls a split add up to false_split_at.
+    chance = 0.0
+    for outcomes in itertools.product((False, True), repeat=settings * passes):
+        if follows_setting(probe(lambda setting, slot: outcomes[slot], passes, settings)):
+            failures = sum(outcomes)
+            chance += rate**failures * (1 - rate) ** (len(outcomes) - failures)
+    assert chance > 0
+    assert chance == pytest.approx(false_split_at(rate, settings, passes))
 
 
 def test_one_pass_of_the_probe_proves_nothing():

@@ -58,8 +58,9 @@ def test_a_payload_after_its_history_is_left_out_only_where_it_failed_alone_in_e
     assert not left_out(JOBS, 2, 0, {0: _by_slot([True] * 5)}, 5, None)
 
 
-# The probe as `replay.probe_passes` lays it out: twelve collector settings in two passes
-# (a mixed witness's cause reads their bursts), then six directory orders in four.
+# A probe laid out as `replay.probe_passes` lays it out, with fewer passes for the
+# collector: twelve collector settings in two passes (a mixed witness's cause reads their
+# bursts), then six directory orders in four.
 PASSES = [[0, 12, 2, 1], [24, 6, 4, 0]]
 
 
