@@ -9,7 +9,8 @@ functions read those records and nothing else: plain values in, plain values out
 
 from __future__ import annotations
 
-from collections import defaultdict
+import math
+from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -123,10 +124,12 @@ def follows_setting(replays: Sequence[Replay]) -> bool:
     return passes > 1 and len(outcomes) == len(by_setting) and len(set(outcomes)) == 2
 
 
-# A probe decides only where outcomes that follow no setting would split by setting by
-# chance at most this often (`chance_of_a_false_split`), whatever their odds: it runs as
-# many passes as that takes (`passes_for`).
-FALSE_SPLIT_LIMIT = 1 / 5000
+# A cause is named only where outcomes that follow nothing (a race) would show its pattern by
+# chance at most this often. A probe runs as many passes as keep a split by setting that rare
+# whatever the race's odds (`chance_of_a_false_split`, `passes_for`); the other causes are
+# read from how the replays' outcomes group, and that chance is worked out for the replays
+# at hand (`chance_of_the_pattern`), with more rounds while it is too high (`escalation`).
+CHANCE_LIMIT = 1 / 20_000
 
 
 def false_split_at(rate: float, settings: int, passes: int) -> float:
@@ -146,9 +149,9 @@ def chance_of_a_false_split(settings: int, passes: int) -> float:
 
 def passes_for(settings: int) -> int:
     """The fewest passes (two at least: one pass cannot show an outcome repeat) that keep a
-    probe of `settings` settings within `FALSE_SPLIT_LIMIT`."""
+    probe of `settings` settings within `CHANCE_LIMIT`."""
     passes = 2
-    while chance_of_a_false_split(settings, passes) > FALSE_SPLIT_LIMIT:
+    while chance_of_a_false_split(settings, passes) > CHANCE_LIMIT:
         passes += 1
     return passes
 
@@ -171,8 +174,10 @@ def escalation(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: boo
     called one, and further rounds while other evidence disagrees (another variant fails
     only sometimes, or Hypothesis saw the failure come and go while shrinking and no history
     explains it). Also while a failure shows only after earlier calls, only sometimes, and
-    never alone, and while its outcomes differ only between replays that share no condition
-    the runner sets. Otherwise stop: the outcomes and their cause are isolated."""
+    never alone, while its outcomes differ only between replays that share no condition the
+    runner sets, and while they group as a cause would have them but outcomes that follow
+    nothing would group so too often (`cause`). Otherwise stop: the outcomes and their cause
+    are isolated."""
     decider = deciding_variant(by_variant)
     failures, runs = counts(by_variant[decider])
     if 0 < failures < runs:
@@ -186,6 +191,14 @@ def escalation(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: boo
             return True, "it fails only sometimes, and only after earlier calls: other processes may show it alone"
         if not _held_anywhere(by_variant[decider]):
             return True, "its outcomes differ only between replays that share no condition the runner sets"
+        # Group as a cause would have them, but too few replays to tell that from chance:
+        # more rounds tell (time excepted: the probe's passes, after the rounds, add to it).
+        found, _, chance = _reading(by_variant, 0)
+        if chance > CHANCE_LIMIT and found != "time":
+            return True, (
+                f"its outcomes group as {found.replace('_', ' ')} would have them, but outcomes that follow nothing "
+                f"group so once in {round(1 / chance):,}: more replays tell"
+            )
         return False, "isolated: its outcomes differ between replays that hold a condition, so the cause can be read"
     if failures == runs and rounds < 2:
         return (
@@ -262,14 +275,88 @@ def _steady_in_a_burst(probe: Sequence[Replay]) -> bool:
     race that fails most of the time from a clock; passes of back-to-back replays can. Per
     pass, not over the whole burst: a slow machine can stretch the burst over two of a
     clock's changes, never one pass."""
+    return all(sum(a.failed != b.failed for a, b in zip(row, row[1:])) <= 1 for row in _passes(probe))
+
+
+def _passes(probe: Sequence[Replay]) -> list[list[Replay]]:
+    """A probe's replays in its passes, each in the order it ran."""
     ordered = sorted(probe, key=lambda r: r.slot)
     settings = len({r.setting for r in probe}) or 1
-    passes = [ordered[start : start + settings] for start in range(0, len(ordered), settings)]
-    return all(sum(a.failed != b.failed for a, b in zip(row, row[1:])) <= 1 for row in passes)
+    return [ordered[start : start + settings] for start in range(0, len(ordered), settings)]
+
+
+def chance_of_the_pattern(groups: Sequence[int], failures: int, ways: Callable[[int, int], int]) -> float:
+    """The share of all placements of `failures` failures among the replays that fall into
+    the pattern, where the replays form groups of these sizes and `ways(size, failed)` says
+    in how many orders a group of `size` can hold `failed` failures and keep to it: how often
+    outcomes that follow nothing, the same number of failures placed at random (a race),
+    would show the pattern by chance. Exact: counted, not estimated."""
+    placements = [1] + [0] * failures  # by failures placed so far
+    for size in groups:
+        after = [0] * (failures + 1)
+        for placed, count in enumerate(placements):
+            if count:
+                for failed in range(min(size, failures - placed) + 1):
+                    after[placed + failed] += count * ways(size, failed)
+        placements = after
+    return placements[failures] / math.comb(sum(groups), failures)
+
+
+def _one_outcome(size: int, failed: int) -> int:
+    """A group with one outcome: all failed, or none."""
+    return int(failed in (0, size))
+
+
+def _switching_at_most_once(size: int, failed: int) -> int:
+    """A row, in order, whose outcome changes at most once: its failures first or last."""
+    return 1 if failed in (0, size) else 2
+
+
+def _linked(replays: Sequence[Replay], *conditions: Callable[[Replay], Hashable]) -> list[int]:
+    """The sizes of the groups replays form when two that share the value of any of
+    `conditions` belong together (and so do theirs, transitively)."""
+    parent = list(range(len(replays)))
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    for condition in conditions:
+        first: dict[Hashable, int] = {}
+        for index, replay in enumerate(replays):
+            parent[root(index)] = root(first.setdefault(condition(replay), index))
+    return list(Counter(root(index) for index in range(len(replays))).values())
 
 
 def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tuple[str, str]:
-    """(cause, one line a reviewer reads) for the deciding variant's counts."""
+    """(cause, one line a reviewer reads) for the deciding variant's counts: the cause the
+    replays' outcomes group by, where outcomes that follow nothing would group so by chance
+    at most `CHANCE_LIMIT` of the time; else none found, saying what it looked like."""
+    found, line, chance = _reading(by_variant, history_length)
+    if chance <= CHANCE_LIMIT:
+        return found, line
+    failures, runs = counts(by_variant[deciding_variant(by_variant)])
+    return "none_found", (
+        f"{_none_found(failures, runs)}; they group as {found.replace('_', ' ')} would have them, but outcomes "
+        f"that follow nothing group so once in {round(1 / chance):,} (a cause is named where that is once in "
+        f"{round(1 / CHANCE_LIMIT):,} or rarer)"
+    )
+
+
+def _none_found(failures: int, runs: int) -> str:
+    return (
+        f"fails {failures} of {runs} replays, following none of the conditions varied (hash secret, random seed, "
+        "history, process, time, directory order): "
+        "nondeterminism the runner does not control, such as threads, the OS or entropy"
+    )
+
+
+def _reading(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tuple[str, str, float]:
+    """(cause, line, chance): the cause the deciding variant's outcomes group by, and the
+    chance that outcomes following nothing would group so (`chance_of_the_pattern`; 0 where
+    the probe decided, which its passes bound a priori, and where nothing is read from groups)."""
     decider = deciding_variant(by_variant)
     replays = by_variant[decider]
     failures, runs = counts(replays)
@@ -283,25 +370,30 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
             "shrunk" if (replayed := replayed_variant(by_variant)) == "in_process" else replayed.replace("_", " ")
         )  # forked, as probed
         if decider == DIRECTORY_ORDER:
-            return "directory_order", (
+            return (
+                "directory_order",
                 f"the {base} payload, replayed under {settings} directory orders with its hash secret, seed, history "
                 f"and collector held, fails under {len(failing)} of them in every pass and passes under the others: "
                 "it follows the order a directory lists in (os.listdir, os.scandir), which file systems do not "
-                "promise"
+                "promise",
+                0.0,
             )
-        return "gc", (
+        return (
+            "gc",
             f"the {base} payload, replayed under {settings} collector settings with its hash secret, seed and history "
             "held, "
             f"fails under {len(failing)} of them in every pass and passes under the others: it follows when the "
             "cyclic collector "
             "runs (the allocations before the call move it within the collector's cycle): a finalizer, a weak "
             "reference, "
-            "a cycle's resources freed late"
+            "a cycle's resources freed late",
+            0.0,
         )
     if failures == 0:
         return (
             "none_found",
             f"never failed: 0 of {runs} replays of each variant (isolated, after its history, in one process)",
+            0.0,
         )
     if decider not in _ISOLATED:  # so the same payload alone never failed (see deciding_variant)
         isolated_failures, isolated_runs = counts(by_variant[_isolated_of(decider, by_variant)])
@@ -310,32 +402,52 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
             if decider != "in_process"
             else "when called again in the same process"
         )
-        return "history", (
+        # Every failure fell after the history, none in isolation: as often as that happens
+        # to failures placed among both variants' replays at random.
+        return (
+            "history",
             f"fails {failures} of {runs} replays {where} but {isolated_failures} of {isolated_runs} in isolation: "
-            "it depends on state that earlier calls leave behind"
+            "it depends on state that earlier calls leave behind",
+            math.comb(runs, failures) / math.comb(runs + isolated_runs, failures),
         )
     if failures == runs:
-        return "deterministic", (
+        return (
+            "deterministic",
             f"fails on every replay: {runs} of {runs} across {len(interpreters)} interpreters "
-            f"({len(secrets)} hash secrets) and {len(columns)} random seeds"
+            f"({len(secrets)} hash secrets) and {len(columns)} random seeds",
+            0.0,
         )
     # Each condition is read with every other one the runner sets held: the same secret and
     # process id under another seed, the same seed and process id under another secret.
     by_column = _varies_with(replays, lambda r: (r.hash_secret, r.pid_offset), lambda r: r.column)
     by_secret = _varies_with(replays, lambda r: (r.column, r.pid_offset), lambda r: r.hash_secret)
+    # Consistent and not varying with the secret: one outcome in each group of replays that
+    # share a secret and seed, or a seed and process id, linked (`_linked`).
     if _consistent(replays) and by_column and not by_secret:
         failing_seeds = len({r.column for r in replays if r.failed})
-        return "random_seed", (
+        return (
+            "random_seed",
             f"fails under {failing_seeds} of {len(columns)} random seeds, and a seed gives the same outcome under "
             "every hash secret: "
-            "it follows the global random state"
+            "it follows the global random state",
+            chance_of_the_pattern(
+                _linked(replays, lambda r: (r.hash_secret, r.column), lambda r: (r.column, r.pid_offset)),
+                failures,
+                _one_outcome,
+            ),
         )
     if _consistent(replays) and by_secret and not by_column:
         failing_secrets = len({r.hash_secret for r in replays if r.failed})
-        return "hash_secret", (
+        return (
+            "hash_secret",
             f"fails under {failing_secrets} of {len(secrets)} hash secrets, and a secret gives the same outcome for "
             "every seed: "
-            "it follows hash order (PYTHONHASHSEED)"
+            "it follows hash order (PYTHONHASHSEED)",
+            chance_of_the_pattern(
+                _linked(replays, lambda r: (r.hash_secret, r.column), lambda r: (r.hash_secret, r.pid_offset)),
+                failures,
+                _one_outcome,
+            ),
         )
     switches = _switches(replays)
     if not any(switches) and _varies_with(replays, lambda r: (r.hash_secret, r.column), lambda r: r.interpreter):
@@ -353,18 +465,22 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
                 "than one "
                 "interpreter's replays"
             )
-        return "process", (
+        return (
+            "process",
             f"fails {failures} of {runs} replays: steady within each interpreter, but fresh interpreters under the "
             "same hash "
-            f"secret and seed disagree: it follows {what}"
+            f"secret and seed disagree: it follows {what}",
+            chance_of_the_pattern(_linked(replays, lambda r: r.interpreter), failures, _one_outcome),
         )
-    if max(switches) == 1 and _steady_in_a_burst(by_variant.get(BURST_PROBE, ())):
-        return "time", (
+    burst = by_variant.get(BURST_PROBE, ())
+    if max(switches) == 1 and _steady_in_a_burst(burst):
+        # The spaced slots and the probe's passes are placed independently: the chances multiply.
+        burst_failures, _ = counts(burst)
+        return (
+            "time",
             f"fails {failures} of {runs} replays in runs that follow the clock (each interpreter switched at most once "
-            "across its spaced slots), not the hash secret or the seed alone: it depends on time"
+            "across its spaced slots), not the hash secret or the seed alone: it depends on time",
+            chance_of_the_pattern(_linked(replays, lambda r: r.interpreter), failures, _switching_at_most_once)
+            * chance_of_the_pattern([len(row) for row in _passes(burst)], burst_failures, _switching_at_most_once),
         )
-    return "none_found", (
-        f"fails {failures} of {runs} replays, following none of the conditions varied (hash secret, random seed, "
-        "history, process, time, directory order): "
-        "nondeterminism the runner does not control, such as threads, the OS or entropy"
-    )
+    return "none_found", _none_found(failures, runs), 0.0

@@ -245,10 +245,11 @@ def passing(witnesses: list[tuple[str, Witness]], plan: ReplayPlan) -> set[str]:
 
 # Each probe setting is replayed in passes, one after another: an outcome that follows the
 # setting repeats in every pass; a clock or a race breaks the pattern. As many passes as keep
-# a race from splitting them by setting by chance more than once in 5,000 probes, whatever
-# its odds (`evidence.passes_for`): four, for the collector's twelve settings and for the
+# a race from splitting them by setting by chance more than once in 20,000 probes, whatever
+# its odds (`evidence.passes_for`): four for the collector's twelve settings, five for the
 # directory's six (two passes of twelve let a race that fails eleven times in twelve split
-# them once in 78 probes: a thread race was once labelled `gc` so).
+# them once in 78 probes: a thread race was once labelled `gc` so). A later pass costs
+# little where the split is already broken: it is left out (`protocol.left_out`).
 
 
 def _probe_schedule(lock: dict[str, Any]) -> dict[str, list[dict[str, int]]]:
