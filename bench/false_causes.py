@@ -25,7 +25,8 @@ from witness_gate.evidence import BURST_PROBE, DIRECTORY_ORDER, Replay, cause, e
 from witness_gate.replay import plan_round, probe_passes  # noqa: E402
 
 # Review's defaults (lock.DEFAULT_REPLAYS, DEFAULT_REPLAY_INTERPRETERS, DEFAULT_REPLAY_CAP).
-LOCK = {"seed_schedule": [12345], "replays": 5, "replay_interpreters": 6, "replay_cap": 150}
+REPLAYS, INTERPRETERS, CAP = 5, 6, 150
+LOCK = {"seed_schedule": [12345], "replays": REPLAYS, "replay_interpreters": INTERPRETERS}
 RATES = (0.02, 0.05, 0.1, 0.3, 0.7, 0.9, 0.93, 0.97)
 
 
@@ -33,7 +34,7 @@ def one_review(rate: float, draw: random.Random) -> str:
     """The cause one race failing at `rate` is given: its shrunk payload forked and called in
     one process in every slot of every round, then the probe."""
     by_variant: dict[str, list[Replay]] = {"shrunk": [], "in_process": []}
-    per_round = LOCK["replays"] * LOCK["replay_interpreters"]
+    per_round = REPLAYS * INTERPRETERS
     rounds = 0
     while True:
         for interpreter in plan_round(LOCK, rounds, search_secret=7, search_pid_offset=3):
@@ -51,9 +52,9 @@ def one_review(rate: float, draw: random.Random) -> str:
                     )
         rounds += 1
         more, _ = escalation(by_variant, False, rounds)
-        if not more or per_round * (rounds + 1) > LOCK["replay_cap"]:
+        if not more or per_round * (rounds + 1) > CAP:
             break
-    probe_interpreter = rounds * LOCK["replay_interpreters"]
+    probe_interpreter = rounds * INTERPRETERS
     for (first, settings, passes, bursts_read), variant in zip(probe_passes(LOCK), (BURST_PROBE, DIRECTORY_ORDER)):
         by_variant[variant] = [
             Replay(probe_interpreter, 7, 3, 0, first + slot, draw.random() < rate, setting=slot % settings)
