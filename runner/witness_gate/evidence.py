@@ -192,9 +192,9 @@ def escalation(by_variant: Mapping[str, Sequence[Replay]], search_was_flaky: boo
         if not _held_anywhere(by_variant[decider]):
             return True, "its outcomes differ only between replays that share no condition the runner sets"
         # Group as a cause would have them, but too few replays to tell that from chance:
-        # more rounds tell (time excepted: the probe's passes, after the rounds, add to it).
+        # more rounds tell (for `time` the probe's passes, after the rounds, add to them).
         found, _, chance = _reading(by_variant, 0)
-        if chance > CHANCE_LIMIT and found != "time":
+        if chance > CHANCE_LIMIT:
             return True, (
                 f"its outcomes group as {found.replace('_', ' ')} would have them, but outcomes that follow nothing "
                 f"group so once in {round(1 / chance):,}: more replays tell"
@@ -339,9 +339,10 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
         return found, line
     failures, runs = counts(by_variant[deciding_variant(by_variant)])
     return "none_found", (
-        f"{_none_found(failures, runs)}; they group as {found.replace('_', ' ')} would have them, but outcomes "
-        f"that follow nothing group so once in {round(1 / chance):,} (a cause is named where that is once in "
-        f"{round(1 / CHANCE_LIMIT):,} or rarer)"
+        f"fails {failures} of {runs} replays, shown to follow none of the conditions varied: they group as "
+        f"{found.replace('_', ' ')} would have them, but failures placed at random group so once in "
+        f"{round(1 / chance):,}, and a cause is named where that is once in {round(1 / CHANCE_LIMIT):,} or rarer; "
+        "so far, nondeterminism the runner does not control (threads, the OS, entropy) explains them as well"
     )
 
 
@@ -403,12 +404,14 @@ def _reading(by_variant: Mapping[str, Sequence[Replay]], history_length: int) ->
             else "when called again in the same process"
         )
         # Every failure fell after the history, none in isolation: as often as that happens
-        # to failures placed among both variants' replays at random.
+        # to failures placed among both variants' replays at random, for any of the variants
+        # after history that could have been the one (the one that failed most decides).
+        candidates = sum(1 for v in VARIANTS if v not in _ISOLATED and v not in PROBES and by_variant.get(v))
         return (
             "history",
             f"fails {failures} of {runs} replays {where} but {isolated_failures} of {isolated_runs} in isolation: "
             "it depends on state that earlier calls leave behind",
-            math.comb(runs, failures) / math.comb(runs + isolated_runs, failures),
+            candidates * math.comb(runs, failures) / math.comb(runs + isolated_runs, failures),
         )
     if failures == runs:
         return (
