@@ -339,7 +339,7 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
         return found, line
     failures, runs = counts(by_variant[deciding_variant(by_variant)])
     return "none_found", (
-        f"fails {failures} of {runs} replays, shown to follow none of the conditions varied: they group as "
+        f"fails {failures} of {runs} replays, not shown to follow any of the conditions varied: they group as "
         f"{found.replace('_', ' ')} would have them, but failures placed at random group so once in "
         f"{round(1 / chance):,}, and a cause is named where that is once in {round(1 / CHANCE_LIMIT):,} or rarer; "
         "so far, nondeterminism the runner does not control (threads, the OS, entropy) explains them as well"

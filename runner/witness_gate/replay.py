@@ -243,15 +243,6 @@ def passing(witnesses: list[tuple[str, Witness]], plan: ReplayPlan) -> set[str]:
     return passed
 
 
-# Each probe setting is replayed in passes, one after another: an outcome that follows the
-# setting repeats in every pass; a clock or a race breaks the pattern. As many passes as keep
-# a race from splitting them by setting by chance more than once in 20,000 probes, whatever
-# its odds (`evidence.passes_for`): four for the collector's twelve settings, five for the
-# directory's six (two passes of twelve let a race that fails eleven times in twelve split
-# them once in 78 probes: a thread race was once labelled `gc` so). A later pass costs
-# little where the split is already broken: it is left out (`protocol.left_out`).
-
-
 def _probe_schedule(lock: dict[str, Any]) -> dict[str, list[dict[str, int]]]:
     """Each probe condition's settings, in the order the probe runs the conditions."""
     return {
@@ -260,6 +251,13 @@ def _probe_schedule(lock: dict[str, Any]) -> dict[str, list[dict[str, int]]]:
     }
 
 
+# Each probe setting is replayed in passes, one after another: an outcome that follows the
+# setting repeats in every pass; a clock or a race breaks the pattern. As many passes as keep
+# a race from splitting them by setting by chance more than once in 20,000 probes, whatever
+# its odds (`evidence.passes_for`): four for the collector's twelve settings, five for the
+# directory's six (two passes of twelve let a race that fails eleven times in twelve split
+# them once in 78 probes: a thread race was once labelled `gc` so). A later pass costs
+# little where the split is already broken: it is left out (`protocol.left_out`).
 def probe_passes(lock: dict[str, Any]) -> list[list[int]]:
     """Where each condition's passes lie among the probe's slots (pure): its first slot, its
     number of settings and of passes, and 1 where a mixed witness's cause reads its passes'
