@@ -22,10 +22,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "runner"))
 
 from witness_gate.evidence import BURST_PROBE, DIRECTORY_ORDER, Replay, cause, escalation  # noqa: E402
+from witness_gate.lock import DEFAULT_REPLAY_CAP as CAP  # noqa: E402
+from witness_gate.lock import DEFAULT_REPLAY_INTERPRETERS as INTERPRETERS  # noqa: E402
+from witness_gate.lock import DEFAULT_REPLAYS as REPLAYS  # noqa: E402
 from witness_gate.replay import plan_round, probe_passes  # noqa: E402
 
-# Review's defaults (lock.DEFAULT_REPLAYS, DEFAULT_REPLAY_INTERPRETERS, DEFAULT_REPLAY_CAP).
-REPLAYS, INTERPRETERS, CAP = 5, 6, 150
+# A review under the defaults of `pin` (witness_gate.lock).
 LOCK = {"seed_schedule": [12345], "replays": REPLAYS, "replay_interpreters": INTERPRETERS}
 RATES = (0.02, 0.05, 0.1, 0.3, 0.7, 0.9, 0.93, 0.97)
 

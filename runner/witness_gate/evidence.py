@@ -9,6 +9,7 @@ functions read those records and nothing else: plain values in, plain values out
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -147,6 +148,7 @@ def chance_of_a_false_split(settings: int, passes: int) -> float:
     return max(false_split_at(permille / 1000, settings, passes) for permille in range(1, 1000))
 
 
+@functools.cache  # pure, and read for every probe a module's replays lay out
 def passes_for(settings: int) -> int:
     """The fewest passes (two at least: one pass cannot show an outcome repeat) that keep a
     probe of `settings` settings within `CHANCE_LIMIT`."""
