@@ -76,10 +76,10 @@ def run_cli(
     )
 
 
-def classify_case(
+def search_case(
     case: Case, root: Path, caller_env: dict[str, str], oracle: str | None = None, launcher: tuple[str, ...] = ()
-) -> tuple[dict, dict[str, bytes]]:
-    """(the report's entry for the case's assertion, the witness files' bytes by name);
+) -> dict[str, bytes]:
+    """Pins the case's fixture and runs `check`; returns the witness files' bytes by name.
     `oracle`, a module's source, stands in for the case's property modules (given_catalogue_test);
     `launcher` starts each CLI run (e.g. `taskset -c 0`), and so every worker it starts."""
     changed = build_repository(case, root)
@@ -114,6 +114,15 @@ def classify_case(
         launcher=launcher,
     )
     assert checked.returncode == 1, f"{case.name}: check found no failure\n{checked.stdout}{checked.stderr}"
+    return {p.name: p.read_bytes() for p in sorted((root / ".artifacts/witnesses").glob("*.json"))}
+
+
+def classify_case(
+    case: Case, root: Path, caller_env: dict[str, str], oracle: str | None = None, launcher: tuple[str, ...] = ()
+) -> tuple[dict, dict[str, bytes]]:
+    """(the report's entry for the case's assertion, the witness files' bytes by name), as
+    `search_case` found them and `classify` labelled them."""
+    witnesses = search_case(case, root, caller_env, oracle, launcher)
     classified = run_cli(
         root,
         caller_env,
@@ -130,7 +139,6 @@ def classify_case(
     report = json.loads((root / ".artifacts/classification.json").read_text())
     entries = [e for e in report["witnesses"] if e["assertion_id"] == case.assertion]
     assert entries, f"{case.name}: no witness for {case.assertion}: {classified.stdout}"
-    witnesses = {p.name: p.read_bytes() for p in sorted((root / ".artifacts/witnesses").glob("*.json"))}
     # One witness per property; several only if explicit payloads failed too.
     return entries[-1], witnesses
 
@@ -189,6 +197,18 @@ def test_a_race_keeps_its_label_and_cause_on_one_core_and_under_load(case: Case,
     else:
         with busy_cores():
             assert_gets_its_label(case, tmp_path)
+
+
+def test_a_search_that_meets_the_collector_writes_the_same_witness_in_every_run(tmp_path: Path):
+    """Where the collector runs within a call is no condition the runner holds in replays,
+    but the search is the runner's own: it meets the collector at the same points in every
+    run, so `gc_finalizer`'s search writes the same witness bytes in three repositories at
+    three paths under three callers (with Hypothesis' constant scan left to shuffle the
+    modules it reads, three runs gave three witnesses: `worker.main._settle_constant_scan`)."""
+    [case] = [case for case in CASES if case.name == "gc_finalizer"]
+    callers = {"first": {"PYTHONHASHSEED": "0"}, "second": NOISY_CALLER, "third": {}}
+    found = {name: search_case(case, tmp_path / name, caller) for name, caller in callers.items()}
+    assert found["first"] == found["second"] == found["third"], {name: sorted(w) for name, w in found.items()}
 
 
 NOISY_CALLER = {

@@ -26,6 +26,7 @@ import gc
 import importlib
 import json
 import os
+import random
 import select
 import signal
 import sys
@@ -114,7 +115,7 @@ def main(request_path: str) -> None:
                 request["module"],
                 source,
                 request["max_examples"],
-                _hide_runner_from_constant_scan,
+                _settle_constant_scan,
                 lambda tests: _pytest_module(request, channel, tests, sha256_hex(source), fixture),
             )
         else:
@@ -332,13 +333,30 @@ def _check_pytest(request: dict[str, Any], channel: _Channel, tests: list[GivenT
         channel.send({"event": Event.SEARCHED, "status": searched.status, "given": found})
 
 
-def _hide_runner_from_constant_scan() -> None:
-    # Hypothesis mixes literal constants from "local" (non-site-packages) modules into
-    # draws. Whether this package counts as local depends on how it was installed
-    # (source tree, wheel, PEX), which would make the same seed yield different
-    # witnesses. Marking our own modules as already scanned keeps streams identical.
+class _FixedOrder(random.Random):
+    """A `Random` that always shuffles the same way: Hypothesis' constant scan's (below)."""
+
+    def __init__(self, x: object = None) -> None:
+        super().__init__(0)
+
+
+def _settle_constant_scan() -> None:
+    """Hypothesis mixes literal constants from "local" (non-site-packages) modules into
+    draws. Two things about that scan would make the same seed yield different witnesses:
+
+    - Whether this package counts as local depends on how it was installed (source tree,
+      wheel, PEX): our own modules are marked as already scanned.
+    - It scans newly imported modules in an order an unseeded `Random()` shuffles (so that
+      concurrent pytest-xdist workers share its on-disk cache). The constants are the same
+      in any order, but the scan's allocations are not, and they move where the collector
+      runs in every call after the scan. A failure that needs the collector at one point of
+      a call was met or missed, and shrunk to another witness, from one run to the next
+      (`flake_cases/gc_finalizer`: three witnesses in three runs). The scan's order is
+      made fixed: `_FixedOrder` shuffles it.
+    """
     from hypothesis.internal.conjecture import providers
 
+    providers.Random = _FixedOrder  # type: ignore[misc]  # rebinds the name the scan calls, not the class
     providers._seen_modules.update(
         id(module)
         for name, module in list(sys.modules.items())
@@ -372,7 +390,7 @@ def _search(channel: _Channel, prop: LoadedProperty, fixture: _Fixture, seed: in
             verbosity=Verbosity.quiet,
         )(searched)
     )
-    _hide_runner_from_constant_scan()
+    _settle_constant_scan()
     try:
         test()
     except _Falsified:
