@@ -413,14 +413,28 @@ def providing(directories: dict[str, Path]) -> Iterator[None]:
 
 
 def worker_path(root: Path) -> list[str]:
-    """The runner's own import path for a worker, without the current directory or anything
-    inside the tree under review: the patch must not shadow the runner or Hypothesis."""
+    """The runner's own import path for a worker, without the current directory, anything
+    inside the tree under review (the patch must not shadow the runner or Hypothesis), or a
+    directory that holds the worker's private /tmp: bound read-only into the sandbox, /tmp
+    (a runner started as `python /tmp/gate.py`) would cover the place the code under test
+    writes to, and fail an honest change that writes a temporary file; the root would show
+    it the whole host. A runner installed there is refused."""
     here, tree = Path.cwd().resolve(), root.resolve()
     runner = Path(__file__).resolve().parents[1]  # where this package is imported from, always kept
+    if PRIVATE_TMP.is_relative_to(runner):
+        raise WitnessGateError(
+            f"the runner is imported from {runner}, which holds {PRIVATE_TMP}, the workers' private scratch "
+            "directory: install it elsewhere (a venv, a PEX)"
+        )
     kept = []
     for entry in sys.path:
         resolved = Path(entry or ".").resolve()
-        if resolved != runner and (entry in ("", ".") or resolved == here or resolved.is_relative_to(tree)):
+        if resolved != runner and (
+            entry in ("", ".")
+            or resolved == here
+            or resolved.is_relative_to(tree)
+            or PRIVATE_TMP.is_relative_to(resolved)
+        ):
             continue
         kept.append(str(resolved))
     return kept

@@ -296,6 +296,18 @@ def test_a_symlink_loop_on_the_runners_import_path_is_no_verdict_on_the_patch(re
     assert_red(repo.review(python_path=[*(os.path.abspath(p) for p in sys.path), str(extra)]), CAUGHT)
 
 
+@pytest.mark.parametrize("entry", ["/tmp", "/"])
+def test_a_runner_import_path_entry_over_the_workers_tmp_neither_hides_it_nor_shows_the_host(repo: Repo, entry: str):
+    # A runner started as `python /tmp/gate.py` has /tmp on its import path (`python /gate.py`,
+    # the root). Bound read-only into the sandbox, the entry would cover the worker's private
+    # /tmp, and an honest change whose code writes a temporary file would fail there and
+    # nowhere else; the root would show the code under test the whole host besides.
+    append(repo, "import tempfile\nSCRATCH = tempfile.mkdtemp()  # at import: every worker makes one\n")
+    repo.commit("scratch directory at import")
+    result = repo.review(python_path=[entry, *(os.path.abspath(p) for p in sys.path)])
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
 EXTENSION = r"""
 #include <Python.h>
 static struct PyModuleDef definition = {PyModuleDef_HEAD_INIT, "pricing", NULL, -1, NULL};
