@@ -417,8 +417,8 @@ def worker_path(root: Path) -> list[str]:
     inside the tree under review (the patch must not shadow the runner or Hypothesis), or a
     directory that holds the worker's private /tmp: bound read-only into the sandbox, /tmp
     (a runner started as `python /tmp/gate.py`) would cover the place the code under test
-    writes to, and fail an honest change that writes a temporary file; the root would show
-    it the whole host. A runner installed there is refused."""
+    writes to, and fail an honest change that writes a temporary file; the root would leave
+    no place for the worker's view of the host. A runner installed there is refused."""
     here, tree = Path.cwd().resolve(), root.resolve()
     runner = Path(__file__).resolve().parents[1]  # where this package is imported from, always kept
     if PRIVATE_TMP.is_relative_to(runner):

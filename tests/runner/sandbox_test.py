@@ -297,11 +297,12 @@ def test_a_symlink_loop_on_the_runners_import_path_is_no_verdict_on_the_patch(re
 
 
 @pytest.mark.parametrize("entry", ["/tmp", "/"])
-def test_a_runner_import_path_entry_over_the_workers_tmp_neither_hides_it_nor_shows_the_host(repo: Repo, entry: str):
+def test_a_runner_import_path_entry_over_the_workers_tmp_blocks_no_honest_change(repo: Repo, entry: str):
     # A runner started as `python /tmp/gate.py` has /tmp on its import path (`python /gate.py`,
     # the root). Bound read-only into the sandbox, the entry would cover the worker's private
     # /tmp, and an honest change whose code writes a temporary file would fail there and
-    # nowhere else; the root would show the code under test the whole host besides.
+    # nowhere else; the root would leave no place for the worker's view of the host. Both
+    # blocked the honest change before.
     append(repo, "import tempfile\nSCRATCH = tempfile.mkdtemp()  # at import: every worker makes one\n")
     repo.commit("scratch directory at import")
     result = repo.review(python_path=[entry, *(os.path.abspath(p) for p in sys.path)])
