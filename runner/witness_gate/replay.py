@@ -71,13 +71,7 @@ class Job:
     recorded_seed: int
     history: list[dict[str, Any]]
     fork: bool
-    orders_follow_seeds: bool  # its calls list directories in the orders their seeds derive (`witness`)
     settled: bool = False  # the probe's: its replays so far agreed (`protocol.left_out`)
-
-    @property
-    def directory_order(self) -> int:
-        """The order directories list in for its own call, as the witness's call met it."""
-        return seeds.call_directory_order(self.recorded_seed) if self.orders_follow_seeds else seeds.AS_LISTED
 
 
 def jobs_for(name: str, record: Witness) -> list[Job]:
@@ -94,7 +88,6 @@ def jobs_for(name: str, record: Witness) -> list[Job]:
             source.random_seed,
             history,
             fork,
-            record.orders_follow_seeds,
         )
 
     jobs = [job("shrunk", shrunk, [])]
@@ -310,7 +303,19 @@ def _probe(
             job for job in jobs_for(name, record) if job.variant == ("shrunk" if variant == "in_process" else variant)
         ]
         failures, runs = counts(result.by_variant[variant])
-        jobs.append(replace(job, variant=COLLECTOR, fork=True, settled=failures in (0, runs)))
+        jobs.append(
+            Job(
+                job.witness,
+                COLLECTOR,
+                job.assertion_id,
+                job.expect,
+                job.payload,
+                job.recorded_seed,
+                job.history,
+                fork=True,
+                settled=failures in (0, runs),
+            )
+        )
     slots = probe_settings(plan.lock)
     pid_offset = seeds.check_pid_offset(plan.lock, module)
     found = _interpreter(
@@ -505,8 +510,6 @@ def _interpreter(
                 "history": job.history,
                 "fork": job.fork,
                 "settled": job.settled,
-                "directory_order": job.directory_order,
-                "orders_follow_seeds": job.orders_follow_seeds,
             }
             for job in jobs
         ],

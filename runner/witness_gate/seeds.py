@@ -125,8 +125,8 @@ def collector_settings(lock: dict[str, Any]) -> tuple[dict[str, Any], ...]:
 
 # --- the order directories list in --------------------------------------------------------
 
-# Directory orders (`directory_positions`): 0 lists as the file system does, 1 reversed, any
-# other value a permutation seeded by it.
+# Directory orders (`directory_positions`): 0 lists as the file system does (what the search
+# and the ordinary replays meet), 1 reversed, any other value a permutation seeded by it.
 AS_LISTED, REVERSED = 0, 1
 _ORDERS = 1 << 62
 # The directory-order probe's orders the schedule draws, after as listed and reversed.
@@ -152,28 +152,8 @@ def directory_positions(order: int, count: int) -> list[int]:
     return positions
 
 
-# Of a search's calls, a quarter list directories as the file system does, a quarter reversed,
-# and half in permutations: a failure that needs an order the worker's file system never lists
-# in (tmpfs lists in reverse creation order, production file systems in others) is met.
-_ORDER_SHARES = 4
-
-
-def call_directory_order(random_seed: int) -> int:
-    """The order directories list in for a call under `random_seed`: in the search, and in
-    every replay of a witness of version 4 on (`witness.ORDERS_FOLLOW_SEEDS`), whatever seed
-    the replay gives `random`. A function of the call's recorded seed, as the seed is of the
-    payload: the same payload always meets the same order, so Hypothesis shrinks a failure
-    that follows the order without calling it flaky, while the search's calls meet many."""
-    drawn = int.from_bytes(
-        hashlib.sha256(b"witness-gate/call-directory-order/v1\0%d" % random_seed).digest()[:8], "big"
-    )
-    share = drawn % _ORDER_SHARES
-    return AS_LISTED if share == 0 else REVERSED if share == 1 else 2 + (drawn // _ORDER_SHARES) % _ORDERS
-
-
 def directory_settings(lock: dict[str, Any]) -> tuple[int, ...]:
-    """The directory-order probe's settings, each a permutation of the order the witness's
-    call met: as it met it and reversed (any two entries are listed both ways between them),
-    then orders the schedule draws."""
+    """The directory-order probe's settings: as listed and reversed (any two entries are
+    listed both ways between them), then orders the schedule draws."""
     drawn = (2 + _derive(lock, "replay-directory-order", k) % _ORDERS for k in range(_DRAWN_ORDERS))
     return (AS_LISTED, REVERSED, *drawn)

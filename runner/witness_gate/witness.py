@@ -20,11 +20,7 @@ from witness_gate.canonical import canonical_bytes, payload_hash
 from witness_gate.errors import WitnessGateError
 from witness_gate.properties import ASSERTION_ID
 
-SCHEMA_VERSION = 4
-# From version 4 on every call of a witness (its own and its history's) listed directories in
-# the order its `random` seed derives (`seeds.call_directory_order`), and its replays give it
-# that order; a call of an earlier witness met the file system's.
-ORDERS_FOLLOW_SEEDS = 4
+SCHEMA_VERSION = 3
 # A property's name, or a pytest node id's escaped stem (`file_stem`), then the witness
 # hash's first 12 digits: the pattern the report schema gives a witness file, read from it.
 FILE_NAME = re.compile(
@@ -125,11 +121,6 @@ class Witness:
     @property
     def file_name(self) -> str:
         return file_name(self.assertion_id, self.witness_hash)
-
-    @property
-    def orders_follow_seeds(self) -> bool:
-        """Whether its calls listed directories in the order their `random` seeds derive."""
-        return self.schema_version >= ORDERS_FOLLOW_SEEDS
 
     @classmethod
     def from_json(cls, record: dict[str, Any]) -> Witness:

@@ -86,9 +86,8 @@ import glob, json, os, pathlib, sys
 from witness_gate.worker import directory_order
 from os import listdir as taken_at_import  # a module that took its own reference before install
 directory_order.install()
-held = directory_order.listing(int(sys.argv[1]), int(sys.argv[2]))  # kept: its exit would restore the order
-held.__enter__()
-d = sys.argv[3]
+directory_order.set_order(int(sys.argv[1]))
+d = sys.argv[2]
 def listings():
     with os.scandir(d) as entries:
         scanned = [e.name for e in entries]
@@ -104,9 +103,9 @@ print(json.dumps({"first": listings(), "again": listings(), "native": taken_at_i
 """
 
 
-def _list_in(order: int, directory: Path, on_top: int = seeds.AS_LISTED) -> dict[str, list]:
+def _list_in(order: int, directory: Path) -> dict[str, list]:
     done = subprocess.run(
-        [sys.executable, "-c", _LISTINGS, str(order), str(on_top), str(directory)],
+        [sys.executable, "-c", _LISTINGS, str(order), str(directory)],
         env={"PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path if p)},
         capture_output=True,
         text=True,
@@ -130,21 +129,6 @@ def test_every_listing_api_lists_the_same_permutation_and_again_for_an_unchanged
     assert listed["again"] == listed["first"]  # stable while the directory does not change
 
 
-def test_a_probe_s_order_permutes_the_order_the_call_met(tmp_path: Path):
-    # The directory-order probe's setting lies on top of the witness's own order: as listed
-    # (setting 0) it meets exactly that order, reversed its reverse.
-    for name in ("a", "b", "c", "d", "e"):
-        (tmp_path / name).write_text("")
-    met = _list_in(12345, tmp_path)["first"][0]
-    assert met != _list_in(seeds.AS_LISTED, tmp_path)["first"][0]
-    assert _list_in(12345, tmp_path, on_top=seeds.AS_LISTED)["first"][0] == met
-    assert _list_in(12345, tmp_path, on_top=seeds.REVERSED)["first"] == [met[::-1]] * 6
-    again = [None] * len(met)
-    for entry, position in zip(met, seeds.directory_positions(7, len(met))):
-        again[position] = entry
-    assert _list_in(12345, tmp_path, on_top=7)["first"] == [again] * 6
-
-
 _AS_LISTED = """
 import os, sys
 native_listdir, native_scandir = os.listdir, os.scandir
@@ -161,9 +145,8 @@ reachable = set(os.listdir.__globals__) - set(vars(__builtins__))
 assert os.listdir.__closure__ is None and os.scandir.__closure__ is None, reachable
 held = {k for k in reachable if not k.startswith("__")}
 assert held == {
-    "annotations", "contextlib", "functools", "os", "Iterator", "TracebackType", "Any", "seeds", "_order",
-    "_LISTED", "_follows_seeds", "_listdir", "_scandir", "follow_seeds", "of_call", "listing", "_in_order",
-    "_Listing", "_ordered_listdir", "_ordered_scandir", "install",
+    "annotations", "functools", "os", "Iterator", "TracebackType", "Any", "seeds", "_order", "_listdir",
+    "_scandir", "set_order", "_in_order", "_Listing", "_ordered_listdir", "_ordered_scandir", "install",
 }, held
 print("ok")
 """

@@ -7,8 +7,8 @@ is otherwise set up, pinned, checked and classified exactly as flake_catalogue_t
 it, and the twin must get the label and the cause the catalogue expects of the property: a
 gated pytest test must not read as a different kind of failure than the property it mirrors.
 That covers the causes the runner controls for a pytest test as for a property (the
-`random` seed inside each case, the hash secret, the history of earlier calls, the order
-directories list in) and a deterministic control; the `random` case runs a second time under another caller
+`random` seed inside each case, the hash secret, the history of earlier calls) and a
+deterministic control; the `random` case runs a second time under another caller
 environment and must write the same witness bytes and the same counts.
 """
 
@@ -135,26 +135,6 @@ requests = st.fixed_dictionaries({"currency": st.sampled_from(sorted(_RATE_PERCE
 def test_price_is_converted_at_the_currency_rate(request):
     expected = _BASE_CENTS[request["sku"]] * _RATE_PERCENT[request["currency"]] // 100
     assert PriceList(request["currency"]).price_cents(request["sku"]) == expected
-""",  # noqa: E501 (test data: a source file, as written)
-    ),
-    Twin(
-        "drop_in_order",
-        "test_the_newest_update_wins",
-        """\
-from hypothesis import given, strategies as st
-
-from drop_in_settings import effective_settings
-
-DEFAULTS = {"timeout_s": 30, "retries": 3, "region": "eu-west-1"}
-updates = st.lists(st.dictionaries(st.sampled_from(sorted(DEFAULTS)), st.integers(1, 9), min_size=1), max_size=2)
-
-
-@given(updates)
-def test_the_newest_update_wins(updates):
-    expected = dict(DEFAULTS)
-    for update in updates:
-        expected.update(update)
-    assert effective_settings(DEFAULTS, updates) == expected
 """,  # noqa: E501 (test data: a source file, as written)
     ),
     Twin(

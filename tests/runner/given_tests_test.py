@@ -105,7 +105,7 @@ def test_a_bug_is_a_regression_whose_witness_is_what_hypothesis_saved_and_once_f
     }, result.stdout
     records = witnesses(repo)
     line_test = records[f"{MODULE}::test_line_total_is_never_negative"]
-    assert line_test["schema_version"] == 4 and line_test["origin"] == "search" and line_test["fully_shrunk"]
+    assert line_test["schema_version"] == 3 and line_test["origin"] == "search" and line_test["fully_shrunk"]
     assert set(line_test["payload"]) == {"choices"}
     assert "pair=(4, 0)" in line_test["given"]["failing_example"]
     assert "failing input: Failing test case: test_line_total_is_never_negative( pair=(4, 0), )" in result.stdout

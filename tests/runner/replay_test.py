@@ -6,8 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from witness_gate import seeds
-from witness_gate.replay import jobs_for, search_came_and_went
+from witness_gate.replay import search_came_and_went
 from witness_gate.witness import Call, PropertyModule, Witness
 
 
@@ -59,20 +58,3 @@ def test_a_given_tests_search_up_to_its_failing_case_did_not_come_and_go():
     )
     assert not search_came_and_went(stopped)
     assert search_came_and_went(replace(stopped, shrunk=Call({"choices": "AA=="}, 0, ())))
-
-
-def test_a_replay_lists_directories_in_the_order_its_witness_s_call_met():
-    # Version 4 on, a call met the order its `random` seed derives (`seeds.call_directory_order`),
-    # whatever seed the replay gives `random`; an earlier witness's calls met the file system's.
-    found = replace(record("search", True, "returned_false"), shrunk=Call(0, 12345, ()), unshrunk=Call(1, 777, ()))
-    orders = {seeds.call_directory_order(seed) for seed in range(64)}
-    assert {seeds.AS_LISTED, seeds.REVERSED} < orders and len(orders) > 30  # as listed, reversed, permutations
-    for version, follows in ((2, False), (3, False), (4, True)):
-        jobs = jobs_for("w.json", replace(found, schema_version=version))
-        assert [job.orders_follow_seeds for job in jobs] == [follows] * len(jobs)
-        for job in jobs:
-            expected = seeds.call_directory_order(job.recorded_seed) if follows else seeds.AS_LISTED
-            assert job.directory_order == expected, (version, job.variant)
-    assert {
-        job.directory_order for job in jobs_for("w.json", replace(found, schema_version=4)) if job.variant == "unshrunk"
-    } == {seeds.call_directory_order(777)}

@@ -20,7 +20,7 @@ from witness_gate import canonical, store, witness
 # `rejects=` payload the property accepted, a @given test (its payload the choices
 # Hypothesis saved), a @given test whose failing call ended the worker (the witness is the
 # search up to that case), and a state machine (the steps Hypothesis printed). With them,
-# one of version 3 and the schema version 2 witness the conditions tests hold.
+# the schema version 2 witness the conditions tests hold.
 FOUND = json.loads((Path(__file__).parent / "witness_records.json").read_text("utf-8"))
 RECORDS = {
     **FOUND,
@@ -29,8 +29,6 @@ RECORDS = {
         **FOUND["property under a declared condition"],
         "condition": {},
     },
-    # Found before the search's calls listed directories in orders of their own: still read.
-    "schema version 3": {**FOUND["property, unshrunk differs"], "schema_version": 3},
     "schema version 2": WITNESS_TEMPLATE,
 }
 

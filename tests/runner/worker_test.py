@@ -45,8 +45,6 @@ def test_replays_in_one_process_are_spread_over_time_like_forked_ones(tmp_path: 
                 "witness": "w",
                 "history": [],
                 "fork": False,
-                "directory_order": 0,
-                "orders_follow_seeds": True,
             }
         ],
         "seeds": [[slot] for slot in range(slots)],

@@ -15,9 +15,8 @@ treats silence, an early exit or a malformed message as a failure. Two modes:
 
 Before this module loads, the worker has moved on to the process id the runner chose
 (`process_id`); a forked replay starts from the memory layout `heap_layout` arranges.
-Each call lists directories in the order its `random` seed derives (`directory_order`,
-installed before any user code): a search meets many, a replay the one the witness's call
-met, and the directory-order probe's children permutations of it.
+Directories list as the file system lists them, except in the directory-order probe's
+children (`directory_order`, installed before any user code).
 """
 
 from __future__ import annotations
@@ -242,9 +241,9 @@ def _call(
         ) from None
     expect = "reject" if origin == "reject" else "accept"
     channel.send_bytes(b'{"event":"%s","origin":"%s","payload":%s}' % (Event.CALL.encode(), origin.encode(), snapshot))
-    random_seed = seeds.call_random_seed(search_seed, prop.assertion_id, snapshot)
-    with directory_order.listing(seeds.call_directory_order(random_seed)):
-        outcome = _network.run(prop, json.loads(snapshot), fixture, random_seed, expect)
+    outcome = _network.run(
+        prop, json.loads(snapshot), fixture, seeds.call_random_seed(search_seed, prop.assertion_id, snapshot), expect
+    )
     channel.send({"event": Event.RESULT, "passed": outcome.passed, "evidence": outcome.evidence})
     return outcome.passed
 
@@ -501,23 +500,21 @@ def _run_job(
     extra_containers: int = 0,
     order: int = seeds.AS_LISTED,
 ) -> dict[str, Any] | None:
-    """The job's history (results ignored), each call listing directories in the order it
-    met in check, then its payload under `random` seed `seed`, in the order the witness's
-    call met (the job's `directory_order`) permuted by `order` (the directory-order probe's
-    setting; only a forked child is given another than as it met), `extra_containers`
-    further into the collector's cycle (`_steer_collector`): evidence of failure, or None."""
-    directory_order.follow_seeds(job["orders_follow_seeds"])
+    """The job's history (results ignored), then its payload, `extra_containers` further
+    into the collector's cycle (`_steer_collector`) and with directories listed in `order`
+    (`directory_order`; only a forked child is given another than as listed): evidence of
+    failure, or None."""
     try:
         for call in job["history"]:
             earlier = props.get(call["assertion_id"])
             if earlier is not None:  # a property since removed cannot be called; its state is gone too
-                with directory_order.listing(directory_order.of_call(call["random_seed"])):
-                    earlier.run(_fresh(call["payload"]), fixture.value, call["random_seed"])
+                earlier.run(_fresh(call["payload"]), fixture.value, call["random_seed"])
         payload = _fresh(job["payload"])
-        with directory_order.listing(job["directory_order"], order):
-            ballast = _steer_collector(extra_containers)
-            outcome = _network.run(props[job["assertion_id"]], payload, fixture, seed, job["expect"])
-            del ballast  # alive through the call: the objects that moved it within the collector's cycle
+        if order != seeds.AS_LISTED:
+            directory_order.set_order(order)
+        ballast = _steer_collector(extra_containers)
+        outcome = _network.run(props[job["assertion_id"]], payload, fixture, seed, job["expect"])
+        del ballast  # alive through the call: the objects that moved it within the collector's cycle
     except WitnessGateError as error:  # the fixture could not be read: fail closed
         return failure_evidence(EvidenceKind.FIXTURE, None, str(error))
     return None if outcome.passed else outcome.evidence

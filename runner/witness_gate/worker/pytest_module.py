@@ -43,11 +43,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast, overload
 
-from witness_gate import pytest_files, seeds
+from witness_gate import pytest_files
 from witness_gate.errors import WitnessGateError
 from witness_gate.given_tests import DeclaredTest, declared_tests, function_key
 from witness_gate.protocol import EvidenceKind, call_seed, describe, failure_evidence
-from witness_gate.worker import directory_order
 from witness_gate.worker.property_module import Outcome
 
 _MAX_NOTES = 2000
@@ -497,14 +496,8 @@ class _Replays:
             def run(case: int, call: Callable[[], None]) -> None:
                 if case >= calls:
                     raise _EnoughCases()
-                if case == calls - 1:  # the witness's call, in the order its replay gives it
-                    random.seed(random_seed)
-                    error = _outcome_of(call)
-                else:  # as in check
-                    seed = call_seed(search_seed, self._assertion_id, case)
-                    random.seed(seed)
-                    with directory_order.listing(directory_order.of_call(seed)):
-                        error = _outcome_of(call)
+                random.seed(random_seed if case == calls - 1 else call_seed(search_seed, self._assertion_id, case))
+                error = _outcome_of(call)
                 if case == calls - 1:
                     last[:] = [error]
                     raise _EnoughCases()
@@ -582,10 +575,8 @@ class GivenTest:
                 announced.append(case)
                 if explicit:
                     explicit_cases.append(case)
-                seed = call_seed(search_seed, self.assertion_id, case)
-                random.seed(seed)
-                with directory_order.listing(seeds.call_directory_order(seed)):
-                    error = _outcome_of(call)
+                random.seed(call_seed(search_seed, self.assertion_id, case))
+                error = _outcome_of(call)
                 if judged.passes(error, len(explicit_cases) - 1 if explicit else None):
                     report(Outcome(True, None))
                 else:

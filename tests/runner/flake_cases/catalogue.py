@@ -91,17 +91,6 @@ CASES = (
         assertion="prop_statement_lists_invoices_in_order",
     ),
     Case(
-        name="drop_in_order",
-        # The other way round: the sandbox's tmpfs lists the newest file first, which is the
-        # order the code takes for granted, so a search that lists as the file system does
-        # never fails; the search's calls list in orders their seeds derive, as other file
-        # systems' orders vary, and meet it.
-        root_cause="os.listdir taken for newest first, as a tmpfs lists: an older settings update wins elsewhere",
-        kind="nondeterministic",
-        cause="directory_order",
-        assertion="prop_the_newest_update_wins",
-    ),
-    Case(
         name="leaked_pool",
         root_cause="connection not returned to a fixed-size pool on the validation-error path",
         kind="state",
