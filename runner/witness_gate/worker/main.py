@@ -501,17 +501,20 @@ def _run_job(
     order: int = seeds.AS_LISTED,
 ) -> dict[str, Any] | None:
     """The job's history (results ignored), then its payload, `extra_containers` further
-    into the collector's cycle (`_steer_collector`) and with directories listed in `order`
-    (`directory_order`; only a forked child is given another than as listed): evidence of
-    failure, or None."""
+    into the collector's cycle (`_steer_collector`), every call with directories listed in
+    `order` (`directory_order`; only a forked child is given another than as listed): evidence
+    of failure, or None. The history lists in the payload's order: a directory that has not
+    changed lists the same way in both, as a file system's does (a cache the history filled
+    while a directory listed one way, found stale in the payload's call because it listed
+    another, made a state bug follow the order: a `flake` to freeze)."""
+    if order != seeds.AS_LISTED:
+        directory_order.set_order(order)
     try:
         for call in job["history"]:
             earlier = props.get(call["assertion_id"])
             if earlier is not None:  # a property since removed cannot be called; its state is gone too
                 earlier.run(_fresh(call["payload"]), fixture.value, call["random_seed"])
         payload = _fresh(job["payload"])
-        if order != seeds.AS_LISTED:
-            directory_order.set_order(order)
         ballast = _steer_collector(extra_containers)
         outcome = _network.run(props[job["assertion_id"]], payload, fixture, seed, job["expect"])
         del ballast  # alive through the call: the objects that moved it within the collector's cycle

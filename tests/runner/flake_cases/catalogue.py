@@ -91,6 +91,17 @@ CASES = (
         assertion="prop_statement_lists_invoices_in_order",
     ),
     Case(
+        name="plan_cache",
+        # State that lives as long as a directory lists the same way: the directory-order
+        # probe must list it the same way in the history and in the witness's call, as a
+        # file system does, or a call that found the cache stale would look like an order bug
+        # (a `flake` to freeze, once).
+        root_cause="a cached plan limit narrowed in place by one order's promotion: later orders keep the cap",
+        kind="state",
+        cause="history",
+        assertion="prop_an_order_gets_its_plan_s_limit_or_its_promotion_s",
+    ),
+    Case(
         name="leaked_pool",
         root_cause="connection not returned to a fixed-size pool on the validation-error path",
         kind="state",
