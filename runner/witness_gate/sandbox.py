@@ -421,7 +421,7 @@ def worker_path(root: Path) -> list[str]:
     no place for the worker's view of the host. A runner installed there is refused."""
     here, tree = Path.cwd().resolve(), root.resolve()
     runner = Path(__file__).resolve().parents[1]  # where this package is imported from, always kept
-    if PRIVATE_TMP.is_relative_to(runner):
+    if _holds_private_tmp(runner):
         raise WitnessGateError(
             f"the runner is imported from {runner}, which holds {PRIVATE_TMP}, the workers' private scratch "
             "directory: install it elsewhere (a venv, a PEX)"
@@ -430,14 +430,16 @@ def worker_path(root: Path) -> list[str]:
     for entry in sys.path:
         resolved = Path(entry or ".").resolve()
         if resolved != runner and (
-            entry in ("", ".")
-            or resolved == here
-            or resolved.is_relative_to(tree)
-            or PRIVATE_TMP.is_relative_to(resolved)
+            entry in ("", ".") or resolved == here or resolved.is_relative_to(tree) or _holds_private_tmp(resolved)
         ):
             continue
         kept.append(str(resolved))
     return kept
+
+
+def _holds_private_tmp(path: Path) -> bool:
+    """Whether `path`, bound read-only, would cover the workers' private /tmp (it is /tmp or above it)."""
+    return PRIVATE_TMP.is_relative_to(path)
 
 
 @dataclass(frozen=True)
@@ -526,7 +528,10 @@ class Worker:
             argv = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), str(request_path)]
             home, descriptors = scratch, ()
         else:
-            runner = [*(Path(entry) for entry in import_path), *_link_targets(tuple(import_path))]
+            # A link on the runner's import path that leads to /tmp or above it is left unbound, as
+            # such an entry is (`worker_path`).
+            targets = [target for target in _link_targets(tuple(import_path)) if not _holds_private_tmp(target)]
+            runner = [*(Path(entry) for entry in import_path), *targets]
             readable = [
                 *_interpreter_paths(),
                 *((path, path) for path in runner),

@@ -296,13 +296,21 @@ def test_a_symlink_loop_on_the_runners_import_path_is_no_verdict_on_the_patch(re
     assert_red(repo.review(python_path=[*(os.path.abspath(p) for p in sys.path), str(extra)]), CAUGHT)
 
 
-@pytest.mark.parametrize("entry", ["/tmp", "/"])
-def test_a_runner_import_path_entry_over_the_workers_tmp_blocks_no_honest_change(repo: Repo, entry: str):
+@pytest.mark.parametrize("entry", ["/tmp", "/", "a link to /tmp", "a link to /"])
+def test_a_runner_import_path_entry_over_the_workers_tmp_blocks_no_honest_change(
+    repo: Repo, entry: str, tmp_path: Path
+):
     # A runner started as `python /tmp/gate.py` has /tmp on its import path (`python /gate.py`,
     # the root). Bound read-only into the sandbox, the entry would cover the worker's private
     # /tmp, and an honest change whose code writes a temporary file would fail there and
-    # nowhere else; the root would leave no place for the worker's view of the host. Both
-    # blocked the honest change before.
+    # nowhere else; the root would leave no place for the worker's view of the host. So would
+    # a link inside an entry that leads there: the workers see where the runner's links lead.
+    # All four blocked the honest change before.
+    if entry.startswith("a link to "):
+        links = tmp_path / "runner-links"
+        links.mkdir()
+        (links / "scratch").symlink_to(entry.removeprefix("a link to "))
+        entry = str(links)
     append(repo, "import tempfile\nSCRATCH = tempfile.mkdtemp()  # at import: every worker makes one\n")
     repo.commit("scratch directory at import")
     result = repo.review(python_path=[entry, *(os.path.abspath(p) for p in sys.path)])
