@@ -146,7 +146,8 @@ assert os.listdir.__closure__ is None and os.scandir.__closure__ is None, reacha
 held = {k for k in reachable if not k.startswith("__")}
 assert held == {
     "annotations", "functools", "os", "Iterator", "TracebackType", "Any", "seeds", "_order", "_listdir",
-    "_scandir", "set_order", "_in_order", "_Listing", "_ordered_listdir", "_ordered_scandir", "install",
+    "_scandir", "_stat", "_listed", "set_order", "_in_order", "_Listing", "_as_listed", "_ordered_listdir",
+    "_ordered_scandir", "install",
 }, held
 print("ok")
 """

@@ -138,6 +138,22 @@ def test_price_is_converted_at_the_currency_rate(request):
 """,  # noqa: E501 (test data: a source file, as written)
     ),
     Twin(
+        "plan_override",
+        "test_an_order_gets_its_plan_s_limit",
+        """\
+from hypothesis import given, strategies as st
+
+from plan_limits import accepted_items
+
+LIMITS = {"basic": 5, "plus": 20, "pro": 100}
+
+
+@given(st.sampled_from(sorted(LIMITS)), st.integers(min_value=0, max_value=120))
+def test_an_order_gets_its_plan_s_limit(plan, items):
+    assert accepted_items(plan, items) == min(items, LIMITS[plan])
+""",
+    ),
+    Twin(
         "control_boundary",
         "test_bulk_discount_from_ten_units",
         """\

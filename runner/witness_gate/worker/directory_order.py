@@ -6,7 +6,9 @@ that took its own reference to them at import still lists through them. As liste
 (`seeds.AS_LISTED`, the search and every ordinary replay) they hand the file system's own
 listing through untouched: nothing changes and nothing is copied. In the directory-order
 probe's forked children (`set_order`) they list a permutation of it (`seeds.directory_positions`),
-the same for a directory that does not change, as a file system's own order is.
+the same for a directory that does not change, as a file system's own order is; a directory
+the worker listed as the file system lists before the fork (at import, in collection) and
+that has not changed since lists as it did then (`_listed`).
 
 A wrapper rather than an LD_PRELOAD shim of readdir: it needs no compiler on the machine
 that runs the gate, and a shim's order would have to be a function of what readdir returns
@@ -27,7 +29,13 @@ from typing import Any
 from witness_gate import seeds
 
 _order = seeds.AS_LISTED
-_listdir, _scandir = os.listdir, os.scandir
+_listdir, _scandir, _stat = os.listdir, os.scandir, os.stat
+# The directories listed as the file system lists them (by the worker's import and collection,
+# before any fork), by (device, inode), with their modification time then. A probe child lists
+# one that has not changed since as it was listed then: one process meets an unchanged directory
+# in one order, as on any file system (a cache filled at import, found stale in a child that
+# listed the directory another way, made a deterministic regression follow the order).
+_listed: dict[tuple[int, int], int] = {}
 
 
 def set_order(order: int) -> None:
@@ -67,16 +75,30 @@ class _Listing:
         self._entries = iter(())
 
 
+def _as_listed(path: Any) -> bool:
+    """Whether a listing of `path` now goes as the file system lists: outside a probe's order,
+    and, in one, for a directory listed so before and unchanged since (`_listed`)."""
+    try:
+        found = _stat("." if path is None else path)
+    except (OSError, TypeError, ValueError):  # the listing itself raises what it must
+        return _order == seeds.AS_LISTED
+    key = (found.st_dev, found.st_ino)
+    if _order == seeds.AS_LISTED:
+        _listed[key] = found.st_mtime_ns
+        return True
+    return _listed.get(key) == found.st_mtime_ns
+
+
 @functools.wraps(_listdir)
 def _ordered_listdir(path: Any = None) -> list[Any]:
-    if _order == seeds.AS_LISTED:
+    if _as_listed(path):
         return _listdir(path)
     return _in_order(_listdir(path))
 
 
 @functools.wraps(_scandir)
 def _ordered_scandir(path: Any = None) -> Any:
-    if _order == seeds.AS_LISTED:
+    if _as_listed(path):
         return _scandir(path)
     with _scandir(path) as entries:  # read whole, then closed: the entries outlive it, as os.walk's do
         return _Listing(_in_order(list(entries)))
