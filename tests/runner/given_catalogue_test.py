@@ -138,19 +138,19 @@ def test_price_is_converted_at_the_currency_rate(request):
 """,  # noqa: E501 (test data: a source file, as written)
     ),
     Twin(
-        "plan_override",
-        "test_an_order_gets_its_plan_s_limit",
+        "zone_override",
+        "test_each_parcel_pays_its_zone_s_fee",
         """\
 from hypothesis import given, strategies as st
 
-from plan_limits import accepted_items
+from shipping_zones import shipping_fee_cents
 
-LIMITS = {"basic": 5, "plus": 20, "pro": 100}
+FEES = {"domestic": 490, "europe": 1290, "world": 2990}
 
 
-@given(st.sampled_from(sorted(LIMITS)), st.integers(min_value=0, max_value=120))
-def test_an_order_gets_its_plan_s_limit(plan, items):
-    assert accepted_items(plan, items) == min(items, LIMITS[plan])
+@given(st.sampled_from(sorted(FEES)), st.integers(0, 20))
+def test_each_parcel_pays_its_zone_s_fee(zone, parcels):
+    assert shipping_fee_cents(zone, parcels) == FEES[zone] * parcels
 """,
     ),
     Twin(

@@ -229,15 +229,15 @@ CASES = (
         assertion="prop_a_tie_runs_in_submission_order",
     ),
     Case(
-        name="plan_override",
-        # A deterministic bug behind a cache the module fills at import, reloaded when the
-        # directory lists otherwise: the directory-order probe's children must list an unchanged
-        # directory as the import did, as a file system does, or the reload hides the bug under
-        # every other order (a `flake` to freeze, once).
-        root_cause="a plan limit overridden in a cache filled at import (deterministic control)",
+        name="zone_override",
+        # A deterministic bug behind a table the module reads at load, and reads again when the
+        # directory's entries list otherwise: the directory-order probe's children must list an
+        # unchanged directory as the load did, as a file system does, or the reload hides the
+        # bug under every other order (a `flake` to freeze, once).
+        root_cause="a zone's fee patched into a table read at load (deterministic control)",
         kind="control",
         cause="deterministic",
-        assertion="prop_an_order_gets_its_plan_s_limit",
+        assertion="prop_each_parcel_pays_its_zone_s_fee",
     ),
     Case(
         name="control_rounding",
