@@ -34,6 +34,7 @@ from support.tools import missing, without_namespaces
 
 import witness_gate
 from witness_gate import cgroups, sandbox
+from witness_gate.errors import WitnessGateError
 
 
 @pytest.fixture
@@ -315,6 +316,20 @@ def test_a_runner_import_path_entry_over_the_workers_tmp_blocks_no_honest_change
     repo.commit("scratch directory at import")
     result = repo.review(python_path=[entry, *(os.path.abspath(p) for p in sys.path)])
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+def test_a_runner_imported_from_a_place_that_holds_the_workers_tmp_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    # Left off the workers' import path, the runner's own place would leave them without the
+    # runner; bound, it would cover their /tmp. Neither: refused, saying why. (The runner here
+    # is imported from its source tree; the workers' /tmp is moved under it to stand for /tmp.)
+    here = Path(witness_gate.__file__).resolve().parents[1]
+    monkeypatch.setattr(sandbox, "PRIVATE_TMP", here / "tmp")
+    with pytest.raises(WitnessGateError, match=r"holds .*the workers' private scratch directory"):
+        sandbox.worker_path(tmp_path)
+    monkeypatch.setattr(sandbox, "PRIVATE_TMP", here.parent / "elsewhere")
+    assert str(here) in sandbox.worker_path(tmp_path)
 
 
 EXTENSION = r"""
