@@ -11,13 +11,16 @@ process (any exit status, a signal) or garbles the message pipe fails there: eit
 a failure of that payload, retained as a witness; the module's remaining properties
 are searched in a new worker. A module that cannot be loaded is a blocking problem.
 Where the lock declares production conditions (`conditions`), each module is searched
-once under each, in the declared order, and each witness records its condition.
+once under each, in the declared order, and each witness records its condition. Under
+each, the whole search's first cases run again in legs under other hash secrets
+(`search_module`), and a witness records the secret it was found under.
 """
 
 from __future__ import annotations
 
 import collections
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast, overload
@@ -420,10 +423,51 @@ def search_module(
     scratch: Path,
     condition: dict[str, str],
 ) -> ModuleSearch:
-    """One property module, searched under one condition (`conditions`)."""
-    hash_secret = conditions.hash_secret(condition, seeds.check_hash_secret(lock, module))
+    """One property module, searched under one condition (`conditions`): the whole search
+    under the module's hash secret, then its legs, at once, under the others of
+    `seeds.search_hash_secrets`: each the first cases of every search that did not fail
+    (the plain tests left out), so a failure that needs a hash order is met whatever the
+    input. A failure a leg finds is kept only where no earlier leg failed the same test. Only
+    the whole search says what ran (plain tests, cases, skips); a leg adds its witnesses and
+    problems."""
+    secrets = list(dict.fromkeys(conditions.hash_secret(condition, s) for s in seeds.search_hash_secrets(lock, module)))
+    found = _search_under(module, lock, root, import_paths, timeout, scratch, condition, secrets[0], set(), None)
+    done = set(found.plain) | found.skipped | {failure.assertion_id for failure in found.failures}
+    legs = secrets[1:]
+    if found.problems or set(found.properties) <= done or not legs:
+        return found  # blocked already, or nothing left a leg could search
+    cases = seeds.search_leg_cases(lock)
+
+    def leg(secret: int) -> ModuleSearch:
+        return _search_under(module, lock, root, import_paths, timeout, scratch, condition, secret, done, cases)
+
+    with ThreadPoolExecutor(max_workers=len(legs)) as pool:
+        searched = list(pool.map(leg, legs))
+    for secret, result in zip(legs, searched):
+        found.failures.extend(failure for failure in result.failures if failure.assertion_id not in done)
+        done |= {failure.assertion_id for failure in result.failures}
+        found.problems.extend(
+            f"{problem} (in the search's leg under hash secret {secret})" for problem in result.problems
+        )
+    return found
+
+
+def _search_under(
+    module: str,
+    lock: dict[str, Any],
+    root: Path,
+    import_paths: tuple[str, ...],
+    timeout: float,
+    scratch: Path,
+    condition: dict[str, str],
+    hash_secret: int,
+    left_out: set[str],
+    cases: int | None,
+) -> ModuleSearch:
+    """The module's tests and properties but `left_out`, searched in workers under one hash
+    secret, each search for its first `cases` only when given (a leg's)."""
     found = ModuleSearch()
-    finished: set[str] = set()
+    finished = set(left_out)
     while True:
         request = {
             "mode": "check",
@@ -438,6 +482,8 @@ def search_module(
             "condition": condition,
             "pid_offset": seeds.check_pid_offset(lock, module),
         }
+        if cases is not None:
+            request["cases_per_search"] = cases
         session = _Session(lock, _Retained(hash_secret, condition))
         with Worker(request, hash_secret, root, scratch) as worker:
             ended = _follow(session, worker, timeout)

@@ -126,14 +126,14 @@ class ReplayPlan:
 def replay_module(
     module: str, witnesses: list[tuple[str, Witness]], plan: ReplayPlan, progress: Progress | None = None
 ) -> dict[str, WitnessReplays]:
-    """Replays every witness of one property module, each under the declared condition it
-    was found under (`conditions`): the witnesses of one condition share interpreters;
-    keyed by witness file name."""
-    by_condition: dict[bytes, list[tuple[str, Witness]]] = defaultdict(list)
+    """Replays every witness of one property module, each under the declared condition and
+    from the hash secret it was found under (`conditions`, the search's legs): the witnesses
+    of one condition and search secret share interpreters; keyed by witness file name."""
+    by_search: dict[tuple[bytes, int], list[tuple[str, Witness]]] = defaultdict(list)
     for name, record in witnesses:
-        by_condition[canonical_bytes(record.condition or {})].append((name, record))
+        by_search[canonical_bytes(record.condition or {}), record.hash_secret].append((name, record))
     results: dict[str, WitnessReplays] = {}
-    for _, group in sorted(by_condition.items()):
+    for _, group in sorted(by_search.items()):
         results.update(_replay_under(module, group, group[0][1].condition or {}, plan, progress))
     return results
 
@@ -212,16 +212,17 @@ def _replay_under(
 
 def passing(witnesses: list[tuple[str, Witness]], plan: ReplayPlan) -> set[str]:
     """The witnesses whose shrunk payload passes one forked replay, in one interpreter per
-    module and declared condition under the search's hash secret, process id and `random`
+    module, declared condition and search secret, under the search's hash secret, process id and `random`
     seed (the first replay of round one). A witness seen to pass even once cannot fail on
     every replay there; one that failed, or could not be replayed, is not in the set."""
     lock = plan.lock
-    by_group: dict[tuple[str, bytes], list[tuple[str, Witness]]] = defaultdict(list)
+    by_group: dict[tuple[str, bytes, int], list[tuple[str, Witness]]] = defaultdict(list)
     for name, record in witnesses:
-        by_group[record.property_module.path, canonical_bytes(record.condition or {})].append((name, record))
+        group_key = (record.property_module.path, canonical_bytes(record.condition or {}), record.hash_secret)
+        by_group[group_key].append((name, record))
     passed = set()
     with tempfile.TemporaryDirectory(prefix="witness-gate-replay-") as scratch:
-        for (module, _), group in sorted(by_group.items()):
+        for (module, _, _), group in sorted(by_group.items()):
             jobs = [jobs_for(name, record)[0] for name, record in group]  # the shrunk payload, forked, alone
             condition = group[0][1].condition or {}
             found = _interpreter(
@@ -399,9 +400,12 @@ def plan_round(
     def secret(number: int) -> int:
         if round_number == 0 and number == 0:
             return search_secret
-        return conditions.hash_secret(
-            condition or {}, seeds.replay_hash_secret(lock, round_number * secrets_per_round + number)
-        )
+        drawn = seeds.replay_hash_secret(lock, round_number * secrets_per_round + number)
+        if round_number == 0 and drawn == search_secret:
+            # A leg searched with randomization off: the round's own first draw, which the
+            # search's secret stands in for, takes its place, so the round meets three secrets.
+            drawn = seeds.replay_hash_secret(lock, 0)
+        return conditions.hash_secret(condition or {}, drawn)
 
     fresh = seeds.replay_pid_offsets(lock, round_number, pids_per_round, avoid=search_pid_offset)
     pids = (search_pid_offset, *fresh[1:]) if round_number == 0 else fresh

@@ -26,6 +26,34 @@ def check_hash_secret(lock: dict[str, Any], module_path: str) -> int:
     return _derive(lock, "check-hash-secret", module_path) % _HASH_SECRETS
 
 
+# The search's legs under other hash secrets (`search_hash_secrets`). A set of fixed strings
+# (a table's keys) iterates in an order the hash secret alone decides, whatever the input:
+# one secret meets one order. Each leg meets one more: a failure that follows the order of a
+# two-element set (half of all secrets) is missed by the whole search once in 2^4, or once in
+# 2^3 when randomization off never shows it.
+_DRAWN_SEARCH_SECRETS = 2
+# A leg runs the first cases of each search again (`search_leg_cases`): a failure that needs
+# a hash order, whatever the input, fails on the first case under that order.
+_LEG_SHARE = 10
+
+
+def search_hash_secrets(lock: dict[str, Any], module_path: str) -> tuple[int, ...]:
+    """The hash secrets `check` searches one property module under, in order: the module's
+    own (the whole search), then its legs: hash randomization off (PYTHONHASHSEED=0, as
+    services started so run) and secrets the schedule draws."""
+    drawn = (
+        _derive(lock, "search-leg-hash-secret", module_path, leg) % _HASH_SECRETS
+        for leg in range(_DRAWN_SEARCH_SECRETS)
+    )
+    return (check_hash_secret(lock, module_path), 0, *drawn)
+
+
+def search_leg_cases(lock: dict[str, Any]) -> int:
+    """How many cases each search of a leg runs, unless one fails: the first tenth of the
+    suite's `max_examples` (at least one), the whole search's first cases under another secret."""
+    return max(1, int(lock["max_examples"]) // _LEG_SHARE)
+
+
 def call_random_seed(search_seed: int, assertion_id: str, payload_bytes: bytes) -> int:
     """The global `random` seed for one property call during `check`.
 

@@ -59,6 +59,14 @@ def test_the_plan_changes_the_secret_and_the_process_id_in_turn():
     assert not {i.pid_offset for i in later} & {i.pid_offset for i in PLAN} and len({i.pid_offset for i in later}) == 3
 
 
+def test_a_witness_a_leg_found_with_randomization_off_meets_three_secrets_in_its_first_round():
+    # The search's leg under PYTHONHASHSEED=0 (`seeds.search_hash_secrets`) found it: the round's
+    # first fresh secret would be 0 again, so the round's own first draw takes its place.
+    secrets = [i.hash_secret for i in plan_round(LOCK, 0, search_secret=0, search_pid_offset=3)]
+    assert secrets[0] == 0 and secrets.count(0) == 2 and len(set(secrets)) == 3, secrets
+    assert {i.hash_secret for i in PLAN} - {7, 0} < set(secrets)  # the round's other secret is kept
+
+
 @pytest.mark.parametrize("count", [3, 4, 5, 6, 7, 12])
 def test_every_secret_and_process_id_of_a_round_is_linked(count):
     # Secrets and process ids are the nodes, interpreters the edges: one chain through all of

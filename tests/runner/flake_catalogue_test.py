@@ -37,6 +37,7 @@ from pathlib import Path
 
 import pytest
 
+from witness_gate import seeds
 from witness_gate.labels import UNREPEATABLE_FLAKE
 from witness_gate.evidence import CONTROLLED, PROBES
 
@@ -47,8 +48,9 @@ CASES_DIR = Path(__file__).resolve().parent / "flake_cases"
 LOCK = ".artifacts/fixture.lock"
 
 
-def build_repository(case: Case, root: Path) -> str:
-    """The case as a repository of its own; returns the implementation path to list as changed."""
+def build_repository(case: Case, root: Path, fixture: str = "[]") -> str:
+    """The case as a repository of its own, `fixture` the bytes its lock pins (the seed
+    schedule's source); returns the implementation path to list as changed."""
     shutil.copytree(CASES_DIR / case.name / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(
         CASES_DIR / case.name / "properties",
@@ -56,7 +58,7 @@ def build_repository(case: Case, root: Path) -> str:
         ignore=shutil.ignore_patterns("__pycache__"),
     )
     (root / "tests" / "fixtures").mkdir(parents=True)
-    (root / "tests" / "fixtures" / "fixture.json").write_text("[]\n")
+    (root / "tests" / "fixtures" / "fixture.json").write_text(f"{fixture}\n")
     (root / "pyproject.toml").write_text('[tool.witness-gate]\nimport-paths = ["src"]\nreplay-timeout-seconds = 20\n')
     [implementation] = sorted((root / "src").glob("*.py"))
     return implementation.relative_to(root).as_posix()
@@ -77,12 +79,18 @@ def run_cli(
 
 
 def search_case(
-    case: Case, root: Path, caller_env: dict[str, str], oracle: str | None = None, launcher: tuple[str, ...] = ()
+    case: Case,
+    root: Path,
+    caller_env: dict[str, str],
+    oracle: str | None = None,
+    launcher: tuple[str, ...] = (),
+    fixture: str = "[]",
 ) -> dict[str, bytes]:
     """Pins the case's fixture and runs `check`; returns the witness files' bytes by name.
     `oracle`, a module's source, stands in for the case's property modules (given_catalogue_test);
-    `launcher` starts each CLI run (e.g. `taskset -c 0`), and so every worker it starts."""
-    changed = build_repository(case, root)
+    `launcher` starts each CLI run (e.g. `taskset -c 0`), and so every worker it starts;
+    `fixture` as in `build_repository`."""
+    changed = build_repository(case, root, fixture)
     if oracle is not None:
         shutil.rmtree(root / "tests" / "properties")
         (root / "tests" / "properties").mkdir()
@@ -118,11 +126,16 @@ def search_case(
 
 
 def classify_case(
-    case: Case, root: Path, caller_env: dict[str, str], oracle: str | None = None, launcher: tuple[str, ...] = ()
+    case: Case,
+    root: Path,
+    caller_env: dict[str, str],
+    oracle: str | None = None,
+    launcher: tuple[str, ...] = (),
+    fixture: str = "[]",
 ) -> tuple[dict, dict[str, bytes]]:
     """(the report's entry for the case's assertion, the witness files' bytes by name), as
     `search_case` found them and `classify` labelled them."""
-    witnesses = search_case(case, root, caller_env, oracle, launcher)
+    witnesses = search_case(case, root, caller_env, oracle, launcher, fixture)
     classified = run_cli(
         root,
         caller_env,
@@ -209,6 +222,121 @@ def test_a_search_that_meets_the_collector_writes_the_same_witness_in_every_run(
     callers = {"first": {"PYTHONHASHSEED": "0"}, "second": NOISY_CALLER, "third": {}}
     found = {name: search_case(case, tmp_path / name, caller) for name, caller in callers.items()}
     assert found["first"] == found["second"] == found["third"], {name: sorted(w) for name, w in found.items()}
+
+
+# Four bases whose fixtures differ, so their schedules do: the first four tried, none left out.
+BASES = ("[]", "[1]", "[2]", "[3]")
+
+
+def test_a_failure_that_follows_the_hash_order_whatever_the_input_is_found_under_every_base(tmp_path: Path):
+    """`format_order` reads an ambiguous date by whichever of two layouts a set lists first:
+    under about half of all hash secrets every such date fails, whatever it is, and under
+    the others none does (randomization off among the latter). One interpreter's search meets
+    one order: the module's own secret alone found it under two of these four bases (`[1]`,
+    `[3]`: the runner of `ea38022`, red with the legs removed). The search's legs under other
+    secrets (`seeds.search_hash_secrets`) find it under all four, a `flake` with cause
+    `hash_secret` under each, its witness under the leg's secret. Under two of sixteen bases
+    measured, no secret of the search shows it: once in 2^3 for a bug randomization off does
+    not show, as the legs' count says."""
+    [case] = [case for case in CASES if case.name == "format_order"]
+    found_by_legs = 0
+    for number, fixture in enumerate(BASES):
+        root = tmp_path / f"base-{number}"
+        entry, witnesses = classify_case(case, root, {}, fixture=fixture)
+        assert (entry["label"], entry["cause"]) == ("flake", "hash_secret"), (fixture, entry["reason"])
+        record = json.loads(witnesses[entry["file"]])
+        lock = json.loads((root / LOCK).read_text())
+        own = seeds.check_hash_secret(lock, "tests/properties/format_order_props.py")
+        assert record["hash_secret"] in seeds.search_hash_secrets(lock, "tests/properties/format_order_props.py")
+        found_by_legs += record["hash_secret"] != own
+    assert found_by_legs, "every base's own secret showed it: the legs were not put to the test"
+
+
+def test_a_leg_runs_the_first_tenth_of_each_search_and_its_witness_replays_what_ran_before(tmp_path: Path):
+    """A leg runs only the first cases of each search (`seeds.search_leg_cases`: 10 of the
+    suite's 100), seen in what the witness a leg found says ran before its call: the earlier
+    test's search, cut at ten cases, which is also what its replays run again first."""
+    [case] = [case for case in CASES if case.name == "format_order"]
+    oracle = """\
+from datetime import date
+
+from hypothesis import given, strategies as st
+
+from delivery_dates import parse_delivery_date
+
+
+@given(st.integers())
+def test_an_earlier_test_that_passes(number):
+    assert number == number
+
+
+@given(st.dates(min_value=date(2026, 1, 1), max_value=date(2028, 12, 31)))
+def test_typed_delivery_date_reads_day_first(wanted):
+    assert parse_delivery_date(wanted.strftime("%d/%m/%Y")) == wanted
+"""
+    witnesses = search_case(case, tmp_path / "repo", {}, oracle=oracle)
+    [record] = [json.loads(data) for data in witnesses.values()]
+    lock = json.loads((tmp_path / "repo" / LOCK).read_text())
+    module = f"tests/properties/test_{case.name}.py"
+    assert record["hash_secret"] != seeds.check_hash_secret(lock, module), "found by the whole search, not a leg"
+    earlier = [
+        entry["payload"]
+        for entry in record["history"]
+        if entry["assertion_id"].endswith("::test_an_earlier_test_that_passes")
+    ]
+    assert earlier == [{"search": lock["seed_schedule"][0], "calls": 10}], record["history"]
+
+
+def test_witnesses_of_one_module_found_under_different_secrets_each_replay_from_their_own(tmp_path: Path):
+    """Two failures of one module: a deterministic one the whole search finds (the form
+    refuses a date typed with dashes), and
+    `format_order`'s, which only a leg meets under this base. Each is replayed from the
+    secret it was found under (witnesses of a module shared their first secret): the
+    first a `regression`, the second a `flake` with cause `hash_secret`."""
+    [case] = [case for case in CASES if case.name == "format_order"]
+    oracle = """\
+from datetime import date
+
+from hypothesis import given, strategies as st
+
+from delivery_dates import parse_delivery_date
+
+
+@given(st.dates(min_value=date(2026, 1, 1), max_value=date(2028, 12, 31)))
+def test_a_date_typed_with_dashes_reads_too(wanted):
+    assert parse_delivery_date(wanted.strftime("%d-%m-%Y")) == wanted
+
+
+@given(st.dates(min_value=date(2026, 1, 1), max_value=date(2028, 12, 31)))
+def test_typed_delivery_date_reads_day_first(wanted):
+    assert parse_delivery_date(wanted.strftime("%d/%m/%Y")) == wanted
+"""
+    witnesses = search_case(case, tmp_path / "repo", {}, oracle=oracle)
+    lock = json.loads((tmp_path / "repo" / LOCK).read_text())
+    secrets = {
+        json.loads(data)["assertion_id"].split("::")[1]: json.loads(data)["hash_secret"] for data in witnesses.values()
+    }
+    own = seeds.check_hash_secret(lock, f"tests/properties/test_{case.name}.py")
+    assert secrets["test_a_date_typed_with_dashes_reads_too"] == own
+    assert secrets["test_typed_delivery_date_reads_day_first"] != own
+    classified = run_cli(
+        tmp_path / "repo",
+        {},
+        "classify",
+        "--lock",
+        LOCK,
+        "--witnesses",
+        ".artifacts/witnesses",
+        "--diff-paths",
+        "changed.txt",
+    )
+    assert classified.returncode == 1, classified.stdout + classified.stderr
+    report = json.loads((tmp_path / "repo/.artifacts/classification.json").read_text())
+    labels = {e["assertion_id"].split("::")[1]: (e["label"], e["cause"]) for e in report["witnesses"]}
+    assert labels == {
+        "test_a_date_typed_with_dashes_reads_too": ("regression", "deterministic"),
+        "test_typed_delivery_date_reads_day_first": ("flake", "hash_secret"),
+    }, report
 
 
 NOISY_CALLER = {

@@ -7,7 +7,7 @@ is otherwise set up, pinned, checked and classified exactly as flake_catalogue_t
 it, and the twin must get the label and the cause the catalogue expects of the property: a
 gated pytest test must not read as a different kind of failure than the property it mirrors.
 That covers the causes the runner controls for a pytest test as for a property (the
-`random` seed inside each case, the hash secret, the history of earlier calls) and a
+`random` seed inside each case, the hash secret, met by the search's legs too, the history of earlier calls) and a
 deterministic control; the `random` case runs a second time under another caller
 environment and must write the same witness bytes and the same counts.
 """
@@ -103,6 +103,22 @@ def test_welcome_discount_on_first_added_sku(cart):
     )
     assert priced["total_cents"] == expected
 """,  # noqa: E501 (test data: a source file, as written)
+    ),
+    Twin(
+        "format_order",
+        "test_typed_delivery_date_reads_day_first",
+        """\
+from datetime import date
+
+from hypothesis import given, strategies as st
+
+from delivery_dates import parse_delivery_date
+
+
+@given(st.dates(min_value=date(2026, 1, 1), max_value=date(2028, 12, 31)))
+def test_typed_delivery_date_reads_day_first(wanted):
+    assert parse_delivery_date(wanted.strftime("%d/%m/%Y")) == wanted
+""",
     ),
     Twin(
         "mutable_default",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import time
 from typing import cast
 from pathlib import Path
@@ -21,6 +22,9 @@ class _Recorder:
 
     def send(self, message: dict) -> None:
         self.messages.append(message)
+
+    def send_bytes(self, line: bytes) -> None:
+        self.messages.append(json.loads(line))
 
 
 def test_replays_in_one_process_are_spread_over_time_like_forked_ones(tmp_path: Path):
@@ -73,3 +77,27 @@ def test_replays_in_one_process_are_spread_over_time_like_forked_ones(tmp_path: 
     assert (
         len(called_at) == slots and span >= (slots - 1) * spacing / 2
     ), f"{slots} replays in one process within {span:.3f} s"
+
+
+def _search_calls(tmp_path: Path, fails_from: int | None) -> tuple[str, int]:
+    """(the status, the calls) of one search of a property cut at three cases, as a leg's
+    (`seeds.search_leg_cases`): calls from the `fails_from`-th on fail."""
+    calls: list[int] = []
+
+    @witness_gate.property(payloads=st.integers())
+    def prop_counted(value: int) -> bool:
+        calls.append(value)
+        return fails_from is None or len(calls) < fails_from
+
+    prop = LoadedProperty("prop_counted", prop_counted, getattr(prop_counted, _MARK), "p.py", "0" * 64, 1)
+    fixture_path = tmp_path / "fixture.json"
+    fixture_path.write_text("[]")
+    fixture = worker._Fixture(fixture_path, "unused: the property takes no fixture")
+    status = worker._search(cast(worker._Channel, _Recorder()), prop, fixture, 7, 100, 3)
+    return status, len(calls)
+
+
+def test_a_legs_search_passes_after_its_cases_and_a_failure_among_them_is_shrunk_past_them(tmp_path: Path):
+    assert _search_calls(tmp_path, None) == ("passed", 3)
+    status, calls = _search_calls(tmp_path, 2)
+    assert status == "falsified" and calls > 3, (status, calls)

@@ -262,7 +262,7 @@ def _check(request: dict[str, Any], channel: _Channel, props: list[LoadedPropert
         status = "passed"
         for seed in request["seeds"]:
             channel.send({"event": Event.SEARCH, "seed": seed})
-            status = _search(channel, prop, fixture, seed, request["max_examples"])
+            status = _search(channel, prop, fixture, seed, request["max_examples"], request.get("cases_per_search"))
             if status != "passed":
                 break
         channel.send({"event": Event.SEARCHED, "status": status})
@@ -321,7 +321,7 @@ def _check_pytest(request: dict[str, Any], channel: _Channel, tests: list[GivenT
         searched = pytest_module.Searched("passed")
         for seed in request["seeds"]:
             channel.send({"event": Event.SEARCH, "seed": seed})
-            searched = test.search(seed, announce, report)
+            searched = test.search(seed, announce, report, request.get("cases_per_search"))
             if searched.status != "passed":
                 break
         found = {
@@ -364,16 +364,26 @@ def _settle_constant_scan() -> None:
     )
 
 
-def _search(channel: _Channel, prop: LoadedProperty, fixture: _Fixture, seed: int, max_examples: int) -> str:
+def _search(
+    channel: _Channel, prop: LoadedProperty, fixture: _Fixture, seed: int, max_examples: int, cases: int | None
+) -> str:
     """Hypothesis' search and shrink: "falsified", "flaky" (the failure came and went
-    while shrinking) or "passed". Which calls failed, the runner saw for itself."""
+    while shrinking) or "passed". With `cases`, it passes once that many calls ran and none
+    failed (a leg's: `seeds.search_leg_cases`). Which calls failed, the runner saw for itself."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as seeded
     from hypothesis.errors import Flaky, HypothesisException
 
+    calls, failed = 0, False
+
     def attempt(payload: Any) -> None:
+        nonlocal calls, failed
+        calls += 1
         if not _call(channel, prop, "search", payload, fixture, seed):
+            failed = True
             raise _Falsified()
+        if calls == cases and not failed:
+            raise pytest_module.EnoughCases()
 
     # hypothesis types the decorator `given(...)` returns as an untyped callable.
     searched = given(prop.spec.payloads)(attempt)  # type: ignore[no-untyped-call]
@@ -395,6 +405,8 @@ def _search(channel: _Channel, prop: LoadedProperty, fixture: _Fixture, seed: in
         test()
     except _Falsified:
         return "falsified"
+    except pytest_module.EnoughCases:
+        return "passed"
     except Flaky:
         return "flaky"
     except WitnessGateError:

@@ -245,10 +245,12 @@ class _StateMachines:
         return raised
 
 
-class _EnoughCases(BaseException):
-    """Ends a search replayed for its first cases once they have run: what Hypothesis would do
-    next (shrink, replay the failure to report it) is the runner's time, not the test's
-    state. Not an `Exception`, so Hypothesis lets it through as it does KeyboardInterrupt."""
+class EnoughCases(BaseException):
+    """Ends a search once its first cases have run: a search replayed for its first cases (what
+    Hypothesis would do next, shrink, replay the failure to report it, is the runner's time,
+    not the test's state), and a leg's search under another hash secret where none failed
+    (`seeds.search_leg_cases`). Not an `Exception`, so Hypothesis lets it through as it does
+    KeyboardInterrupt."""
 
 
 class LeftFromOutside(Exception):
@@ -495,12 +497,12 @@ class _Replays:
         def body(explicit: bool) -> Body:
             def run(case: int, call: Callable[[], None]) -> None:
                 if case >= calls:
-                    raise _EnoughCases()
+                    raise EnoughCases()
                 random.seed(random_seed if case == calls - 1 else call_seed(search_seed, self._assertion_id, case))
                 error = _outcome_of(call)
                 if case == calls - 1:
                     last[:] = [error]
-                    raise _EnoughCases()
+                    raise EnoughCases()
                 if error is not None:
                     raise self._judged.as_hypothesis_sees(error)
 
@@ -557,9 +559,17 @@ class GivenTest:
         self._runs = _Runs(item, runtime, function, self.stateful, max_examples, self._judged)
         self._replays = _Replays(self.assertion_id, self._runs, self._judged)
 
-    def search(self, search_seed: int, announce: Callable[[int], None], report: Callable[[Outcome], None]) -> Searched:
+    def search(
+        self,
+        search_seed: int,
+        announce: Callable[[int], None],
+        report: Callable[[Outcome], None],
+        cases: int | None = None,
+    ) -> Searched:
         """Hypothesis' search and shrink under `search_seed`; `announce(case)` before each
-        case runs and `report(outcome)` after it."""
+        case runs and `report(outcome)` after it. With `cases`, the search passes once that
+        many cases ran and none failed (a leg's: `seeds.search_leg_cases`); a failure among
+        them is shrunk as in any search."""
         from hypothesis.errors import Flaky
 
         judged = self._judged
@@ -584,6 +594,11 @@ class GivenTest:
                     failed.append((case, explicit))
                     last_error[:] = [error]
                     report(judged.failure(error))
+                if cases is not None and case == cases - 1 and not failed:
+                    # After the case, not before it: a state machine draws its steps in the
+                    # case, and a case that drew nothing where the one before drew would be
+                    # Hypothesis' "inconsistent data generation".
+                    raise EnoughCases()
                 if error is not None:
                     raise judged.as_hypothesis_sees(error)
 
@@ -592,7 +607,7 @@ class GivenTest:
         part, raised = self._runs.searching(search_seed, recorder.database, body)
         if isinstance(raised, self._runtime.skipped) and (not announced or judged.left(raised)):
             return Searched("skipped")  # a skip mark, or a skip the test itself asked for: not searched
-        if raised is None or judged.left(raised):
+        if raised is None or judged.left(raised) or isinstance(raised, EnoughCases):
             if failed:  # Hypothesis fails a test whose case failed; something made it look passed
                 raise WitnessGateError(
                     f"{self.assertion_id}: case {failed[0][0]} failed, yet the test passed: something in the worker "
