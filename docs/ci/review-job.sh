@@ -66,7 +66,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:ccc1b4eecfa4b1dd6a0cf8286e1e0c2d43ce456eab9b25b6f93087bf95d34e97
+    --hash=sha256:e4d7c3a29af45150dfdb4facf957c92fb7a20ab244980fb4671e2a525a4f0b8e
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \

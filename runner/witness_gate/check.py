@@ -115,6 +115,7 @@ class _Retained:
 
     hash_secret: int
     condition: dict[str, str]
+    directory_order: int
     failures: list[witness.Failure] = field(default_factory=list)
     first_failing: tuple[witness.Call, dict[str, Any]] | None = None
     last_failing: tuple[witness.Call, dict[str, Any]] | None = None
@@ -128,7 +129,16 @@ class _Retained:
         else:
             self.failures.append(
                 witness.Failure(
-                    assertion_id, call, call, evidence, origin, None, True, self.hash_secret, self.condition
+                    assertion_id,
+                    call,
+                    call,
+                    evidence,
+                    origin,
+                    None,
+                    True,
+                    self.hash_secret,
+                    self.condition,
+                    directory_order=self.directory_order,
                 )
             )
 
@@ -191,6 +201,7 @@ class _Retained:
                 self.hash_secret,
                 self.condition,
                 printed if pytest else None,
+                self.directory_order,
             )
         )
 
@@ -412,6 +423,9 @@ class ModuleSearch:
     skipped: set[str] = field(default_factory=set)  # its @given tests pytest skipped
     excused: set[str] = field(default_factory=set)  # its plain tests a skip or xfail mark excused
     cases: dict[str, int] = field(default_factory=dict)  # its @given tests searched: cases run
+    # What its search's legs found (`search_module`): kept apart, so that where a payload fails
+    # under two declared conditions, a whole search's witness is kept over a leg's.
+    leg_failures: list[witness.Failure] = field(default_factory=list)
 
 
 def search_module(
@@ -424,30 +438,36 @@ def search_module(
     condition: dict[str, str],
 ) -> ModuleSearch:
     """One property module, searched under one condition (`conditions`): the whole search
-    under the module's hash secret, then its legs, at once, under the others of
-    `seeds.search_hash_secrets`: each the first cases of every search that did not fail
-    (the plain tests left out), so a failure that needs a hash order is met whatever the
-    input. A failure a leg finds is kept only where no earlier leg failed the same test. Only
-    the whole search says what ran (plain tests, cases, skips); a leg adds its witnesses and
-    problems."""
-    secrets = list(dict.fromkeys(conditions.hash_secret(condition, s) for s in seeds.search_hash_secrets(lock, module)))
-    found = _search_under(module, lock, root, import_paths, timeout, scratch, condition, secrets[0], set(), None)
-    done = set(found.plain) | found.skipped | {failure.assertion_id for failure in found.failures}
-    legs = secrets[1:]
-    if found.problems or set(found.properties) <= done or not legs:
+    under the module's hash secret, as the file system lists directories, then its legs, at
+    once, under the other secrets and directory orders of `seeds.search_legs`: each the
+    first cases of every search that did not fail, the plain tests before them run as in the
+    whole search (a test may need what one of them left), so a failure that needs a hash or
+    directory order is met whatever the input. A failure a leg finds is kept only where no
+    earlier leg failed the same test, apart from the whole search's (`leg_failures`). Only the
+    whole search says what ran (plain tests and their outcomes, cases, skips); a leg adds its
+    witnesses and problems."""
+    legs = list(
+        dict.fromkeys(
+            (conditions.hash_secret(condition, secret), order) for secret, order in seeds.search_legs(lock, module)
+        )
+    )
+    found = _search_under(module, lock, root, import_paths, timeout, scratch, condition, legs[0], set(), None)
+    done = found.skipped | {failure.assertion_id for failure in found.failures}
+    if found.problems or set(found.properties) <= done | set(found.plain) or len(legs) == 1:
         return found  # blocked already, or nothing left a leg could search
     cases = seeds.search_leg_cases(lock)
 
-    def leg(secret: int) -> ModuleSearch:
-        return _search_under(module, lock, root, import_paths, timeout, scratch, condition, secret, done, cases)
+    def search_leg(leg: tuple[int, int]) -> ModuleSearch:
+        return _search_under(module, lock, root, import_paths, timeout, scratch, condition, leg, done, cases)
 
-    with ThreadPoolExecutor(max_workers=len(legs)) as pool:
-        searched = list(pool.map(leg, legs))
-    for secret, result in zip(legs, searched):
-        found.failures.extend(failure for failure in result.failures if failure.assertion_id not in done)
+    with ThreadPoolExecutor(max_workers=len(legs) - 1) as pool:
+        searched = list(pool.map(search_leg, legs[1:]))
+    for (secret, order), result in zip(legs[1:], searched):
+        found.leg_failures.extend(failure for failure in result.failures if failure.assertion_id not in done)
         done |= {failure.assertion_id for failure in result.failures}
         found.problems.extend(
-            f"{problem} (in the search's leg under hash secret {secret})" for problem in result.problems
+            f"{problem} (in the search's leg under hash secret {secret}, directory order {order})"
+            for problem in result.problems
         )
     return found
 
@@ -460,12 +480,14 @@ def _search_under(
     timeout: float,
     scratch: Path,
     condition: dict[str, str],
-    hash_secret: int,
+    leg: tuple[int, int],
     left_out: set[str],
     cases: int | None,
 ) -> ModuleSearch:
     """The module's tests and properties but `left_out`, searched in workers under one hash
-    secret, each search for its first `cases` only when given (a leg's)."""
+    secret and directory order (`leg`), each search for its first `cases` only when given (a
+    leg's: then the plain tests after the last test it searches are left out too)."""
+    hash_secret, order = leg
     found = ModuleSearch()
     finished = set(left_out)
     while True:
@@ -484,7 +506,9 @@ def _search_under(
         }
         if cases is not None:
             request["cases_per_search"] = cases
-        session = _Session(lock, _Retained(hash_secret, condition))
+        if order != seeds.AS_LISTED:
+            request["directory_order"] = order
+        session = _Session(lock, _Retained(hash_secret, condition, order))
         with Worker(request, hash_secret, root, scratch) as worker:
             ended = _follow(session, worker, timeout)
         found.properties.update(session.properties)
@@ -546,13 +570,14 @@ def run(
     with tempfile.TemporaryDirectory(prefix="witness-gate-check-") as scratch:
         declared = "conditions" in lock
         for module, _ in modules:
-            properties, failures, module_problems = {}, [], []
+            properties, failures, leg_failures, module_problems = {}, [], [], []
             for condition in locks.search_conditions(
                 lock
             ):  # in the declared order: the first to fail a payload keeps it
                 found = search_module(module, lock, root, import_paths, call_timeout, Path(scratch), condition)
                 properties.update(found.properties)
                 failures += found.failures
+                leg_failures += found.leg_failures
                 plain.update(
                     {test: plain.get(test, True) and passed for test, passed in found.plain.items()}
                 )  # passed under every condition
@@ -592,7 +617,12 @@ def run(
                 nothing_to_search.append(module)
             # One witness per property and payload: two properties failing on one payload are two failures.
             unique: dict[tuple[str, str], witness.Failure] = {}
-            for failure in failures:
+            # The whole searches' first, under every condition: a payload a leg found to fail only
+            # under another hash secret or directory order must not stand in for one that a
+            # whole search found under a later condition (a hash-order flake under the fixed
+            # environment hid a regression of the same payload under SHOP_REGION=US, which the
+            # base's freeze of the flake then covered: an adversarial review).
+            for failure in failures + leg_failures:
                 unique.setdefault((failure.assertion_id, payload_hash(failure.final.payload)), failure)
             source = witness.PropertySource(module, digests[module], properties)
             records.extend(witness.build(source, lock, failure) for failure in unique.values())

@@ -127,11 +127,13 @@ def replay_module(
     module: str, witnesses: list[tuple[str, Witness]], plan: ReplayPlan, progress: Progress | None = None
 ) -> dict[str, WitnessReplays]:
     """Replays every witness of one property module, each under the declared condition and
-    from the hash secret it was found under (`conditions`, the search's legs): the witnesses
-    of one condition and search secret share interpreters; keyed by witness file name."""
-    by_search: dict[tuple[bytes, int], list[tuple[str, Witness]]] = defaultdict(list)
+    directory order it was found under and from its hash secret (`conditions`, the search's
+    legs): the witnesses of one condition, order and search secret share interpreters; keyed
+    by witness file name."""
+    by_search: dict[tuple[bytes, int, int], list[tuple[str, Witness]]] = defaultdict(list)
     for name, record in witnesses:
-        by_search[canonical_bytes(record.condition or {}), record.hash_secret].append((name, record))
+        key = (canonical_bytes(record.condition or {}), record.directory_order, record.hash_secret)
+        by_search[key].append((name, record))
     results: dict[str, WitnessReplays] = {}
     for _, group in sorted(by_search.items()):
         results.update(_replay_under(module, group, group[0][1].condition or {}, plan, progress))
@@ -148,6 +150,7 @@ def _replay_under(
     lock = plan.lock
     results = {name: WitnessReplays() for name, _ in witnesses}
     records = dict(witnesses)
+    order = witnesses[0][1].directory_order
     flaky_search = {name: search_came_and_went(record) for name, record in witnesses}
     active = [name for name, _ in witnesses]
     hung: set[str] = set()
@@ -162,7 +165,9 @@ def _replay_under(
                 if replayed_again(results[name].by_variant, job.variant)
             ]
             secret = records[active[0]].hash_secret
-            outcomes = _round(module, jobs, round_number, secret, condition, plan, Path(scratch), hung, progress)
+            outcomes = _round(
+                module, jobs, round_number, (secret, order), condition, plan, Path(scratch), hung, progress
+            )
             for job, replay, evidence in outcomes:
                 result = results[job.witness]
                 if evidence is _MISSING:
@@ -202,7 +207,13 @@ def _replay_under(
             )  # the index the next round's first interpreter would have had
             secret = conditions.hash_secret(condition, records[probed[0]].hash_secret)
             for job, replay, evidence in _probe(
-                module, [(n, records[n], results[n]) for n in probed], first, secret, condition, plan, Path(scratch)
+                module,
+                [(n, records[n], results[n]) for n in probed],
+                first,
+                (secret, order),
+                condition,
+                plan,
+                Path(scratch),
             ):
                 results[job.witness].by_variant[job.variant].append(replay)
                 if replay.failed and evidence is not None:
@@ -212,24 +223,30 @@ def _replay_under(
 
 def passing(witnesses: list[tuple[str, Witness]], plan: ReplayPlan) -> set[str]:
     """The witnesses whose shrunk payload passes one forked replay, in one interpreter per
-    module, declared condition and search secret, under the search's hash secret, process id and `random`
+    module, declared condition, directory order and search secret, under the search's hash
+    secret and directory order, process id and `random`
     seed (the first replay of round one). A witness seen to pass even once cannot fail on
     every replay there; one that failed, or could not be replayed, is not in the set."""
     lock = plan.lock
-    by_group: dict[tuple[str, bytes, int], list[tuple[str, Witness]]] = defaultdict(list)
+    by_group: dict[tuple[str, bytes, int, int], list[tuple[str, Witness]]] = defaultdict(list)
     for name, record in witnesses:
-        group_key = (record.property_module.path, canonical_bytes(record.condition or {}), record.hash_secret)
+        group_key = (
+            record.property_module.path,
+            canonical_bytes(record.condition or {}),
+            record.directory_order,
+            record.hash_secret,
+        )
         by_group[group_key].append((name, record))
     passed = set()
     with tempfile.TemporaryDirectory(prefix="witness-gate-replay-") as scratch:
-        for (module, _, _), group in sorted(by_group.items()):
+        for (module, _, order, secret), group in sorted(by_group.items()):
             jobs = [jobs_for(name, record)[0] for name, record in group]  # the shrunk payload, forked, alone
             condition = group[0][1].condition or {}
             found = _interpreter(
                 module,
                 jobs,
                 [[job.recorded_seed for job in jobs]],
-                group[0][1].hash_secret,
+                (secret, order),
                 seeds.check_pid_offset(lock, module),
                 condition,
                 plan,
@@ -287,7 +304,7 @@ def _probe(
     module: str,
     witnesses: list[tuple[str, Witness, WitnessReplays]],
     index: int,
-    secret: int,
+    search: tuple[int, int],
     condition: dict[str, str],
     plan: ReplayPlan,
     scratch: Path,
@@ -295,8 +312,9 @@ def _probe(
     """The probe: each witness's replayed variant (its payload, after its history where that
     is what decided) in forked children under every setting of the schedule of one condition
     at a time (`probe_settings`: when the collector runs, the order directories list in), in
-    passes, in one interpreter under the search's hash secret and the variant's recorded
-    `random` seed (column 0). Only the setting varies."""
+    passes, in one interpreter under the search's hash secret and directory order (`search`)
+    and the variant's recorded `random` seed (column 0). Only the setting varies."""
+    secret = search[0]
     jobs = []
     for name, record, result in witnesses:
         variant = replayed_variant(result.by_variant)
@@ -323,7 +341,7 @@ def _probe(
         module,
         jobs,
         [[job.recorded_seed for job in jobs] for _ in slots],
-        secret,
+        search,
         pid_offset,
         condition,
         plan,
@@ -428,14 +446,17 @@ def _round(
     module: str,
     jobs: list[Job],
     round_number: int,
-    search_secret: int,
+    search: tuple[int, int],
     condition: dict[str, str],
     plan: ReplayPlan,
     scratch: Path,
     hung: set[str],
     progress: Progress | None,
 ) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
+    """One round's interpreters (`plan_round`) from the search's hash secret, each listing
+    directories in the search's order (`search`: secret, order), at most six at a time."""
     lock = plan.lock
+    search_secret, order = search
     interpreters = plan_round(lock, round_number, search_secret, seeds.check_pid_offset(lock, module), condition)
     done, counting = 0, threading.Lock()
 
@@ -450,7 +471,7 @@ def _round(
             module,
             jobs,
             seed_rows,
-            interpreter.hash_secret,
+            (interpreter.hash_secret, order),
             interpreter.pid_offset,
             condition,
             plan,
@@ -482,7 +503,7 @@ def _interpreter(
     module: str,
     jobs: list[Job],
     seed_rows: list[list[int]],
-    secret: int,
+    conditions_held: tuple[int, int],
     pid_offset: int,
     condition: dict[str, str],
     plan: ReplayPlan,
@@ -490,11 +511,13 @@ def _interpreter(
     hung: set[str],
     probe: list[dict[str, int]] | None = None,
 ) -> dict[tuple[int, int], tuple[bool, dict[str, Any] | None]]:
-    """Outcomes by (job index, slot) of one replay interpreter; every replay it did not
+    """Outcomes by (job index, slot) of one replay interpreter under a hash secret and a
+    directory order (`conditions_held`); every replay it did not
     report is a failure with the reason, and a job it reports missing maps to `_MISSING`.
     `probe`, a setting per slot (`probe_settings`), makes it the probe: its slots follow one
     another without pause."""
     lock = plan.lock
+    secret, order = conditions_held
     request = {
         "mode": "replay",
         "root": str(plan.root.absolute()),
@@ -525,6 +548,8 @@ def _interpreter(
         "pid_offset": pid_offset,
         "layout_seed": seeds.process_layout(lock, pid_offset),
     }
+    if order != seeds.AS_LISTED:
+        request["directory_order"] = order
     outcomes: dict[tuple[int, int], tuple[bool, dict[str, Any] | None]] = {}
     missing: set[int] = set()
     wanted = {(j, s) for j in range(len(jobs)) for s in range(len(seed_rows))}

@@ -26,31 +26,38 @@ def check_hash_secret(lock: dict[str, Any], module_path: str) -> int:
     return _derive(lock, "check-hash-secret", module_path) % _HASH_SECRETS
 
 
-# The search's legs under other hash secrets (`search_hash_secrets`). A set of fixed strings
-# (a table's keys) iterates in an order the hash secret alone decides, whatever the input:
-# one secret meets one order. Each leg meets one more: a failure that follows the order of a
-# two-element set (half of all secrets) is missed by the whole search once in 2^4, or once in
-# 2^3 when randomization off never shows it.
-_DRAWN_SEARCH_SECRETS = 2
+# The search's legs (`search_legs`), each a hash secret and a directory order of its own.
+# A set of fixed strings (a table's keys) iterates in an order the hash secret alone decides,
+# whatever the input, and a directory lists in the order its file system gives, whatever
+# the names: one interpreter meets one of each. Each leg meets one more: a failure that
+# follows the order of a two-element set (half of all secrets) is missed by the whole search
+# once in 2^4, or once in 2^3 when randomization off never shows it.
+_DRAWN_LEGS = 2
 # A leg runs the first cases of each search again (`search_leg_cases`): a failure that needs
-# a hash order, whatever the input, fails on the first case under that order.
+# a hash or directory order, whatever the input, fails on the first case under that order.
 _LEG_SHARE = 10
 
 
-def search_hash_secrets(lock: dict[str, Any], module_path: str) -> tuple[int, ...]:
-    """The hash secrets `check` searches one property module under, in order: the module's
-    own (the whole search), then its legs: hash randomization off (PYTHONHASHSEED=0, as
-    services started so run) and secrets the schedule draws."""
+def search_legs(lock: dict[str, Any], module_path: str) -> tuple[tuple[int, int], ...]:
+    """The (hash secret, directory order) pairs `check` searches one property module under,
+    in order: the module's own secret as the file system lists (the whole search), then its
+    legs: hash randomization off (PYTHONHASHSEED=0, as services started so run) with the
+    listing reversed (creation order on the workers' tmpfs, which lists newest first), and
+    secrets and orders the schedule draws."""
     drawn = (
-        _derive(lock, "search-leg-hash-secret", module_path, leg) % _HASH_SECRETS
-        for leg in range(_DRAWN_SEARCH_SECRETS)
+        (
+            _derive(lock, "search-leg-hash-secret", module_path, leg) % _HASH_SECRETS,
+            2 + _derive(lock, "search-leg-directory-order", module_path, leg) % _ORDERS,
+        )
+        for leg in range(_DRAWN_LEGS)
     )
-    return (check_hash_secret(lock, module_path), 0, *drawn)
+    return ((check_hash_secret(lock, module_path), AS_LISTED), (0, REVERSED), *drawn)
 
 
 def search_leg_cases(lock: dict[str, Any]) -> int:
-    """How many cases each search of a leg runs, unless one fails: the first tenth of the
-    suite's `max_examples` (at least one), the whole search's first cases under another secret."""
+    """How many cases each search of a leg runs at most, unless one fails: the first tenth of
+    the suite's `max_examples` (at least one; fewer where a test's own search is shorter), the
+    whole search's first cases under another secret and directory order."""
     return max(1, int(lock["max_examples"]) // _LEG_SHARE)
 
 

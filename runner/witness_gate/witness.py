@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from witness_gate import conditions, schemas, store
+from witness_gate import conditions, schemas, seeds, store
 from witness_gate.canonical import canonical_bytes, payload_hash
 from witness_gate.errors import WitnessGateError
 from witness_gate.properties import ASSERTION_ID
 
 SCHEMA_VERSION = 3
+ORDERED_SCHEMA_VERSION = 4  # adds `directory_order`
 # A property's name, or a pytest node id's escaped stem (`file_stem`), then the witness
 # hash's first 12 digits: the pattern the report schema gives a witness file, read from it.
 FILE_NAME = re.compile(
@@ -71,6 +72,7 @@ class Failure:
     hash_secret: int  # PYTHONHASHSEED of the interpreter that ran the search
     condition: dict[str, str]  # the declared condition it ran under ({} when none is declared)
     failing_example: str | None = None  # a @given test's, as Hypothesis printed it (`given_tests`)
+    directory_order: int = seeds.AS_LISTED  # the order directories listed in (a search leg's: `seeds.search_legs`)
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,7 @@ class Witness:
     hypothesis_version: str
     condition: dict[str, str] | None  # None when the lock declares no conditions (the file has no `condition`)
     failing_example: str | None  # a @given test's, as Hypothesis printed it (`given`); None for a property
+    directory_order: int  # as listed (0) unless a search leg found it under another (the file's `directory_order`)
 
     @property
     def witness_hash(self) -> str:
@@ -143,6 +146,7 @@ class Witness:
             hypothesis_version=record["hypothesis_version"],
             condition=record.get("condition"),
             failing_example=record["given"]["failing_example"] if "given" in record else None,
+            directory_order=record.get("directory_order", seeds.AS_LISTED),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -164,12 +168,14 @@ class Witness:
             "hypothesis_version": self.hypothesis_version,
             **({"condition": self.condition} if self.condition is not None else {}),
             **({"given": {"failing_example": self.failing_example}} if self.failing_example is not None else {}),
+            **({"directory_order": self.directory_order} if self.directory_order != seeds.AS_LISTED else {}),
         }
 
 
 def build(source: PropertySource, lock: dict[str, Any], failure: Failure) -> Witness:
     return Witness(
-        schema_version=SCHEMA_VERSION,
+        # Version 4 only where it says more: a witness found as the file system lists is version 3, byte for byte.
+        schema_version=SCHEMA_VERSION if failure.directory_order == seeds.AS_LISTED else ORDERED_SCHEMA_VERSION,
         assertion_id=failure.assertion_id,
         fixture_digest=lock["fixture"]["sha256"],
         shrunk=failure.final,
@@ -185,6 +191,7 @@ def build(source: PropertySource, lock: dict[str, Any], failure: Failure) -> Wit
         hypothesis_version=lock["hypothesis_version"],
         condition=failure.condition if "conditions" in lock else None,
         failing_example=failure.failing_example,
+        directory_order=failure.directory_order,
     )
 
 

@@ -80,6 +80,11 @@ def broken_copies(schema: str, path: Path, out_dir: Path) -> list[tuple[str, Pat
     }
     if "expires_at" in record:
         variants["bad_time"] = {**copy.deepcopy(record), "expires_at": "tomorrow"}
+    if schema == "witness":  # version 4 exactly with a directory order (the schema's if/then/else)
+        unordered = {k: v for k, v in record.items() if k != "directory_order"}
+        variants["order_in_version_3"] = {**unordered, "schema_version": 3, "directory_order": 2}
+        variants["version_4_without_order"] = {**unordered, "schema_version": 4}
+        variants["order_as_listed"] = {**unordered, "schema_version": 4, "directory_order": 0}
     if schema == "suites":  # the path and name patterns' lookaheads, which each engine compiles its own way
         for label, key, value in [
             ("dot_segment", "fixture", "tests/../fixtures/orders.json"),
@@ -185,6 +190,12 @@ def test_three_validators_agree_on_every_artifact_and_every_broken_copy(repo: Sa
         (schema_dir / f"{name}.schema.json").write_text(schemas.schema_text(name))
     valid = produce_artifacts(repo)
     assert {schema for schema, _ in valid} == set(schemas.NAMES)
+    # A witness a search leg found under a directory order (version 4), made from one the
+    # example flows wrote, which found theirs as the file system lists.
+    [(_, unordered), *_] = [(schema, path) for schema, path in valid if schema == "witness"]
+    ordered = tmp_path / "ordered-witness.json"
+    ordered.write_text(json.dumps({**json.loads(unordered.read_text()), "schema_version": 4, "directory_order": 7}))
+    valid.append(("witness", ordered))
     broken_dir = tmp_path / "broken"
     broken_dir.mkdir()
     broken = [copy for schema, path in valid for copy in broken_copies(schema, path, broken_dir)]

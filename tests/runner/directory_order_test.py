@@ -41,6 +41,19 @@ def test_drawn_orders_are_the_schedule_s_and_differ_from_one_another():
     assert len({tuple(seeds.directory_positions(order, 5)) for order in settings}) == 6
 
 
+def test_the_search_s_legs_list_reversed_then_in_drawn_orders_under_their_own_secrets():
+    legs = seeds.search_legs(LOCK, "tests/properties/a_props.py")
+    assert legs[0] == (
+        seeds.check_hash_secret(LOCK, "tests/properties/a_props.py"),
+        seeds.AS_LISTED,
+    )  # the whole search
+    assert legs[1] == (0, seeds.REVERSED)  # randomization off; creation order on the workers' tmpfs
+    assert len(set(legs)) == 4 and all(order > seeds.REVERSED for _, order in legs[2:])
+    assert legs == seeds.search_legs(dict(LOCK), "tests/properties/a_props.py")  # pure
+    assert seeds.search_legs(LOCK, "tests/properties/b_props.py")[2:] != legs[2:]  # each module its own draws
+    assert seeds.search_leg_cases(LOCK) == 10 and seeds.search_leg_cases({**LOCK, "max_examples": 5}) == 1
+
+
 def test_the_probe_meets_both_orders_of_any_two_entries():
     orders = {tuple(seeds.directory_positions(order, 2)) for order in seeds.directory_settings(LOCK)}
     assert orders == set(permutations(range(2)))
@@ -129,6 +142,49 @@ def test_every_listing_api_lists_the_same_permutation_and_again_for_an_unchanged
     assert listed["again"] == listed["first"]  # stable while the directory does not change
 
 
+_OWN_ORDER = """
+import json, os, sys
+from witness_gate.worker import directory_order
+directory_order.install()
+directory_order.start_in(int(sys.argv[1]))  # a search leg's order, before any user code
+d = sys.argv[2]
+at_import = os.listdir(d + "/sub")
+pid = os.fork()
+if pid == 0:  # a probe child under another order
+    directory_order.set_order(int(sys.argv[3]))
+    os.mkdir(d + "/fresh")
+    for name in ("x", "y", "z"):
+        open(d + "/fresh/" + name, "w").close()
+    print(json.dumps({"at_import": at_import, "unchanged": os.listdir(d + "/sub"), "fresh": os.listdir(d + "/fresh")}))
+    sys.stdout.flush()
+    os._exit(0)
+os.waitpid(pid, 0)
+"""
+
+
+def test_a_process_lists_in_its_own_order_and_a_probe_child_keeps_it_for_what_it_listed_before(tmp_path: Path):
+    # A leg's worker (and the replays of its witnesses) lists everything in the leg's order; a
+    # probe child under another lists a directory the process listed before, unchanged since,
+    # in the process's order (one order per directory per process, as a file system's), and a
+    # new one in the child's.
+    (tmp_path / "sub").mkdir()
+    for name in ("a", "b", "c", "d"):
+        (tmp_path / "sub" / name).write_text("")
+    done = subprocess.run(
+        [sys.executable, "-c", _OWN_ORDER, str(seeds.REVERSED), str(tmp_path), str(seeds.AS_LISTED)],
+        env={"PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path if p)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(done.stdout)
+    native_sub, native_fresh = os.listdir(tmp_path / "sub"), os.listdir(tmp_path / "fresh")
+    assert listed["at_import"] == native_sub[::-1]  # the process's own order: reversed
+    assert listed["unchanged"] == native_sub[::-1]  # unchanged since: as the process listed it
+    assert listed["fresh"] == native_fresh  # new in the child: the child's order, as listed
+
+
 _AS_LISTED = """
 import os, sys
 native_listdir, native_scandir = os.listdir, os.scandir
@@ -145,9 +201,9 @@ reachable = set(os.listdir.__globals__) - set(vars(__builtins__))
 assert os.listdir.__closure__ is None and os.scandir.__closure__ is None, reachable
 held = {k for k in reachable if not k.startswith("__")}
 assert held == {
-    "annotations", "functools", "os", "Iterator", "TracebackType", "Any", "seeds", "_order", "_listdir",
-    "_scandir", "_stat", "_listed", "set_order", "_in_order", "_Listing", "_as_listed", "_ordered_listdir",
-    "_ordered_scandir", "install",
+    "annotations", "functools", "os", "Iterator", "TracebackType", "Any", "seeds", "_order", "_own", "_listdir",
+    "_scandir", "_stat", "_listed", "start_in", "set_order", "_in_order", "_Listing", "_order_for",
+    "_ordered_listdir", "_ordered_scandir", "install",
 }, held
 print("ok")
 """

@@ -60,7 +60,7 @@ def test_the_plan_changes_the_secret_and_the_process_id_in_turn():
 
 
 def test_a_witness_a_leg_found_with_randomization_off_meets_three_secrets_in_its_first_round():
-    # The search's leg under PYTHONHASHSEED=0 (`seeds.search_hash_secrets`) found it: the round's
+    # The search's leg under PYTHONHASHSEED=0 (`seeds.search_legs`) found it: the round's
     # first fresh secret would be 0 again, so the round's own first draw takes its place.
     secrets = [i.hash_secret for i in plan_round(LOCK, 0, search_secret=0, search_pid_offset=3)]
     assert secrets[0] == 0 and secrets.count(0) == 2 and len(set(secrets)) == 3, secrets

@@ -234,7 +234,7 @@ def test_a_failure_that_follows_the_hash_order_whatever_the_input_is_found_under
     the others none does (randomization off among the latter). One interpreter's search meets
     one order: the module's own secret alone found it under two of these four bases (`[1]`,
     `[3]`: the runner of `ea38022`, red with the legs removed). The search's legs under other
-    secrets (`seeds.search_hash_secrets`) find it under all four, a `flake` with cause
+    secrets (`seeds.search_legs`) find it under all four, a `flake` with cause
     `hash_secret` under each, its witness under the leg's secret. Under two of sixteen bases
     measured, no secret of the search shows it: once in 2^3 for a bug randomization off does
     not show, as the legs' count says."""
@@ -247,7 +247,8 @@ def test_a_failure_that_follows_the_hash_order_whatever_the_input_is_found_under
         record = json.loads(witnesses[entry["file"]])
         lock = json.loads((root / LOCK).read_text())
         own = seeds.check_hash_secret(lock, "tests/properties/format_order_props.py")
-        assert record["hash_secret"] in seeds.search_hash_secrets(lock, "tests/properties/format_order_props.py")
+        legs = seeds.search_legs(lock, "tests/properties/format_order_props.py")
+        assert (record["hash_secret"], record.get("directory_order", seeds.AS_LISTED)) in legs
         found_by_legs += record["hash_secret"] != own
     assert found_by_legs, "every base's own secret showed it: the legs were not put to the test"
 
@@ -339,6 +340,146 @@ def test_typed_delivery_date_reads_day_first(wanted):
     }, report
 
 
+def _checked_module(
+    root: Path, source: str, implementation: str, *pin_args: str, module: str = "test_module.py"
+) -> tuple[int, list[dict]]:
+    """A repository of one property `module` and one implementation module, pinned (`pin_args`)
+    and checked: (check's exit status, the witnesses it wrote)."""
+    (root / "src").mkdir(parents=True)
+    (root / "tests" / "properties").mkdir(parents=True)
+    (root / "tests" / "fixtures").mkdir()
+    (root / "tests" / "fixtures" / "fixture.json").write_text("[]\n")
+    (root / "pyproject.toml").write_text('[tool.witness-gate]\nimport-paths = ["src"]\nreplay-timeout-seconds = 20\n')
+    name, code = implementation.split("\n", 1)
+    (root / "src" / name).write_text(code)
+    (root / "tests" / "properties" / module).write_text(source)
+    pinned = run_cli(
+        root,
+        {},
+        "pin",
+        "--fixture",
+        "tests/fixtures/fixture.json",
+        "--generator-version",
+        "1",
+        "--out",
+        LOCK,
+        *pin_args,
+    )
+    assert pinned.returncode == 0, pinned.stderr
+    checked = run_cli(
+        root, {}, "check", "--lock", LOCK, "--properties", "tests/properties", "--out", ".artifacts/witnesses"
+    )
+    assert checked.returncode in (0, 1), checked.stdout + checked.stderr
+    return checked.returncode, [
+        json.loads(p.read_text()) for p in sorted((root / ".artifacts/witnesses").glob("*.json"))
+    ]
+
+
+def test_a_leg_runs_the_plain_tests_before_its_searches_as_the_whole_search_does(tmp_path: Path):
+    """A `@given` test that needs what a plain test before it left (a handler registered) passes
+    in pytest's module order and in the whole search; a leg that left the plain test out made
+    it fail under every secret, a `regression` no freeze could ever clear (an adversarial review)."""
+    registry = """registry.py
+_handlers = {}
+
+
+def register(name, handler):
+    _handlers[name] = handler
+
+
+def dispatch(name, value):
+    return _handlers[name](value)
+"""
+    tests = """\
+from hypothesis import given, strategies as st
+
+import registry
+
+
+def test_register_the_doubler():
+    registry.register("double", lambda v: 2 * v)
+    assert registry.dispatch("double", 2) == 4
+
+
+@given(st.integers())
+def test_dispatch_doubles(n):
+    assert registry.dispatch("double", n) == 2 * n
+"""
+    assert _checked_module(tmp_path / "repo", tests, registry) == (0, [])
+
+
+def test_a_payload_a_whole_search_finds_under_a_declared_condition_is_not_replaced_by_a_legs_flake(tmp_path: Path):
+    """`format_order`'s set bug is on the base; the patch reads every date month-first where
+    SHOP_REGION=US. A leg under the fixed environment finds the set's hash-order flake on the
+    same payload as the whole search under US finds the regression: the whole search's witness
+    is kept (the leg's, kept as the first condition's, was a `flake` a base's freeze covered)."""
+    [case] = [case for case in CASES if case.name == "format_order"]
+    implementation = """delivery_dates.py
+import os
+from datetime import datetime
+
+ACCEPTED_LAYOUTS = {"%d/%m/%Y", "%m/%d/%Y"}
+
+
+def parse_delivery_date(text):
+    layouts = list(ACCEPTED_LAYOUTS)
+    if os.environ.get("SHOP_REGION") == "US":
+        layouts = ["%m/%d/%Y", "%d/%m/%Y"]  # the patch: US shops read month-first
+    for layout in layouts:
+        try:
+            return datetime.strptime(text, layout).date()
+        except ValueError:
+            continue
+    raise ValueError(text)
+"""
+    # The catalogue's property, at its own path: under this fixture the whole search under the fixed
+    # environment passes it, and a leg finds the hash-order flake.
+    module = "format_order_props.py"
+    source = (CASES_DIR / case.name / "properties" / module).read_text()
+    root = tmp_path / "repo"
+    status, found = _checked_module(
+        root, source, implementation, "--condition", "", "--condition", "SHOP_REGION=US", module=module
+    )
+    assert status == 1 and [w.get("condition") for w in found] == [{"SHOP_REGION": "US"}], found
+    (root / "changed.txt").write_text("src/delivery_dates.py\n")
+    classified = run_cli(
+        root, {}, "classify", "--lock", LOCK, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt"
+    )
+    report = json.loads((root / ".artifacts/classification.json").read_text())
+    assert [(e["label"], e["cause"]) for e in report["witnesses"]] == [
+        ("regression", "deterministic")
+    ], classified.stdout
+
+
+def test_code_under_test_that_raises_the_legs_own_stop_fails_its_case(tmp_path: Path):
+    """The stop a leg's search ends with is the worker's own instance: the same class raised by
+    the code under test is a failure of the case (it was "case 1 failed, yet the test passed",
+    a problem with no witness)."""
+    codec = """codec.py
+import sys
+
+
+def encode(n):
+    if n > 1000:
+        raise sys.modules["witness_gate.worker.pytest_module"].EnoughCases()
+    return n
+"""
+    tests = """\
+from hypothesis import given, strategies as st
+
+import codec
+
+
+@given(st.integers())
+def test_encode_is_identity(n):
+    assert codec.encode(n) == n
+"""
+    status, found = _checked_module(tmp_path / "repo", tests, codec)
+    assert status == 1 and [w["assertion_id"] for w in found] == [
+        "tests/properties/test_module.py::test_encode_is_identity"
+    ]
+
+
 NOISY_CALLER = {
     "PYTHONHASHSEED": "271828",
     "HYPOTHESIS_PROFILE": "ci",
@@ -374,6 +515,10 @@ def assert_gets_its_label(
         assert at_the_cap or entry["stopped"].startswith("isolated: "), (entry["stopped"], summary)
     if case.cause == "directory_order":  # only the directory-order probe's outcomes split it
         assert entry["replayed"] == "directory_order", summary
+        # Every ordinary replay lists as the search that found it did (the file system's order,
+        # or a search leg's, recorded in the witness), so every one fails: it replays byte for byte.
+        [shrunk] = [variant for variant in entry["variants"] if variant["variant"] == "shrunk"]
+        assert shrunk["failures"] == shrunk["runs"] > 0, summary
     controlled = case.cause in CONTROLLED
     if case.kind == "nondeterministic":
         # Where the runner controls the cause the next run keeps this witness; otherwise a

@@ -29,6 +29,7 @@ def record(origin: str, fully_shrunk: bool, kind: str) -> Witness:
         hypothesis_version="6.0.0",
         condition=None,
         failing_example=None,
+        directory_order=0,
     )
 
 

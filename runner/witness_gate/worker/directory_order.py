@@ -3,12 +3,14 @@
 `install` replaces `os.listdir` and `os.scandir` (and so what builds on them: `os.walk`,
 `glob`, `pathlib.Path.iterdir` and `Path.glob`, `shutil`) before any user code, so a module
 that took its own reference to them at import still lists through them. As listed
-(`seeds.AS_LISTED`, the search and every ordinary replay) they hand the file system's own
-listing through untouched: nothing changes and nothing is copied. In the directory-order
-probe's forked children (`set_order`) they list a permutation of it (`seeds.directory_positions`),
-the same for a directory that does not change, as a file system's own order is; a directory
-the worker listed as the file system lists before the fork (at import, in collection) and
-that has not changed since lists as it did then (`_listed`).
+(`seeds.AS_LISTED`, the whole search and every ordinary replay of its witnesses) they hand
+the file system's own listing through untouched: nothing changes and nothing is copied.
+In a search leg's worker, and the replays of the witnesses it found (`start_in`), and in
+the directory-order probe's forked children (`set_order`), they list a permutation of it
+(`seeds.directory_positions`), the same for a directory that does not change, as a file
+system's own order is; in a probe child, a directory the worker listed in its own order
+before the fork (at import, in collection) and that has not changed since lists as it did
+then (`_listed`).
 
 A wrapper rather than an LD_PRELOAD shim of readdir: it needs no compiler on the machine
 that runs the gate, and a shim's order would have to be a function of what readdir returns
@@ -28,14 +30,22 @@ from typing import Any
 
 from witness_gate import seeds
 
-_order = seeds.AS_LISTED
+# The order listings go in now, and the process's own (`start_in`, before any user code: as
+# the file system lists, unless a search leg's or its witness's replays say otherwise).
+_order = _own = seeds.AS_LISTED
 _listdir, _scandir, _stat = os.listdir, os.scandir, os.stat
-# The directories listed as the file system lists them (by the worker's import and collection,
+# The directories listed in the process's own order (by the worker's import and collection,
 # before any fork), by (device, inode), with their modification time then. A probe child lists
 # one that has not changed since as it was listed then: one process meets an unchanged directory
 # in one order, as on any file system (a cache filled at import, found stale in a child that
 # listed the directory another way, made a deterministic regression follow the order).
 _listed: dict[tuple[int, int], int] = {}
+
+
+def start_in(order: int) -> None:
+    """The process's own order, for every listing from now on (set before any user code)."""
+    global _order, _own
+    _order = _own = order
 
 
 def set_order(order: int) -> None:
@@ -44,9 +54,9 @@ def set_order(order: int) -> None:
     _order = order
 
 
-def _in_order(entries: list[Any]) -> list[Any]:
+def _in_order(entries: list[Any], order: int) -> list[Any]:
     listed = list(entries)
-    for entry, position in zip(entries, seeds.directory_positions(_order, len(entries))):
+    for entry, position in zip(entries, seeds.directory_positions(order, len(entries))):
         listed[position] = entry
     return listed
 
@@ -75,35 +85,37 @@ class _Listing:
         self._entries = iter(())
 
 
-def _as_listed(path: Any) -> bool:
-    """Whether a listing of `path` now goes as the file system lists: outside a probe's order,
-    and, in one, for a directory listed so before and unchanged since (`_listed`)."""
+def _order_for(path: Any) -> int:
+    """The order a listing of `path` goes in now: the current one, but, in a probe child, the
+    process's own for a directory listed in it before and unchanged since (`_listed`)."""
     try:
         found = _stat("." if path is None else path)
     except (OSError, TypeError, ValueError):  # the listing itself raises what it must
-        return _order == seeds.AS_LISTED
+        return _order
     key = (found.st_dev, found.st_ino)
-    if _order == seeds.AS_LISTED:
+    if _order == _own:
         _listed[key] = found.st_mtime_ns
-        return True
-    return _listed.get(key) == found.st_mtime_ns
+        return _order
+    return _own if _listed.get(key) == found.st_mtime_ns else _order
 
 
 @functools.wraps(_listdir)
 def _ordered_listdir(path: Any = None) -> list[Any]:
-    if _as_listed(path):
+    order = _order_for(path)
+    if order == seeds.AS_LISTED:
         return _listdir(path)
-    return _in_order(_listdir(path))
+    return _in_order(_listdir(path), order)
 
 
 @functools.wraps(_scandir)
 def _ordered_scandir(path: Any = None) -> Any:
-    if _as_listed(path):
+    order = _order_for(path)
+    if order == seeds.AS_LISTED:
         return _scandir(path)
     with _scandir(path) as entries:  # read whole, then closed: the entries outlive it, as os.walk's do
-        return _Listing(_in_order(list(entries)))
+        return _Listing(_in_order(list(entries), order))
 
 
 def install() -> None:
-    """Puts the wrappers in `os`, as listed until `set_order`."""
+    """Puts the wrappers in `os`, as listed until `start_in` or `set_order`."""
     os.listdir, os.scandir = _ordered_listdir, _ordered_scandir

@@ -105,6 +105,7 @@ def main(request_path: str) -> None:
             _load_runner_pytest()
 
         directory_order.install()  # before any user code: a module's own reference to os.listdir lists through it
+        directory_order.start_in(request.get("directory_order", seeds.AS_LISTED))  # a search leg's, its witness's
         add_import_paths(root, request["import_paths"])
         fixture = _Fixture(
             None if request["fixture_path"] is None else Path(request["fixture_path"]), request["fixture_sha256"]
@@ -290,8 +291,14 @@ def _pytest_module(
 
 def _check_pytest(request: dict[str, Any], channel: _Channel, tests: list[GivenTest]) -> None:
     """Every test in the module's order: a `@given` or stateful test searched under each
-    seed of the schedule until one fails, any other run once (its outcome reported)."""
-    for test in tests:
+    seed of the schedule until one fails, any other run once (its outcome reported). A leg
+    (`cases_per_search`) runs the plain tests only up to the last test it searches: after it,
+    none can leave anything a searched test meets."""
+    to_search = [
+        index for index, test in enumerate(tests) if test.searchable and test.assertion_id not in request["skip"]
+    ]
+    end = len(tests) if request.get("cases_per_search") is None else (to_search[-1] + 1 if to_search else 0)
+    for test in tests[:end]:
         if test.assertion_id in request["skip"]:
             continue
         if not test.searchable:
@@ -374,7 +381,7 @@ def _search(
     from hypothesis import seed as seeded
     from hypothesis.errors import Flaky, HypothesisException
 
-    calls, failed = 0, False
+    calls, failed, enough = 0, False, pytest_module.EnoughCases()
 
     def attempt(payload: Any) -> None:
         nonlocal calls, failed
@@ -383,7 +390,7 @@ def _search(
             failed = True
             raise _Falsified()
         if calls == cases and not failed:
-            raise pytest_module.EnoughCases()
+            raise enough
 
     # hypothesis types the decorator `given(...)` returns as an untyped callable.
     searched = given(prop.spec.payloads)(attempt)  # type: ignore[no-untyped-call]
@@ -405,7 +412,9 @@ def _search(
         test()
     except _Falsified:
         return "falsified"
-    except pytest_module.EnoughCases:
+    except pytest_module.EnoughCases as ended:
+        if ended is not enough:  # not this search's own: nothing of the worker's raises another
+            raise
         return "passed"
     except Flaky:
         return "flaky"
@@ -451,7 +460,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
     # (seeds.directory_settings).
     settings = request.get("probe") or [{}] * len(request["seeds"])
     extra = [_YOUNG_THRESHOLD * setting.get("allocate_per_mille", 0) // seeds.PER_MILLE for setting in settings]
-    orders = [setting.get("directory_order", seeds.AS_LISTED) for setting in settings]
+    orders = [setting.get("directory_order") for setting in settings]
 
     def run(index: int, slot: int, seed: int) -> None:
         if jobs[index]["witness"] in hung:
@@ -510,16 +519,16 @@ def _run_job(
     seed: int,
     fixture: _Fixture,
     extra_containers: int = 0,
-    order: int = seeds.AS_LISTED,
+    order: int | None = None,
 ) -> dict[str, Any] | None:
     """The job's history (results ignored), then its payload, `extra_containers` further
     into the collector's cycle (`_steer_collector`), every call with directories listed in
-    `order` (`directory_order`; only a forked child is given another than as listed): evidence
+    `order` (`directory_order`; only a probe's forked child is given one: else the process's own): evidence
     of failure, or None. The history lists in the payload's order: a directory that has not
     changed lists the same way in both, as a file system's does (a cache the history filled
     while a directory listed one way, found stale in the payload's call because it listed
     another, made a state bug follow the order: a `flake` to freeze)."""
-    if order != seeds.AS_LISTED:
+    if order is not None:
         directory_order.set_order(order)
     try:
         for call in job["history"]:
@@ -571,7 +580,7 @@ def _forked(
     fixture: _Fixture,
     timeout: float,
     key: bytes,
-    setting: tuple[int, int],
+    setting: tuple[int, int | None],
     memory: heap_layout.Layout,
 ) -> dict[str, Any] | None:
     """Runs the job in a forked child in a process group of its own, from the process's

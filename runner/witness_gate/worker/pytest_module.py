@@ -578,6 +578,8 @@ class GivenTest:
         last_error: list[BaseException] = []
         explicit_cases: list[int] = []
         announced: list[int] = []
+        # This search's own: an `EnoughCases` the code under test raises is a failure like any other.
+        enough = EnoughCases()
 
         def body(explicit: bool) -> Body:
             def run(case: int, call: Callable[[], None]) -> None:
@@ -598,7 +600,7 @@ class GivenTest:
                     # After the case, not before it: a state machine draws its steps in the
                     # case, and a case that drew nothing where the one before drew would be
                     # Hypothesis' "inconsistent data generation".
-                    raise EnoughCases()
+                    raise enough
                 if error is not None:
                     raise judged.as_hypothesis_sees(error)
 
@@ -607,7 +609,7 @@ class GivenTest:
         part, raised = self._runs.searching(search_seed, recorder.database, body)
         if isinstance(raised, self._runtime.skipped) and (not announced or judged.left(raised)):
             return Searched("skipped")  # a skip mark, or a skip the test itself asked for: not searched
-        if raised is None or judged.left(raised) or isinstance(raised, EnoughCases):
+        if raised is None or judged.left(raised) or raised is enough:
             if failed:  # Hypothesis fails a test whose case failed; something made it look passed
                 raise WitnessGateError(
                     f"{self.assertion_id}: case {failed[0][0]} failed, yet the test passed: something in the worker "

@@ -98,6 +98,16 @@ CASES = (
         assertion="prop_statement_lists_invoices_in_order",
     ),
     Case(
+        name="newest_first",
+        # Passes where the workers write (the sandbox's tmpfs lists new files first): only the
+        # search's legs, which list directories reversed or in orders the schedule draws, meet
+        # it; the directory-order probe's outcomes then split by order.
+        root_cause="the first name os.listdir gives taken for the newest file (one file system's order, not a promise)",
+        kind="nondeterministic",
+        cause="directory_order",
+        assertion="prop_latest_upload_is_the_last_sent",
+    ),
+    Case(
         name="plan_cache",
         # State that lives as long as a directory lists the same way: the directory-order
         # probe must list it the same way in the history and in the witness's call, as a
