@@ -30,7 +30,14 @@ from witness_gate import conditions, given_tests, protocol, seeds, store, witnes
 from witness_gate.canonical import NotPlainJSON, canonical_bytes, payload_hash, sha256_hex
 from witness_gate.errors import WitnessGateError
 from witness_gate.lock import relative_to_root
-from witness_gate.protocol import CALL_ORIGINS, SEARCH_STATUSES, Event, EvidenceKind, failure_evidence
+from witness_gate.protocol import (
+    CALL_ORIGINS,
+    ENDED_CALL_KINDS,
+    SEARCH_STATUSES,
+    Event,
+    EvidenceKind,
+    failure_evidence,
+)
 from witness_gate.sandbox import WORKER_SLACK_SECONDS, Ended, Worker
 
 
@@ -440,12 +447,12 @@ def search_module(
     """One property module, searched under one condition (`conditions`): the whole search
     under the module's hash secret, as the file system lists directories, then its legs, at
     once, under the other secrets and directory orders of `seeds.search_legs`: each the
-    first cases of every search that did not fail, the plain tests before them run as in the
-    whole search (a test may need what one of them left), so a failure that needs a hash or
-    directory order is met whatever the input. A failure a leg finds is kept only where no
-    earlier leg failed the same test, apart from the whole search's (`leg_failures`). Only the
-    whole search says what ran (plain tests and their outcomes, cases, skips); a leg adds its
-    witnesses and problems."""
+    first cases of every search, the tests in the whole search's order (a test may need what
+    an earlier one left), so a failure that needs a hash or directory order is met whatever
+    the input. A failure a leg finds is kept only for a test the whole search passed and no
+    earlier leg failed, apart from the whole search's (`leg_failures`). Only the whole search
+    says what ran (plain tests and their outcomes, cases, skips); a leg adds its witnesses
+    and problems."""
     legs = list(
         dict.fromkeys(
             (conditions.hash_secret(condition, secret), order) for secret, order in seeds.search_legs(lock, module)
@@ -456,9 +463,14 @@ def search_module(
     if found.problems or set(found.properties) <= done | set(found.plain) or len(legs) == 1:
         return found  # blocked already, or nothing left a leg could search
     cases = seeds.search_leg_cases(lock)
+    # What the whole search left out after it too: a test whose call ended its worker (a new
+    # worker searched the tests after it). Every other test runs, a failing or skipped one
+    # included: a later test may need what it left behind (a leg that left out a skipped
+    # test made the next a `regression` no freeze could clear: an adversarial review).
+    ended = {failure.assertion_id for failure in found.failures if failure.evidence["kind"] in ENDED_CALL_KINDS}
 
     def search_leg(leg: tuple[int, int]) -> ModuleSearch:
-        return _search_under(module, lock, root, import_paths, timeout, scratch, condition, leg, done, cases)
+        return _search_under(module, lock, root, import_paths, timeout, scratch, condition, leg, ended, cases)
 
     with ThreadPoolExecutor(max_workers=len(legs) - 1) as pool:
         searched = list(pool.map(search_leg, legs[1:]))

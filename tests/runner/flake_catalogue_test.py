@@ -96,6 +96,15 @@ def search_case(
         (root / "tests" / "properties").mkdir()
         (root / "tests" / "properties" / f"test_{case.name}.py").write_text(oracle)
     (root / "changed.txt").write_text(f"{changed}\n")
+    checked = pin_and_check(root, caller_env, launcher)
+    assert checked.returncode == 1, f"{case.name}: check found no failure\n{checked.stdout}{checked.stderr}"
+    return {p.name: p.read_bytes() for p in sorted((root / ".artifacts/witnesses").glob("*.json"))}
+
+
+def pin_and_check(
+    root: Path, caller_env: dict[str, str], launcher: tuple[str, ...] = (), *pin_args: str
+) -> subprocess.CompletedProcess:
+    """`pin` of the repository's fixture (with `pin_args`), then `check` of its property modules."""
     pinned = run_cli(
         root,
         caller_env,
@@ -106,10 +115,11 @@ def search_case(
         "1",
         "--out",
         LOCK,
+        *pin_args,
         launcher=launcher,
     )
     assert pinned.returncode == 0, pinned.stderr
-    checked = run_cli(
+    return run_cli(
         root,
         caller_env,
         "check",
@@ -121,8 +131,6 @@ def search_case(
         ".artifacts/witnesses",
         launcher=launcher,
     )
-    assert checked.returncode == 1, f"{case.name}: check found no failure\n{checked.stdout}{checked.stderr}"
-    return {p.name: p.read_bytes() for p in sorted((root / ".artifacts/witnesses").glob("*.json"))}
 
 
 def classify_case(
@@ -136,6 +144,17 @@ def classify_case(
     """(the report's entry for the case's assertion, the witness files' bytes by name), as
     `search_case` found them and `classify` labelled them."""
     witnesses = search_case(case, root, caller_env, oracle, launcher, fixture)
+    report, classified = classify_repository(root, caller_env, launcher)
+    entries = [e for e in report["witnesses"] if e["assertion_id"] == case.assertion]
+    assert entries, f"{case.name}: no witness for {case.assertion}: {classified.stdout}"
+    # One witness per property; several only if explicit payloads failed too.
+    return entries[-1], witnesses
+
+
+def classify_repository(
+    root: Path, caller_env: dict[str, str], launcher: tuple[str, ...] = ()
+) -> tuple[dict, subprocess.CompletedProcess]:
+    """`classify` of the witnesses `check` wrote, with the changed-file list: (its report, the run)."""
     classified = run_cli(
         root,
         caller_env,
@@ -149,11 +168,7 @@ def classify_case(
         launcher=launcher,
     )
     assert classified.returncode in (0, 1), classified.stdout + classified.stderr
-    report = json.loads((root / ".artifacts/classification.json").read_text())
-    entries = [e for e in report["witnesses"] if e["assertion_id"] == case.assertion]
-    assert entries, f"{case.name}: no witness for {case.assertion}: {classified.stdout}"
-    # One witness per property; several only if explicit payloads failed too.
-    return entries[-1], witnesses
+    return json.loads((root / ".artifacts/classification.json").read_text()), classified
 
 
 def counts_of(entry: dict) -> tuple:
@@ -320,19 +335,8 @@ def test_typed_delivery_date_reads_day_first(wanted):
     own = seeds.check_hash_secret(lock, f"tests/properties/test_{case.name}.py")
     assert secrets["test_a_date_typed_with_dashes_reads_too"] == own
     assert secrets["test_typed_delivery_date_reads_day_first"] != own
-    classified = run_cli(
-        tmp_path / "repo",
-        {},
-        "classify",
-        "--lock",
-        LOCK,
-        "--witnesses",
-        ".artifacts/witnesses",
-        "--diff-paths",
-        "changed.txt",
-    )
+    report, classified = classify_repository(tmp_path / "repo", {})
     assert classified.returncode == 1, classified.stdout + classified.stderr
-    report = json.loads((tmp_path / "repo/.artifacts/classification.json").read_text())
     labels = {e["assertion_id"].split("::")[1]: (e["label"], e["cause"]) for e in report["witnesses"]}
     assert labels == {
         "test_a_date_typed_with_dashes_reads_too": ("regression", "deterministic"),
@@ -353,22 +357,7 @@ def _checked_module(
     name, code = implementation.split("\n", 1)
     (root / "src" / name).write_text(code)
     (root / "tests" / "properties" / module).write_text(source)
-    pinned = run_cli(
-        root,
-        {},
-        "pin",
-        "--fixture",
-        "tests/fixtures/fixture.json",
-        "--generator-version",
-        "1",
-        "--out",
-        LOCK,
-        *pin_args,
-    )
-    assert pinned.returncode == 0, pinned.stderr
-    checked = run_cli(
-        root, {}, "check", "--lock", LOCK, "--properties", "tests/properties", "--out", ".artifacts/witnesses"
-    )
+    checked = pin_and_check(root, {}, (), *pin_args)
     assert checked.returncode in (0, 1), checked.stdout + checked.stderr
     return checked.returncode, [
         json.loads(p.read_text()) for p in sorted((root / ".artifacts/witnesses").glob("*.json"))
@@ -399,6 +388,45 @@ import registry
 def test_register_the_doubler():
     registry.register("double", lambda v: 2 * v)
     assert registry.dispatch("double", 2) == 4
+
+
+@given(st.integers())
+def test_dispatch_doubles(n):
+    assert registry.dispatch("double", n) == 2 * n
+"""
+    assert _checked_module(tmp_path / "repo", tests, registry) == (0, [])
+
+
+def test_a_leg_runs_a_test_the_whole_search_skipped_for_what_it_leaves_behind(tmp_path: Path):
+    """A `@given` test that registers a handler, then skips (no live backend here), and one
+    that needs the handler: plain pytest passes the module, and so does the gate (a leg that
+    left the skipped test out made the next a `regression`: an adversarial review)."""
+    registry = """registry.py
+_handlers = {}
+
+
+def register(name, handler):
+    _handlers[name] = handler
+
+
+def dispatch(name, value):
+    return _handlers[name](value)
+"""
+    tests = """\
+import os
+
+import pytest
+from hypothesis import given, strategies as st
+
+import registry
+
+
+@given(st.integers())
+def test_register_then_round_trip_against_the_live_backend(n):
+    registry.register("double", lambda v: 2 * v)
+    if not os.environ.get("LIVE_BACKEND"):
+        pytest.skip("no live backend here")
+    assert registry.dispatch("double", n) == 2 * n
 
 
 @given(st.integers())
@@ -442,10 +470,7 @@ def parse_delivery_date(text):
     )
     assert status == 1 and [w.get("condition") for w in found] == [{"SHOP_REGION": "US"}], found
     (root / "changed.txt").write_text("src/delivery_dates.py\n")
-    classified = run_cli(
-        root, {}, "classify", "--lock", LOCK, "--witnesses", ".artifacts/witnesses", "--diff-paths", "changed.txt"
-    )
-    report = json.loads((root / ".artifacts/classification.json").read_text())
+    report, classified = classify_repository(root, {})
     assert [(e["label"], e["cause"]) for e in report["witnesses"]] == [
         ("regression", "deterministic")
     ], classified.stdout

@@ -8,11 +8,13 @@ import time
 from typing import cast
 from pathlib import Path
 
+import pytest
 from hypothesis import strategies as st
 
 import witness_gate
 from witness_gate.properties import _MARK
 from witness_gate.worker import main as worker
+from witness_gate.worker import pytest_module
 from witness_gate.worker.property_module import LoadedProperty
 
 
@@ -101,3 +103,23 @@ def test_a_legs_search_passes_after_its_cases_and_a_failure_among_them_is_shrunk
     assert _search_calls(tmp_path, None) == ("passed", 3)
     status, calls = _search_calls(tmp_path, 2)
     assert status == "falsified" and calls > 3, (status, calls)
+
+
+def test_an_enough_cases_the_code_under_test_raises_is_not_the_legs_stop(tmp_path: Path):
+    # A strategy that calls the implementation (`.map`) can raise the stop's class outside any
+    # property call: the search does not pass on it; the worker ends, which blocks.
+    def normalised(quantity: int) -> int:
+        if quantity > 3:
+            raise pytest_module.EnoughCases()
+        return quantity
+
+    @witness_gate.property(payloads=st.integers(0, 50).map(normalised))
+    def prop_quantity(value: int) -> bool:
+        return True
+
+    prop = LoadedProperty("prop_quantity", prop_quantity, getattr(prop_quantity, _MARK), "p.py", "0" * 64, 1)
+    fixture_path = tmp_path / "fixture.json"
+    fixture_path.write_text("[]")
+    fixture = worker._Fixture(fixture_path, "unused: the property takes no fixture")
+    with pytest.raises(pytest_module.EnoughCases):
+        worker._search(cast(worker._Channel, _Recorder()), prop, fixture, 7, 100, 10)
