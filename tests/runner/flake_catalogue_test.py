@@ -364,11 +364,8 @@ def _checked_module(
     ]
 
 
-def test_a_leg_runs_the_plain_tests_before_its_searches_as_the_whole_search_does(tmp_path: Path):
-    """A `@given` test that needs what a plain test before it left (a handler registered) passes
-    in pytest's module order and in the whole search; a leg that left the plain test out made
-    it fail under every secret, a `regression` no freeze could ever clear (an adversarial review)."""
-    registry = """registry.py
+# An implementation module (its file name, then its source) whose handlers a test registers.
+REGISTRY = """registry.py
 _handlers = {}
 
 
@@ -379,6 +376,12 @@ def register(name, handler):
 def dispatch(name, value):
     return _handlers[name](value)
 """
+
+
+def test_a_leg_runs_the_plain_tests_before_its_searches_as_the_whole_search_does(tmp_path: Path):
+    """A `@given` test that needs what a plain test before it left (a handler registered) passes
+    in pytest's module order and in the whole search; a leg that left the plain test out made
+    it fail under every secret, a `regression` no freeze could ever clear (an adversarial review)."""
     tests = """\
 from hypothesis import given, strategies as st
 
@@ -394,24 +397,13 @@ def test_register_the_doubler():
 def test_dispatch_doubles(n):
     assert registry.dispatch("double", n) == 2 * n
 """
-    assert _checked_module(tmp_path / "repo", tests, registry) == (0, [])
+    assert _checked_module(tmp_path / "repo", tests, REGISTRY) == (0, [])
 
 
 def test_a_leg_runs_a_test_the_whole_search_skipped_for_what_it_leaves_behind(tmp_path: Path):
     """A `@given` test that registers a handler, then skips (no live backend here), and one
     that needs the handler: plain pytest passes the module, and so does the gate (a leg that
     left the skipped test out made the next a `regression`: an adversarial review)."""
-    registry = """registry.py
-_handlers = {}
-
-
-def register(name, handler):
-    _handlers[name] = handler
-
-
-def dispatch(name, value):
-    return _handlers[name](value)
-"""
     tests = """\
 import os
 
@@ -433,7 +425,7 @@ def test_register_then_round_trip_against_the_live_backend(n):
 def test_dispatch_doubles(n):
     assert registry.dispatch("double", n) == 2 * n
 """
-    assert _checked_module(tmp_path / "repo", tests, registry) == (0, [])
+    assert _checked_module(tmp_path / "repo", tests, REGISTRY) == (0, [])
 
 
 def test_a_payload_a_whole_search_finds_under_a_declared_condition_is_not_replaced_by_a_legs_flake(tmp_path: Path):
