@@ -27,7 +27,7 @@ from typing import Any, TypeVar, cast, overload
 
 from witness_gate import lock as locks
 from witness_gate import conditions, given_tests, protocol, seeds, store, witness
-from witness_gate.canonical import NotPlainJSON, canonical_bytes, payload_hash, sha256_hex
+from witness_gate.canonical import NotPlainJSON, canonical_bytes, sha256_hex
 from witness_gate.errors import WitnessGateError
 from witness_gate.lock import relative_to_root
 from witness_gate.protocol import (
@@ -430,9 +430,6 @@ class ModuleSearch:
     skipped: set[str] = field(default_factory=set)  # its @given tests pytest skipped
     excused: set[str] = field(default_factory=set)  # its plain tests a skip or xfail mark excused
     cases: dict[str, int] = field(default_factory=dict)  # its @given tests searched: cases run
-    # What its search's legs found (`search_module`): kept apart, so that where a payload fails
-    # under two declared conditions, a whole search's witness is kept over a leg's.
-    leg_failures: list[witness.Failure] = field(default_factory=list)
 
 
 def search_module(
@@ -450,7 +447,7 @@ def search_module(
     first cases of every search, the tests in the whole search's order (a test may need what
     an earlier one left), so a failure that needs a hash or directory order is met whatever
     the input. A failure a leg finds is kept only for a test the whole search passed and no
-    earlier leg failed, apart from the whole search's (`leg_failures`). Only the whole search
+    earlier leg failed. Only the whole search
     says what ran (plain tests and their outcomes, cases, skips); a leg adds its witnesses
     and problems."""
     legs = list(
@@ -475,7 +472,7 @@ def search_module(
     with ThreadPoolExecutor(max_workers=len(legs) - 1) as pool:
         searched = list(pool.map(search_leg, legs[1:]))
     for (secret, order), result in zip(legs[1:], searched):
-        found.leg_failures.extend(failure for failure in result.failures if failure.assertion_id not in done)
+        found.failures.extend(failure for failure in result.failures if failure.assertion_id not in done)
         done |= {failure.assertion_id for failure in result.failures}
         found.problems.extend(
             f"{problem} (in the search's leg under hash secret {secret}, directory order {order})"
@@ -582,14 +579,11 @@ def run(
     with tempfile.TemporaryDirectory(prefix="witness-gate-check-") as scratch:
         declared = "conditions" in lock
         for module, _ in modules:
-            properties, failures, leg_failures, module_problems = {}, [], [], []
-            for condition in locks.search_conditions(
-                lock
-            ):  # in the declared order: the first to fail a payload keeps it
+            properties, failures, module_problems = {}, [], []
+            for condition in locks.search_conditions(lock):  # in the declared order
                 found = search_module(module, lock, root, import_paths, call_timeout, Path(scratch), condition)
                 properties.update(found.properties)
                 failures += found.failures
-                leg_failures += found.leg_failures
                 plain.update(
                     {test: plain.get(test, True) and passed for test, passed in found.plain.items()}
                 )  # passed under every condition
@@ -627,17 +621,16 @@ def run(
                 )
             if not properties and ran_plain and not given_declared.get(module):
                 nothing_to_search.append(module)
-            # One witness per property and payload: two properties failing on one payload are two failures.
-            unique: dict[tuple[str, str], witness.Failure] = {}
-            # The whole searches' first, under every condition: a payload a leg found to fail only
-            # under another hash secret or directory order must not stand in for one that a
-            # whole search found under a later condition (a hash-order flake under the fixed
-            # environment hid a regression of the same payload under SHOP_REGION=US, which the
-            # base's freeze of the flake then covered: an adversarial review).
-            for failure in failures + leg_failures:
-                unique.setdefault((failure.assertion_id, payload_hash(failure.final.payload)), failure)
+            # One witness per property, payload and declared condition (the witness hash covers
+            # all three): two properties failing on one payload are two failures, and so is one
+            # payload failing under two conditions (kept as one, the first condition's `flake`
+            # stood in for a later one's `regression`, which a base's freeze then covered).
             source = witness.PropertySource(module, digests[module], properties)
-            records.extend(witness.build(source, lock, failure) for failure in unique.values())
+            unique: dict[str, witness.Witness] = {}
+            for failure in failures:
+                record = witness.build(source, lock, failure)
+                unique.setdefault(record.file_name, record)
+            records.extend(unique.values())
     # Code under test runs with the user's rights: a fixture or property module that moved
     # while it ran is its doing, so it blocks (a verdict), never a refusal it could choose.
     try:

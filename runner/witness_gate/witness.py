@@ -22,6 +22,11 @@ from witness_gate.properties import ASSERTION_ID
 
 SCHEMA_VERSION = 3
 ORDERED_SCHEMA_VERSION = 4  # adds `directory_order`
+# The witness hash covers the declared condition: written exactly for a witness found under
+# one other than the fixed environment. A payload that fails under two declared conditions
+# is then two witnesses: kept as one, the first condition's `flake` stood in for a later
+# one's `regression`, and a base's freeze of the flake covered it (an adversarial review).
+CONDITION_BOUND_SCHEMA_VERSION = 5
 # A property's name, or a pytest node id's escaped stem (`file_stem`), then the witness
 # hash's first 12 digits: the pattern the report schema gives a witness file, read from it.
 FILE_NAME = re.compile(
@@ -38,16 +43,19 @@ class Call:
     payload: Any
     random_seed: int
     history: tuple[dict[str, Any], ...]  # entries as the worker replays them, passed on as they are
+    # The declared condition the hash covers, with the payload ({}: the payload alone; see
+    # `CONDITION_BOUND_SCHEMA_VERSION`).
+    bound_condition: dict[str, str] = dataclasses.field(default_factory=dict)
 
     # Computed once, not stored: the hash names the witness and is read at every step,
     # and a payload may be large. `read` refuses a file whose recorded hash differs.
     @functools.cached_property
     def witness_hash(self) -> str:
-        return payload_hash(self.payload)
+        return identity_hash(self.payload, self.bound_condition)
 
     @classmethod
-    def from_json(cls, record: dict[str, Any]) -> Call:
-        return cls(record["payload"], record["random_seed"], tuple(record["history"]))
+    def from_json(cls, record: dict[str, Any], bound_condition: dict[str, str]) -> Call:
+        return cls(record["payload"], record["random_seed"], tuple(record["history"]), bound_condition)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -129,12 +137,13 @@ class Witness:
     def from_json(cls, record: dict[str, Any]) -> Witness:
         """From a schema-valid record (`read` checks it, its hashes and its file name)."""
         module = record["property"]
+        bound = record["condition"] if record["schema_version"] == CONDITION_BOUND_SCHEMA_VERSION else {}
         return cls(
             schema_version=record["schema_version"],
             assertion_id=record["assertion_id"],
             fixture_digest=record["fixture_digest"],
-            shrunk=Call.from_json(record),
-            unshrunk=Call.from_json(record["unshrunk"]),
+            shrunk=Call.from_json(record, bound),
+            unshrunk=Call.from_json(record["unshrunk"], bound),
             hash_secret=record["hash_secret"],
             origin=record["origin"],
             expect=record["expect"],
@@ -172,14 +181,31 @@ class Witness:
         }
 
 
+def identity_hash(payload: Any, condition: dict[str, str]) -> str:
+    """A witness's hash (pure): its payload's, or under a declared condition other than the
+    fixed environment (`condition` not empty), the condition's and the payload's together,
+    as one canonical object. The fixed environment's witness keeps its payload's hash, so a
+    suite that declares conditions later keeps its freezes."""
+    return payload_hash({"condition": condition, "payload": payload} if condition else payload)
+
+
 def build(source: PropertySource, lock: dict[str, Any], failure: Failure) -> Witness:
+    condition = failure.condition if "conditions" in lock else None
+    # A version above 3 only where it says more: a witness found under the fixed environment,
+    # as the file system lists, is version 3, byte for byte.
+    if condition:
+        version = CONDITION_BOUND_SCHEMA_VERSION
+    elif failure.directory_order != seeds.AS_LISTED:
+        version = ORDERED_SCHEMA_VERSION
+    else:
+        version = SCHEMA_VERSION
+    bound = condition or {}
     return Witness(
-        # Version 4 only where it says more: a witness found as the file system lists is version 3, byte for byte.
-        schema_version=SCHEMA_VERSION if failure.directory_order == seeds.AS_LISTED else ORDERED_SCHEMA_VERSION,
+        schema_version=version,
         assertion_id=failure.assertion_id,
         fixture_digest=lock["fixture"]["sha256"],
-        shrunk=failure.final,
-        unshrunk=failure.original,
+        shrunk=dataclasses.replace(failure.final, bound_condition=bound),
+        unshrunk=dataclasses.replace(failure.original, bound_condition=bound),
         hash_secret=failure.hash_secret,
         origin=failure.origin,
         expect="reject" if failure.origin == "reject" else "accept",
@@ -189,7 +215,7 @@ def build(source: PropertySource, lock: dict[str, Any], failure: Failure) -> Wit
         property_module=PropertyModule(source.path, source.sha256, source.lines.get(failure.assertion_id, 1)),
         generator_version=lock["generator_version"],
         hypothesis_version=lock["hypothesis_version"],
-        condition=failure.condition if "conditions" in lock else None,
+        condition=condition,
         failing_example=failure.failing_example,
         directory_order=failure.directory_order,
     )
@@ -283,7 +309,8 @@ def read(path: Path) -> Witness:
     record = store.load_artifact(path, "witness")
     typed = Witness.from_json(record)
     if typed.witness_hash != record["witness_hash"]:
-        raise WitnessGateError(f"{path}: /witness_hash: does not match the payload (payload edited?)")
+        covered = "condition and payload" if typed.shrunk.bound_condition else "payload"
+        raise WitnessGateError(f"{path}: /witness_hash: does not match the {covered} (edited?)")
     if typed.unshrunk.witness_hash != record["unshrunk"]["witness_hash"]:
         raise WitnessGateError(f"{path}: /unshrunk/witness_hash: does not match the unshrunk payload")
     if path.name != typed.file_name:

@@ -80,11 +80,14 @@ def broken_copies(schema: str, path: Path, out_dir: Path) -> list[tuple[str, Pat
     }
     if "expires_at" in record:
         variants["bad_time"] = {**copy.deepcopy(record), "expires_at": "tomorrow"}
-    if schema == "witness":  # version 4 exactly with a directory order (the schema's if/then/else)
+    if schema == "witness":  # the schema's if/then: version 4 exactly with a directory order, 5 with a condition
         unordered = {k: v for k, v in record.items() if k != "directory_order"}
         variants["order_in_version_3"] = {**unordered, "schema_version": 3, "directory_order": 2}
         variants["version_4_without_order"] = {**unordered, "schema_version": 4}
         variants["order_as_listed"] = {**unordered, "schema_version": 4, "directory_order": 0}
+        unconditioned = {k: v for k, v in record.items() if k != "condition"}
+        variants["version_5_without_condition"] = {**unconditioned, "schema_version": 5}
+        variants["version_5_under_the_fixed_environment"] = {**unconditioned, "schema_version": 5, "condition": {}}
     if schema == "suites":  # the path and name patterns' lookaheads, which each engine compiles its own way
         for label, key, value in [
             ("dot_segment", "fixture", "tests/../fixtures/orders.json"),
@@ -196,6 +199,12 @@ def test_three_validators_agree_on_every_artifact_and_every_broken_copy(repo: Sa
     ordered = tmp_path / "ordered-witness.json"
     ordered.write_text(json.dumps({**json.loads(unordered.read_text()), "schema_version": 4, "directory_order": 7}))
     valid.append(("witness", ordered))
+    # And one found under a declared condition (version 5), with and without a directory order.
+    for name, extra in [("conditioned", {}), ("conditioned-ordered", {"directory_order": 7})]:
+        conditioned = tmp_path / f"{name}-witness.json"
+        record = {**json.loads(unordered.read_text()), "schema_version": 5, "condition": {"TZ": "America/New_York"}}
+        conditioned.write_text(json.dumps({**record, **extra}))
+        valid.append(("witness", conditioned))
     broken_dir = tmp_path / "broken"
     broken_dir.mkdir()
     broken = [copy for schema, path in valid for copy in broken_copies(schema, path, broken_dir)]

@@ -38,6 +38,7 @@ from pathlib import Path
 import pytest
 
 from witness_gate import seeds
+from witness_gate.canonical import canonical_bytes, payload_hash
 from witness_gate.labels import UNREPEATABLE_FLAKE
 from witness_gate.evidence import CONTROLLED, PROBES
 
@@ -345,14 +346,14 @@ def test_typed_delivery_date_reads_day_first(wanted):
 
 
 def _checked_module(
-    root: Path, source: str, implementation: str, *pin_args: str, module: str = "test_module.py"
+    root: Path, source: str, implementation: str, *pin_args: str, module: str = "test_module.py", fixture: str = "[]"
 ) -> tuple[int, list[dict]]:
     """A repository of one property `module` and one implementation module, pinned (`pin_args`)
     and checked: (check's exit status, the witnesses it wrote)."""
     (root / "src").mkdir(parents=True)
     (root / "tests" / "properties").mkdir(parents=True)
     (root / "tests" / "fixtures").mkdir()
-    (root / "tests" / "fixtures" / "fixture.json").write_text("[]\n")
+    (root / "tests" / "fixtures" / "fixture.json").write_text(f"{fixture}\n")
     (root / "pyproject.toml").write_text('[tool.witness-gate]\nimport-paths = ["src"]\nreplay-timeout-seconds = 20\n')
     name, code = implementation.split("\n", 1)
     (root / "src" / name).write_text(code)
@@ -428,11 +429,19 @@ def test_dispatch_doubles(n):
     assert _checked_module(tmp_path / "repo", tests, REGISTRY) == (0, [])
 
 
-def test_a_payload_a_whole_search_finds_under_a_declared_condition_is_not_replaced_by_a_legs_flake(tmp_path: Path):
+@pytest.mark.parametrize(
+    "fixture, found_by",
+    [("[]", "a leg"), ("[1]", "the whole search")],
+)
+def test_a_payload_that_fails_under_two_declared_conditions_is_a_witness_under_each(
+    tmp_path: Path, fixture: str, found_by: str
+):
     """`format_order`'s set bug is on the base; the patch reads every date month-first where
-    SHOP_REGION=US. A leg under the fixed environment finds the set's hash-order flake on the
-    same payload as the whole search under US finds the regression: the whole search's witness
-    is kept (the leg's, kept as the first condition's, was a `flake` a base's freeze covered)."""
+    SHOP_REGION=US. Under the fixed environment the search meets the set's hash-order flake
+    (under `[]` a leg finds it, under `[1]` the whole search), on the same payload as the whole
+    search under US finds the regression. Each is a witness of its own, its hash over its
+    condition and payload: kept as one witness (the first condition's), the regression was
+    the fixed environment's `flake`, which a base's freeze then covered (adversarial reviews)."""
     [case] = [case for case in CASES if case.name == "format_order"]
     implementation = """delivery_dates.py
 import os
@@ -452,20 +461,38 @@ def parse_delivery_date(text):
             continue
     raise ValueError(text)
 """
-    # The catalogue's property, at its own path: under this fixture the whole search under the fixed
-    # environment passes it, and a leg finds the hash-order flake.
-    module = "format_order_props.py"
+    module = "format_order_props.py"  # the catalogue's property, at its own path
     source = (CASES_DIR / case.name / "properties" / module).read_text()
     root = tmp_path / "repo"
     status, found = _checked_module(
-        root, source, implementation, "--condition", "", "--condition", "SHOP_REGION=US", module=module
+        root,
+        source,
+        implementation,
+        "--condition",
+        "",
+        "--condition",
+        "SHOP_REGION=US",
+        module=module,
+        fixture=fixture,
     )
-    assert status == 1 and [w.get("condition") for w in found] == [{"SHOP_REGION": "US"}], found
+    assert status == 1, found
+    by_condition = {canonical_bytes(w["condition"]): w for w in found}
+    assert sorted(by_condition) == [b'{"SHOP_REGION":"US"}', b"{}"], found
+    fixed, us = by_condition[b"{}"], by_condition[b'{"SHOP_REGION":"US"}']
+    assert fixed["payload"] == us["payload"], "no shared payload: the case was not put to the test"
+    lock = json.loads((root / LOCK).read_text())
+    own = seeds.check_hash_secret(lock, f"tests/properties/{module}")
+    assert (fixed["hash_secret"] == own) == (found_by == "the whole search"), fixed["hash_secret"]
+    assert fixed["schema_version"] < 5 and fixed["witness_hash"] == payload_hash(fixed["payload"])
+    assert us["schema_version"] == 5
+    assert us["witness_hash"] == payload_hash({"condition": {"SHOP_REGION": "US"}, "payload": us["payload"]})
     (root / "changed.txt").write_text("src/delivery_dates.py\n")
     report, classified = classify_repository(root, {})
-    assert [(e["label"], e["cause"]) for e in report["witnesses"]] == [
-        ("regression", "deterministic")
-    ], classified.stdout
+    labels = {e["file"].rsplit(".", 2)[-2]: (e["label"], e["cause"]) for e in report["witnesses"]}
+    assert labels == {
+        fixed["witness_hash"][:12]: ("flake", "hash_secret"),
+        us["witness_hash"][:12]: ("regression", "deterministic"),
+    }, classified.stdout
 
 
 def test_code_under_test_that_raises_the_legs_own_stop_fails_its_case(tmp_path: Path):
