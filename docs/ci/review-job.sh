@@ -66,7 +66,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:0a98d2a5a1cfe2b6f266aec0bcfaaebd64741b7c0ae6cc524d52567c8c5d8f5f
+    --hash=sha256:71389c0815c70768f0b27d8b0db6eb29635823db572f8e5abce680b1f9482ae9
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \

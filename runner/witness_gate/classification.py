@@ -216,8 +216,20 @@ def _entry(
         "variants": variants,
         "rounds": result.rounds,
         "stopped": result.stopped,
-        "reason": f"{_replays_of(decider)} failed {failures} of {runs} replays{_under(record)}: {detail}{shown}",
+        "reason": (
+            f"{_replays_of(decider)} failed {failures} of {runs} replays{_under(record)}: {detail}"
+            f"{_another_input(result.another_input)}{shown}"
+        ),
     }
+
+
+def _another_input(replays: int) -> str:
+    if not replays:
+        return ""
+    return (
+        f"; {replays} replays under other hash secrets drew another input from the witness's choices "
+        "(the test's strategies read hash order, as `sampled_from` over a set does) and are not counted"
+    )
 
 
 def _replays_of(variant: str) -> str:

@@ -63,6 +63,36 @@ class Replay:
     slot: int  # position in time within the interpreter
     failed: bool
     setting: int = -1  # a probe's setting (its index in its condition's settings, `PROBES`); -1 outside it
+    # The input a `@given` replay drew from the witness's choices, as a digest; None where the
+    # payload is the input itself (a property's), or none could be printed.
+    drew: str | None = None
+
+
+def payload_of(variant: str) -> str:
+    """The payload a variant replays: "shrunk" or "unshrunk"."""
+    return "unshrunk" if variant in _FAMILIES["unshrunk"] else "shrunk"
+
+
+def input_drawn(by_variant: Mapping[str, Sequence[Replay]], payload: str, own_secret: int) -> str | None:
+    """The one input the replays of `payload` (`payload_of`) under the witness's own hash
+    secret drew, or None: none drew one, or they drew several (a strategy that draws otherwise
+    each time, which nothing here can hold)."""
+    drawn = {
+        replay.drew
+        for variant in _FAMILIES[payload]
+        for replay in by_variant.get(variant, ())
+        if replay.hash_secret == own_secret and replay.drew is not None
+    }
+    return next(iter(drawn)) if len(drawn) == 1 else None
+
+
+def of_the_witness_input(replay: Replay, drawn: str | None) -> bool:
+    """Whether a replay ran the witness's input: the choices drew what they draw under its own
+    secret (`input_drawn`), or nothing tells. One that drew another (strategies that read hash
+    order, as `sampled_from(list(a_set))`) is no evidence about the witness's input: counted,
+    a deterministic bug on one currency passed under the secrets that drew another, a `flake`
+    with cause `hash_secret` to freeze (an adversarial review)."""
+    return drawn is None or replay.drew is None or replay.drew == drawn
 
 
 def counts(replays: Iterable[Replay]) -> tuple[int, int]:

@@ -56,7 +56,7 @@ class Event:
     # excused_by_mark (a skip or xfail mark excused it)
     PLAIN = "plain"
     MISSING = "missing"  # replay: the module has no assertion for this job
-    OUTCOME = "outcome"  # replay: job and slot failed, or not, with evidence
+    OUTCOME = "outcome"  # replay: job and slot failed, or not, with evidence, and drew (`input_digest`, or null)
     PROBLEM = "problem"  # the module could not be run: message
     DONE = "done"  # the last message of every conversation
 
@@ -110,13 +110,30 @@ def describe(error: BaseException) -> str:
         return "<unprintable exception>"
 
 
-def _clean_message(text: str) -> str:
+def without_addresses(text: str) -> str:
     # Memory addresses differ from run to run; witnesses must not.
-    text = _ADDRESS.sub("0x?", text)
+    return _ADDRESS.sub("0x?", text)
+
+
+def _clean_message(text: str) -> str:
+    text = without_addresses(text)
     return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."
 
 
 # --- payloads of a pytest test ---------------------------------------------------------
+
+
+# The input a replayed `@given` case drew, as the worker reports it (`Outcome.drew`): the
+# first 32 hex digits of a sha256.
+_INPUT_DIGEST = re.compile(r"[0-9a-f]{32}")
+
+
+def input_digest(shown: str) -> str:
+    return hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def is_input_digest(value: Any) -> bool:
+    return isinstance(value, str) and _INPUT_DIGEST.fullmatch(value) is not None
 
 
 def choices_payload(value: bytes) -> dict[str, str]:

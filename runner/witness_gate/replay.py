@@ -42,6 +42,9 @@ from witness_gate.evidence import (
     Replay,
     counts,
     escalation,
+    input_drawn,
+    of_the_witness_input,
+    payload_of,
     passes_for,
     replayed_again,
     replayed_variant,
@@ -112,6 +115,9 @@ class WitnessReplays:
     unloadable: str = ""  # why a replay interpreter could not load the module: nothing was replayed there
     rounds: int = 0
     stopped: str = ""  # why no further round ran
+    # Replays whose choices drew another input than under the witness's own hash secret: set
+    # apart, never counted (`evidence.of_the_witness_input`).
+    another_input: int = 0
 
 
 @dataclass(frozen=True)
@@ -168,8 +174,12 @@ def _replay_under(
             outcomes = _round(
                 module, jobs, round_number, (secret, order), condition, plan, Path(scratch), hung, progress
             )
+            drawn = _inputs_drawn(results, outcomes, records, condition)
             for job, replay, evidence in outcomes:
                 result = results[job.witness]
+                if not of_the_witness_input(replay, drawn[job.witness, payload_of(job.variant)]):
+                    result.another_input += 1
+                    continue
                 if evidence is _MISSING:
                     result.missing = True
                     continue
@@ -221,6 +231,27 @@ def _replay_under(
     return results
 
 
+def _inputs_drawn(
+    results: dict[str, WitnessReplays],
+    outcomes: list[tuple[Job, Replay, dict[str, Any] | None]],
+    records: dict[str, Witness],
+    condition: dict[str, str],
+) -> dict[tuple[str, str], str | None]:
+    """By witness and payload (`payload_of`), the input its replays under its own hash secret
+    drew so far, this round's included (`input_drawn`)."""
+    seen: dict[str, dict[str, list[Replay]]] = {
+        name: defaultdict(list, {variant: list(replays) for variant, replays in result.by_variant.items()})
+        for name, result in results.items()
+    }
+    for job, replay, _ in outcomes:
+        seen[job.witness][job.variant].append(replay)
+    return {
+        (name, payload): input_drawn(seen[name], payload, conditions.hash_secret(condition, records[name].hash_secret))
+        for name in seen
+        for payload in ("shrunk", "unshrunk")
+    }
+
+
 def passing(witnesses: list[tuple[str, Witness]], plan: ReplayPlan) -> set[str]:
     """The witnesses whose shrunk payload passes one forked replay, in one interpreter per
     module, declared condition, directory order and search secret, under the search's hash
@@ -255,7 +286,7 @@ def passing(witnesses: list[tuple[str, Witness]], plan: ReplayPlan) -> set[str]:
             )
             passed |= {
                 jobs[index].witness
-                for (index, _), (failed, evidence) in found.items()
+                for (index, _), (failed, evidence, _) in found.items()
                 if not failed and evidence is None
             }
     return passed
@@ -355,7 +386,7 @@ def _probe(
             Replay(index, secret, pid_offset, 0, slot, failed, setting=slots[slot][1]),
             evidence,
         )
-        for (job_index, slot), (failed, evidence) in sorted(found.items())
+        for (job_index, slot), (failed, evidence, _) in sorted(found.items())
         if evidence is not _MISSING and not (evidence is not None and evidence["kind"] == EvidenceKind.UNLOADABLE)
     ]
 
@@ -479,7 +510,7 @@ def _round(
             set(hung),
         )
         rows = []
-        for (job_index, slot), (failed, evidence) in sorted(found.items()):
+        for (job_index, slot), (failed, evidence, drew) in sorted(found.items()):
             replay = Replay(
                 interpreter.index,
                 interpreter.hash_secret,
@@ -487,6 +518,7 @@ def _round(
                 interpreter.columns[slot],
                 slot,
                 failed,
+                drew=drew,
             )
             rows.append((jobs[job_index], replay, evidence))
         with counting:  # one count and its line at a time: the lines say 1, 2, 3 whatever order interpreters end in
@@ -510,9 +542,10 @@ def _interpreter(
     scratch: Path,
     hung: set[str],
     probe: list[dict[str, int]] | None = None,
-) -> dict[tuple[int, int], tuple[bool, dict[str, Any] | None]]:
+) -> dict[tuple[int, int], tuple[bool, dict[str, Any] | None, str | None]]:
     """Outcomes by (job index, slot) of one replay interpreter under a hash secret and a
-    directory order (`conditions_held`); every replay it did not
+    directory order (`conditions_held`): failed, its evidence, and the input a `@given`
+    replay drew (`Replay.drew`); every replay it did not
     report is a failure with the reason, and a job it reports missing maps to `_MISSING`.
     `probe`, a setting per slot (`probe_settings`), makes it the probe: its slots follow one
     another without pause."""
@@ -550,7 +583,7 @@ def _interpreter(
     }
     if order != seeds.AS_LISTED:
         request["directory_order"] = order
-    outcomes: dict[tuple[int, int], tuple[bool, dict[str, Any] | None]] = {}
+    outcomes: dict[tuple[int, int], tuple[bool, dict[str, Any] | None, str | None]] = {}
     missing: set[int] = set()
     wanted = {(j, s) for j in range(len(jobs)) for s in range(len(seed_rows))}
     ended: Ended | None = None
@@ -570,7 +603,12 @@ def _interpreter(
             key = (message.get("job"), message.get("slot"))
             if event == Event.MISSING and isinstance(message.get("job"), int):
                 missing.add(message["job"])
-            elif event == Event.OUTCOME and key in wanted and isinstance(message.get("failed"), bool):
+            elif (
+                event == Event.OUTCOME
+                and key in wanted
+                and isinstance(message.get("failed"), bool)
+                and (message.get("drew") is None or protocol.is_input_digest(message["drew"]))
+            ):
                 evidence = message.get("evidence")
                 if message["failed"] and not (
                     isinstance(evidence, dict) and set(evidence) == {"kind", "exception_type", "message"}
@@ -581,13 +619,14 @@ def _interpreter(
                 outcomes[cast(tuple[int, int], key)] = (
                     message["failed"],
                     evidence if message["failed"] else None,
+                    message.get("drew"),
                 )  # in `wanted`
             elif event not in (Event.MODULE, Event.CALL):
                 worker.close()
                 ended = Ended("protocol", f"broke the message protocol ({event!r} message)")
                 break
             wait = plan.timeout + request["spacing_seconds"] + WORKER_SLACK_SECONDS
-    results: dict[tuple[int, int], tuple[bool, dict[str, Any] | None]] = {}
+    results: dict[tuple[int, int], tuple[bool, dict[str, Any] | None, str | None]] = {}
     # Each job's outcomes by slot, as the worker knew them: up to its first slot that was
     # neither reported nor left out.
     failed: dict[int, dict[int, bool]] = defaultdict(dict)
@@ -606,12 +645,12 @@ def _interpreter(
         ):
             continue  # a replay that decides nothing, which the worker leaves out too
         if key[0] in missing:
-            results[key] = (False, _MISSING)
+            results[key] = (False, _MISSING, None)
         elif key in outcomes:
             results[key] = outcomes[key]
         else:
             evidence = _unreported(ended, plan.timeout)
-            results[key] = (evidence["kind"] != EvidenceKind.UNLOADABLE, evidence)
+            results[key] = (evidence["kind"] != EvidenceKind.UNLOADABLE, evidence, None)
     return results
 
 

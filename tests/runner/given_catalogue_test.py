@@ -218,3 +218,45 @@ def test_a_given_twin_gets_the_label_and_cause_of_its_property(twin: Twin, tmp_p
         oracle=twin.source,
         again=twin.case == "random_choice",
     )
+
+
+# A currency table's refactor loses the yen, whose amounts have no minor unit: every yen
+# amount is now wrong, deterministically.
+CURRENCY = """currency.py
+SUPPORTED = {"EUR", "USD", "GBP", "JPY"}
+_MINOR_UNIT_EXPONENT = {"EUR": 2, "USD": 2, "GBP": 2}  # the patch: "JPY": 0 lost in a refactor
+
+
+def to_minor_units(amount, code):
+    return amount * 10 ** _MINOR_UNIT_EXPONENT.get(code, 2)
+"""
+CURRENCY_TESTS = """\
+from hypothesis import given, strategies as st
+
+import currency
+
+ISO_4217_EXPONENT = {"EUR": 2, "USD": 2, "GBP": 2, "JPY": 0}
+
+
+@given(st.sampled_from(list(currency.SUPPORTED)), st.integers(0, 10**6))
+def test_whole_amounts_in_minor_units(code, amount):
+    assert currency.to_minor_units(amount, code) == amount * 10 ** ISO_4217_EXPONENT[code]
+"""
+
+
+def test_a_strategy_that_reads_hash_order_is_judged_on_the_input_the_witness_drew(tmp_path: Path):
+    """`sampled_from(list(a_set))` maps the witness's choices to the yen under its own hash
+    secret and to another currency under most others, which passes: counted, that made a
+    deterministic bug a `flake` with cause `hash_secret`, freezable (an adversarial review;
+    red against the runner of `a2c91b0`). Replays that drew another input are set apart and
+    said so."""
+    root = tmp_path / "repo"
+    status, found = catalogue_test._checked_module(root, CURRENCY_TESTS, CURRENCY)
+    assert status == 1 and [w["assertion_id"] for w in found] == [
+        "tests/properties/test_module.py::test_whole_amounts_in_minor_units"
+    ]
+    (root / "changed.txt").write_text("src/currency.py\n")
+    report, classified = catalogue_test.classify_repository(root, {})
+    [entry] = report["witnesses"]
+    assert (entry["label"], entry["cause"]) == ("regression", "deterministic"), classified.stdout
+    assert "drew another input from the witness's choices" in entry["reason"], entry["reason"]

@@ -22,6 +22,7 @@ children (`directory_order`, installed before any user code).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import importlib
 import json
@@ -183,9 +184,9 @@ class _NetworkWatch:
             f"the property reached for the network ({self.reached}); {sandboxed}live network inputs are out of "
             "scope: pin what the code reads as bytes. "
         )
-        return Outcome(
-            False,
-            failure_evidence(
+        return dataclasses.replace(
+            outcome,
+            evidence=failure_evidence(
                 outcome.evidence["kind"], outcome.evidence["exception_type"], note + outcome.evidence["message"]
             ),
         )
@@ -446,12 +447,20 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
 
     outcomes: dict[int, dict[int, bool]] = defaultdict(dict)  # failed, by job and slot: what `protocol.left_out` reads
 
-    def report(index: int, slot: int, evidence: dict[str, Any] | None) -> None:
+    def report(index: int, slot: int, outcome: Outcome) -> None:
+        evidence = outcome.evidence
         if evidence is not None and evidence["kind"] == EvidenceKind.TIMEOUT:
             hung.add(jobs[index]["witness"])
-        outcomes[index][slot] = evidence is not None
+        outcomes[index][slot] = not outcome.passed
         channel.send(
-            {"event": Event.OUTCOME, "job": index, "slot": slot, "failed": evidence is not None, "evidence": evidence}
+            {
+                "event": Event.OUTCOME,
+                "job": index,
+                "slot": slot,
+                "failed": not outcome.passed,
+                "evidence": evidence,
+                "drew": outcome.drew,
+            }
         )
 
     # The probe's setting per slot (none outside it): the collector probe's extra containers
@@ -467,7 +476,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
             report(
                 index,
                 slot,
-                failure_evidence(EvidenceKind.TIMEOUT, None, "not replayed: an earlier replay of this witness hung"),
+                _failed(EvidenceKind.TIMEOUT, "not replayed: an earlier replay of this witness hung"),
             )
         elif jobs[index]["fork"]:
             report(
@@ -520,11 +529,11 @@ def _run_job(
     fixture: _Fixture,
     extra_containers: int = 0,
     order: int | None = None,
-) -> dict[str, Any] | None:
+) -> Outcome:
     """The job's history (results ignored), then its payload, `extra_containers` further
     into the collector's cycle (`_steer_collector`), every call with directories listed in
-    `order` (`directory_order`; only a probe's forked child is given one: else the process's own): evidence
-    of failure, or None. The history lists in the payload's order: a directory that has not
+    `order` (`directory_order`; only a probe's forked child is given one: else the process's own): the
+    payload's outcome. The history lists in the payload's order: a directory that has not
     changed lists the same way in both, as a file system's does (a cache the history filled
     while a directory listed one way, found stale in the payload's call because it listed
     another, made a state bug follow the order: a `flake` to freeze)."""
@@ -540,8 +549,13 @@ def _run_job(
         outcome = _network.run(props[job["assertion_id"]], payload, fixture, seed, job["expect"])
         del ballast  # alive through the call: the objects that moved it within the collector's cycle
     except WitnessGateError as error:  # the fixture could not be read: fail closed
-        return failure_evidence(EvidenceKind.FIXTURE, None, str(error))
-    return None if outcome.passed else outcome.evidence
+        return _failed(EvidenceKind.FIXTURE, str(error))
+    return outcome
+
+
+def _failed(kind: str, message: str) -> Outcome:
+    """A replay the worker failed, not the code under test: no input was drawn."""
+    return Outcome(False, failure_evidence(kind, None, message))
 
 
 # Items of a ballast tuple: past the small-object allocator's 512 bytes, so it comes from malloc.
@@ -582,7 +596,7 @@ def _forked(
     key: bytes,
     setting: tuple[int, int | None],
     memory: heap_layout.Layout,
-) -> dict[str, Any] | None:
+) -> Outcome:
     """Runs the job in a forked child in a process group of its own, from the process's
     memory layout, under the probe's `setting` (extra containers, directory order: `_run_job`);
     kills the group at the timeout. The child's result is signed like a
@@ -606,8 +620,9 @@ def _forked(
             os.setpgid(0, 0)
             os.close(read_end)
             memory.take_effect()
-            evidence = _run_job(props, job, seed, fixture, *setting)
-            os.write(write_end, protocol.sign(key, json.dumps({"evidence": evidence}).encode()))
+            outcome = _run_job(props, job, seed, fixture, *setting)
+            result = {"passed": outcome.passed, "evidence": outcome.evidence, "drew": outcome.drew}
+            os.write(write_end, protocol.sign(key, json.dumps(result).encode()))
             status = 0
         finally:
             os._exit(status)
@@ -635,22 +650,19 @@ def _forked(
         os.killpg(pid, signal.SIGKILL)  # the child, if it hung, and anything it left behind
     _, status = os.waitpid(pid, 0)
     if timed_out:
-        return failure_evidence(EvidenceKind.TIMEOUT, None, f"replay did not finish within {timeout:g} s")
+        return _failed(EvidenceKind.TIMEOUT, f"replay did not finish within {timeout:g} s")
     written = b"".join(chunks)
     body = protocol.opened(key, written)
     if written and body is None:
-        return failure_evidence(
+        return _failed(
             EvidenceKind.PROTOCOL,
-            None,
             f"replay process wrote a result it did not sign ({_wait_status(status)}): {written[:80]!r}",
         )
     try:
-        replayed: dict[str, Any] | None = json.loads(body or b"")["evidence"]
-        return replayed
+        replayed = json.loads(body or b"")
+        return Outcome(replayed["passed"], replayed["evidence"], replayed["drew"])
     except (ValueError, KeyError, TypeError):
-        return failure_evidence(
-            EvidenceKind.CRASHED, None, f"replay process ended without a result ({_wait_status(status)})"
-        )
+        return _failed(EvidenceKind.CRASHED, f"replay process ended without a result ({_wait_status(status)})")
 
 
 # The type attribute cache (CPython 3.13 adds sys._clear_internal_caches, which clears it

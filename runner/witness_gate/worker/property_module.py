@@ -44,6 +44,9 @@ class LoadedProperty:
 class Outcome:
     passed: bool
     evidence: dict[str, Any] | None
+    # A replayed `@given` case's input, as a digest (`pytest_module`): what the choices drew
+    # in this interpreter. None where a payload is the input itself.
+    drew: str | None = None
 
 
 def evaluate(prop: LoadedProperty, payload: Any, fixture: Any = None, expect: str = "accept") -> Outcome:

@@ -39,14 +39,14 @@ import random
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast, overload
 
 from witness_gate import pytest_files
 from witness_gate.errors import WitnessGateError
 from witness_gate.given_tests import DeclaredTest, declared_tests, function_key
-from witness_gate.protocol import EvidenceKind, call_seed, describe, failure_evidence
+from witness_gate.protocol import EvidenceKind, call_seed, describe, failure_evidence, input_digest, without_addresses
 from witness_gate.worker.property_module import Outcome
 
 _MAX_NOTES = 2000
@@ -317,6 +317,25 @@ class _Judged:
             )
         return error
 
+    def drew(self, call: Callable[[], None]) -> str | None:
+        """A digest of the input a case drew (the arguments `call` holds), as Hypothesis prints
+        an example, sets in sorted order, with no addresses or pytest's temporary directories
+        (a fixture the test takes): the same input gives the same
+        digest in every interpreter. Hypothesis draws from a choice sequence through the
+        test's strategies, and one that reads hash order (`sampled_from(list(a_set))`) draws
+        another input from the same choices under another hash secret: a replay that did
+        is no replay of the witness's input (the runner sets it apart: `evidence`). None for
+        a state machine (its steps are drawn as it runs) or an input that cannot be printed."""
+        if self._stateful or not isinstance(call, functools.partial):
+            return None
+        from hypothesis.vendor.pretty import pretty
+
+        try:
+            shown = pretty((call.args, call.keywords))
+        except Exception:  # a __repr__ of the test's that raises: no digest, never a failure of the case
+            return None
+        return input_digest(without_addresses(self.scrubbed(shown)))
+
     def failure(self, error: BaseException) -> Outcome:
         return Outcome(
             False, failure_evidence(EvidenceKind.EXCEPTION, type(error).__name__, self.scrubbed(describe(error)))
@@ -372,7 +391,8 @@ class _Runs:
 
             @functools.wraps(inner)
             def case(*args: Any, **kwargs: Any) -> None:
-                body(counter.take(), lambda: inner(*args, **kwargs))
+                # A partial, not a closure: a replay reads the drawn input from it (`_Judged.drew`).
+                body(counter.take(), functools.partial(inner, *args, **kwargs))
 
             change = dict(settings_change)
             if floor is not None:  # never fewer than the suite's, whatever profile was in force
@@ -463,6 +483,7 @@ class _Replays:
         """The outcome of the one case `chosen` picks; every other case passes without running
         the test's body, and a case Hypothesis runs again mirrors the chosen one's outcome."""
         seen: list[BaseException | None] = []
+        drawn: list[str | None] = []
 
         def body(case: int, call: Callable[[], None]) -> None:
             if seen:  # Hypothesis replays a failure to report it: the same outcome, not a second call
@@ -471,6 +492,7 @@ class _Replays:
                 return
             if not chosen(case):
                 return
+            drawn[:] = [self._judged.drew(call)]  # before the call, which may change its arguments
             random.seed(random_seed)
             error = _outcome_of(call)
             if error is not None and self._judged.left(error):
@@ -482,7 +504,7 @@ class _Replays:
         self._runs.under(settings_change, None, body, _Counter())
         if not seen:
             return _unloadable(gone)
-        return self._judged.outcome(seen[0], example)
+        return replace(self._judged.outcome(seen[0], example), drew=drawn[0])
 
     def search(self, search_seed: Any, calls: Any, random_seed: int) -> Outcome:
         """The seeded search again, the test's body run for its first `calls` cases only, the
