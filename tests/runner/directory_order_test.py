@@ -147,15 +147,25 @@ import json, os, sys
 from witness_gate.worker import directory_order
 directory_order.install()
 directory_order.start_in(int(sys.argv[1]))  # a search leg's order, before any user code
+directory_order.remember_listings()  # the probe's worker
 d = sys.argv[2]
 at_import = os.listdir(d + "/sub")
+scanned = [entry.name for entry in os.scandir(d + "/spool")]
 pid = os.fork()
 if pid == 0:  # a probe child under another order
     directory_order.set_order(int(sys.argv[3]))
     os.mkdir(d + "/fresh")
     for name in ("x", "y", "z"):
         open(d + "/fresh/" + name, "w").close()
-    print(json.dumps({"at_import": at_import, "unchanged": os.listdir(d + "/sub"), "fresh": os.listdir(d + "/fresh")}))
+    open(d + "/spool/.lock", "w").close()  # a reader's lock file: the time changes, the listing does not
+    os.remove(d + "/spool/.lock")
+    print(json.dumps({
+        "at_import": at_import,
+        "unchanged": os.listdir(d + "/sub"),
+        "fresh": os.listdir(d + "/fresh"),
+        "scanned": scanned,
+        "touched": [entry.name for entry in os.scandir(d + "/spool")],
+    }))
     sys.stdout.flush()
     os._exit(0)
 os.waitpid(pid, 0)
@@ -166,10 +176,13 @@ def test_a_process_lists_in_its_own_order_and_a_probe_child_keeps_it_for_what_it
     # A leg's worker (and the replays of its witnesses) lists everything in the leg's order; a
     # probe child under another lists a directory the process listed before, unchanged since,
     # in the process's order (one order per directory per process, as a file system's), and a
-    # new one in the child's.
-    (tmp_path / "sub").mkdir()
-    for name in ("a", "b", "c", "d"):
-        (tmp_path / "sub" / name).write_text("")
+    # new one in the child's. A lock file made and removed in the child changes the spool's
+    # time, not its listing: it lists as before (it followed the probe's order while the memo
+    # held the time: an adversarial review's deterministic bug, a freezable `directory_order` flake).
+    for directory in ("sub", "spool"):
+        (tmp_path / directory).mkdir()
+        for name in ("a", "b", "c", "d"):
+            (tmp_path / directory / name).write_text("")
     done = subprocess.run(
         [sys.executable, "-c", _OWN_ORDER, str(seeds.REVERSED), str(tmp_path), str(seeds.AS_LISTED)],
         env={"PYTHONPATH": os.pathsep.join(os.path.abspath(p) for p in sys.path if p)},
@@ -183,6 +196,8 @@ def test_a_process_lists_in_its_own_order_and_a_probe_child_keeps_it_for_what_it
     assert listed["at_import"] == native_sub[::-1]  # the process's own order: reversed
     assert listed["unchanged"] == native_sub[::-1]  # unchanged since: as the process listed it
     assert listed["fresh"] == native_fresh  # new in the child: the child's order, as listed
+    assert listed["scanned"] == os.listdir(tmp_path / "spool")[::-1]
+    assert listed["touched"] == listed["scanned"]  # the same listing since: as the process listed it
 
 
 _AS_LISTED = """
@@ -202,8 +217,8 @@ assert os.listdir.__closure__ is None and os.scandir.__closure__ is None, reacha
 held = {k for k in reachable if not k.startswith("__")}
 assert held == {
     "annotations", "functools", "os", "Iterator", "TracebackType", "Any", "seeds", "_order", "_own", "_listdir",
-    "_scandir", "_stat", "_listed", "start_in", "set_order", "_in_order", "_Listing", "_order_for",
-    "_ordered_listdir", "_ordered_scandir", "install",
+    "_scandir", "_stat", "_listed", "remember_listings", "start_in", "set_order", "_in_order", "_Listing",
+    "_order_for", "_passed_through", "_ordered_listdir", "_ordered_scandir", "install",
 }, held
 print("ok")
 """

@@ -9,8 +9,8 @@ In a search leg's worker, and the replays of the witnesses it found (`start_in`)
 the directory-order probe's forked children (`set_order`), they list a permutation of it
 (`seeds.directory_positions`), the same for a directory that does not change, as a file
 system's own order is; in a probe child, a directory the worker listed in its own order
-before the fork (at import, in collection) and that has not changed since lists as it did
-then (`_listed`).
+before the fork (at import, in collection) and whose listing is the same since lists as it
+did then (`_listed`).
 
 A wrapper rather than an LD_PRELOAD shim of readdir: it needs no compiler on the machine
 that runs the gate, and a shim's order would have to be a function of what readdir returns
@@ -34,12 +34,21 @@ from witness_gate import seeds
 # the file system lists, unless a search leg's or its witness's replays say otherwise).
 _order = _own = seeds.AS_LISTED
 _listdir, _scandir, _stat = os.listdir, os.scandir, os.stat
-# The directories listed in the process's own order (by the worker's import and collection,
-# before any fork), by (device, inode), with their modification time then. A probe child lists
-# one that has not changed since as it was listed then: one process meets an unchanged directory
-# in one order, as on any file system (a cache filled at import, found stale in a child that
-# listed the directory another way, made a deterministic regression follow the order).
-_listed: dict[tuple[int, int], int] = {}
+# In the directory-order probe's worker (`remember_listings`): the directories listed in the
+# process's own order (by its import and collection, before any fork), by (device, inode),
+# with what the file system listed then. A probe child lists one whose listing is the same
+# now as it was then in the process's order: one process meets an unchanged directory in one
+# order, as on any file system (a cache filled at import, found stale in a child that listed
+# the directory another way, made a deterministic regression follow the order). The listing
+# itself, not the directory's modification time: a lock file the call made and removed
+# changed the time, not the listing, and the order then followed the probe's setting.
+_listed: dict[tuple[int, int], list[Any]] | None = None
+
+
+def remember_listings() -> None:
+    """Keeps what the process lists in its own order, for its probe children (before any user code)."""
+    global _listed
+    _listed = {}
 
 
 def start_in(order: int) -> None:
@@ -85,35 +94,45 @@ class _Listing:
         self._entries = iter(())
 
 
-def _order_for(path: Any) -> int:
-    """The order a listing of `path` goes in now: the current one, but, in a probe child, the
-    process's own for a directory listed in it before and unchanged since (`_listed`)."""
+def _order_for(path: Any, listed: list[Any]) -> int:
+    """The order a listing of `path` (the file system's `listed`) goes in now: the current
+    one, but, in a probe child, the process's own for a directory it listed the same way
+    before the fork (`_listed`)."""
+    if _listed is None:
+        return _order
     try:
         found = _stat("." if path is None else path)
-    except (OSError, TypeError, ValueError):  # the listing itself raises what it must
+    except (OSError, TypeError, ValueError):  # listed already: a path that moved since, say
         return _order
     key = (found.st_dev, found.st_ino)
     if _order == _own:
-        _listed[key] = found.st_mtime_ns
+        _listed[key] = listed
         return _order
-    return _own if _listed.get(key) == found.st_mtime_ns else _order
+    return _own if _listed.get(key) == listed else _order
+
+
+def _passed_through() -> bool:
+    """Whether listings go as the file system lists, with nothing to remember: no copy, no stat."""
+    return _order == seeds.AS_LISTED and _listed is None
 
 
 @functools.wraps(_listdir)
 def _ordered_listdir(path: Any = None) -> list[Any]:
-    order = _order_for(path)
-    if order == seeds.AS_LISTED:
-        return _listdir(path)
-    return _in_order(_listdir(path), order)
+    listed = _listdir(path)
+    if _passed_through():
+        return listed
+    order = _order_for(path, listed)
+    return listed if order == seeds.AS_LISTED else _in_order(listed, order)
 
 
 @functools.wraps(_scandir)
 def _ordered_scandir(path: Any = None) -> Any:
-    order = _order_for(path)
-    if order == seeds.AS_LISTED:
+    if _passed_through():
         return _scandir(path)
-    with _scandir(path) as entries:  # read whole, then closed: the entries outlive it, as os.walk's do
-        return _Listing(_in_order(list(entries), order))
+    with _scandir(path) as found:  # read whole, then closed: the entries outlive it, as os.walk's do
+        entries = list(found)
+    order = _order_for(path, [entry.name for entry in entries])
+    return _Listing(entries if order == seeds.AS_LISTED else _in_order(entries, order))
 
 
 def install() -> None:

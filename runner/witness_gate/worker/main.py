@@ -107,6 +107,8 @@ def main(request_path: str) -> None:
 
         directory_order.install()  # before any user code: a module's own reference to os.listdir lists through it
         directory_order.start_in(request.get("directory_order", seeds.AS_LISTED))  # a search leg's, its witness's
+        if request.get("probe"):  # its forked children list in the probe's orders
+            directory_order.remember_listings()
         add_import_paths(root, request["import_paths"])
         fixture = _Fixture(
             None if request["fixture_path"] is None else Path(request["fixture_path"]), request["fixture_sha256"]
