@@ -179,6 +179,14 @@ def _entry(
     failures, runs = evidence.counts(result.by_variant[decider])
     label = classify(failures, runs, diff.impl_changed, diff.oracle_changed)
     cause, detail = evidence.cause(result.by_variant, witness.calls_before(record))
+    unshown = ""
+    if (
+        label == "flake"
+        and record.failing_example is not None
+        and cause not in evidence.INPUT_HELD
+        and not evidence.one_input(result.by_variant[decider])
+    ):
+        label, unshown = "unclassified", _NOT_ONE_INPUT
     first = result.first_evidence.get(decider)
     shown = "" if first is None else f"; first failure: {first['exception_type'] or first['kind']}: {first['message']}"
     variants = []
@@ -217,19 +225,18 @@ def _entry(
         "rounds": result.rounds,
         "stopped": result.stopped,
         "reason": (
-            f"{_replays_of(decider)} failed {failures} of {runs} replays{_under(record)}: {detail}"
-            f"{_another_input(result.another_input)}{shown}"
+            f"{_replays_of(decider)} failed {failures} of {runs} replays{_under(record)}: {detail}{unshown}{shown}"
         ),
     }
 
 
-def _another_input(replays: int) -> str:
-    if not replays:
-        return ""
-    return (
-        f"; {replays} replays under other hash secrets drew another input from the witness's choices "
-        "(the test's strategies read hash order, as `sampled_from` over a set does) and are not counted"
-    )
+# Why a `@given` test's replays that differ in outcome are no flake (`evidence.one_input`).
+_NOT_ONE_INPUT = (
+    "; but its replays were not shown to draw one input from the witness's choices (shown only where every "
+    "replay printed its arguments alike, with no address and no st.data() among them), and a strategy that "
+    "reads hash order, the process or a directory (sampled_from over a set) draws another input under another: "
+    "the outcome may follow the input drawn, not the code. Not a flake, no freeze"
+)
 
 
 def _replays_of(variant: str) -> str:

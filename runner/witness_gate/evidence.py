@@ -68,31 +68,20 @@ class Replay:
     drew: str | None = None
 
 
-def payload_of(variant: str) -> str:
-    """The payload a variant replays: "shrunk" or "unshrunk"."""
-    return "unshrunk" if variant in _FAMILIES["unshrunk"] else "shrunk"
+def one_input(replays: Iterable[Replay]) -> bool:
+    """Whether every replay drew the same input, and said which (`Replay.drew`): a `@given`
+    test's replays that differ in outcome make a flake only then. The same choices can draw
+    another input under another hash secret, process or directory order (a strategy that
+    reads hash order, as `sampled_from(list(a_set))`): counted as a flake, a deterministic bug
+    on one currency of a set passed under the secrets that drew another, and could be frozen
+    (an adversarial review)."""
+    drawn = {replay.drew for replay in replays}
+    return len(drawn) == 1 and None not in drawn
 
 
-def input_drawn(by_variant: Mapping[str, Sequence[Replay]], payload: str, own_secret: int) -> str | None:
-    """The one input the replays of `payload` (`payload_of`) under the witness's own hash
-    secret drew, or None: none drew one, or they drew several (a strategy that draws otherwise
-    each time, which nothing here can hold)."""
-    drawn = {
-        replay.drew
-        for variant in _FAMILIES[payload]
-        for replay in by_variant.get(variant, ())
-        if replay.hash_secret == own_secret and replay.drew is not None
-    }
-    return next(iter(drawn)) if len(drawn) == 1 else None
-
-
-def of_the_witness_input(replay: Replay, drawn: str | None) -> bool:
-    """Whether a replay ran the witness's input: the choices drew what they draw under its own
-    secret (`input_drawn`), or nothing tells. One that drew another (strategies that read hash
-    order, as `sampled_from(list(a_set))`) is no evidence about the witness's input: counted,
-    a deterministic bug on one currency passed under the secrets that drew another, a `flake`
-    with cause `hash_secret` to freeze (an adversarial review)."""
-    return drawn is None or replay.drew is None or replay.drew == drawn
+# The causes whose condition cannot change what a test draws: the worker seeds `random` in
+# each case after Hypothesis has drawn its arguments from the choices.
+INPUT_HELD = ("random_seed",)
 
 
 def counts(replays: Iterable[Replay]) -> tuple[int, int]:

@@ -42,9 +42,6 @@ from witness_gate.evidence import (
     Replay,
     counts,
     escalation,
-    input_drawn,
-    of_the_witness_input,
-    payload_of,
     passes_for,
     replayed_again,
     replayed_variant,
@@ -115,9 +112,6 @@ class WitnessReplays:
     unloadable: str = ""  # why a replay interpreter could not load the module: nothing was replayed there
     rounds: int = 0
     stopped: str = ""  # why no further round ran
-    # Replays whose choices drew another input than under the witness's own hash secret: set
-    # apart, never counted (`evidence.of_the_witness_input`).
-    another_input: int = 0
 
 
 @dataclass(frozen=True)
@@ -174,12 +168,8 @@ def _replay_under(
             outcomes = _round(
                 module, jobs, round_number, (secret, order), condition, plan, Path(scratch), hung, progress
             )
-            drawn = _inputs_drawn(results, outcomes, records, condition)
             for job, replay, evidence in outcomes:
                 result = results[job.witness]
-                if not of_the_witness_input(replay, drawn[job.witness, payload_of(job.variant)]):
-                    result.another_input += 1
-                    continue
                 if evidence is _MISSING:
                     result.missing = True
                     continue
@@ -229,27 +219,6 @@ def _replay_under(
                 if replay.failed and evidence is not None:
                     results[job.witness].first_evidence.setdefault(job.variant, evidence)
     return results
-
-
-def _inputs_drawn(
-    results: dict[str, WitnessReplays],
-    outcomes: list[tuple[Job, Replay, dict[str, Any] | None]],
-    records: dict[str, Witness],
-    condition: dict[str, str],
-) -> dict[tuple[str, str], str | None]:
-    """By witness and payload (`payload_of`), the input its replays under its own hash secret
-    drew so far, this round's included (`input_drawn`)."""
-    seen: dict[str, dict[str, list[Replay]]] = {
-        name: defaultdict(list, {variant: list(replays) for variant, replays in result.by_variant.items()})
-        for name, result in results.items()
-    }
-    for job, replay, _ in outcomes:
-        seen[job.witness][job.variant].append(replay)
-    return {
-        (name, payload): input_drawn(seen[name], payload, conditions.hash_secret(condition, records[name].hash_secret))
-        for name in seen
-        for payload in ("shrunk", "unshrunk")
-    }
 
 
 def passing(witnesses: list[tuple[str, Witness]], plan: ReplayPlan) -> set[str]:
@@ -383,10 +352,10 @@ def _probe(
     return [
         (
             replace(jobs[job_index], variant=slots[slot][0]),
-            Replay(index, secret, pid_offset, 0, slot, failed, setting=slots[slot][1]),
+            Replay(index, secret, pid_offset, 0, slot, failed, setting=slots[slot][1], drew=drew),
             evidence,
         )
-        for (job_index, slot), (failed, evidence, _) in sorted(found.items())
+        for (job_index, slot), (failed, evidence, drew) in sorted(found.items())
         if evidence is not _MISSING and not (evidence is not None and evidence["kind"] == EvidenceKind.UNLOADABLE)
     ]
 

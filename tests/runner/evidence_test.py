@@ -18,8 +18,7 @@ from witness_gate.evidence import (
     escalation,
     false_split_at,
     follows_setting,
-    input_drawn,
-    of_the_witness_input,
+    one_input,
     replayed_again,
 )
 from witness_gate.replay import plan_round
@@ -430,22 +429,11 @@ def test_the_unshrunk_payload_is_not_replayed_again_once_the_shrunk_one_always_f
     assert all(replayed_again({"shrunk": always}, variant) for variant in ("shrunk", "shrunk_history", "in_process"))
 
 
-def test_a_replay_that_drew_another_input_than_under_the_witness_secret_is_set_apart():
-    """Under the witness's own secret (7) the shrunk choices drew "jpy"; under secret 0 they
-    drew "eur": those replays are not of the witness's input. The unshrunk payload's input
-    is its own, and a property's replay (no digest) always counts."""
-    jpy, eur, unshrunk = "a" * 32, "b" * 32, "c" * 32
-    by_variant = {
-        "shrunk": [Replay(0, 7, 0, 0, 0, True, drew=jpy), Replay(1, 0, 0, 0, 0, False, drew=eur)],
-        "in_process": [Replay(0, 7, 0, 0, 1, True, drew=jpy)],
-        "unshrunk": [Replay(0, 7, 0, 0, 0, True, drew=unshrunk)],
-    }
-    assert input_drawn(by_variant, "shrunk", own_secret=7) == jpy
-    assert input_drawn(by_variant, "unshrunk", own_secret=7) == unshrunk
-    kept = [of_the_witness_input(replay, jpy) for replay in by_variant["shrunk"]]
-    assert kept == [True, False]
-    assert of_the_witness_input(Replay(2, 0, 0, 0, 0, False), jpy)
-    # Several inputs under the own secret (a strategy that draws otherwise each time): no reference.
-    by_variant["shrunk_history"] = [Replay(3, 7, 0, 0, 0, True, drew=eur)]
-    assert input_drawn(by_variant, "shrunk", own_secret=7) is None
-    assert of_the_witness_input(by_variant["shrunk"][1], None)
+def test_replays_drew_one_input_only_when_each_said_which_and_all_said_the_same():
+    jpy, eur = "a" * 32, "b" * 32
+    assert one_input([Replay(0, 7, 0, 0, 0, True, drew=jpy), Replay(1, 0, 0, 0, 0, False, drew=jpy)])
+    # Under another secret the same choices drew another currency (`sampled_from(list(a_set))`).
+    assert not one_input([Replay(0, 7, 0, 0, 0, True, drew=jpy), Replay(1, 0, 0, 0, 0, False, drew=eur)])
+    # One replay could not say what it drew (an address in its input, st.data(), a crash).
+    assert not one_input([Replay(0, 7, 0, 0, 0, True, drew=jpy), Replay(1, 0, 0, 0, 0, False)])
+    assert not one_input([])

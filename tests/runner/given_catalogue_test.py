@@ -221,42 +221,79 @@ def test_a_given_twin_gets_the_label_and_cause_of_its_property(twin: Twin, tmp_p
 
 
 # A currency table's refactor loses the yen, whose amounts have no minor unit: every yen
-# amount is now wrong, deterministically.
+# amount is now wrong, deterministically. Each way of drawing a currency from the set maps the
+# witness's choices to the yen under its own hash secret, and to another currency under most
+# others (an adversarial review's cases).
 CURRENCY = """currency.py
+import os
+
 SUPPORTED = {"EUR", "USD", "GBP", "JPY"}
 _MINOR_UNIT_EXPONENT = {"EUR": 2, "USD": 2, "GBP": 2}  # the patch: "JPY": 0 lost in a refactor
 
 
+class Currency:  # no repr of its own: printed as an address; in a set by its code's hash
+    def __init__(self, code):
+        self.code = code
+
+    def __eq__(self, other):
+        return isinstance(other, Currency) and other.code == self.code
+
+    def __hash__(self):
+        return hash(self.code)
+
+
+CURRENCIES = {Currency(code) for code in sorted(SUPPORTED)}
+
+
 def to_minor_units(amount, code):
+    if code == "JPY" and amount == 7:
+        os._exit(3)  # the patch's crash on one yen amount: the witness is the search up to it
     return amount * 10 ** _MINOR_UNIT_EXPONENT.get(code, 2)
 """
-CURRENCY_TESTS = """\
-from hypothesis import given, strategies as st
-
-import currency
-
-ISO_4217_EXPONENT = {"EUR": 2, "USD": 2, "GBP": 2, "JPY": 0}
-
-
-@given(st.sampled_from(list(currency.SUPPORTED)), st.integers(0, 10**6))
+CURRENCY_TESTS = {
+    "sampled_from a set": """\
+@given(st.sampled_from(list(currency.SUPPORTED)), st.integers(0, 6))
 def test_whole_amounts_in_minor_units(code, amount):
     assert currency.to_minor_units(amount, code) == amount * 10 ** ISO_4217_EXPONENT[code]
-"""
+""",
+    "objects without a repr": """\
+@given(st.sampled_from(list(currency.CURRENCIES)), st.integers(0, 6))
+def test_whole_amounts_in_minor_units(currency_, amount):
+    code = currency_.code
+    assert currency.to_minor_units(amount, code) == amount * 10 ** ISO_4217_EXPONENT[code]
+""",
+    "st.data() in the body": """\
+@given(st.data())
+def test_whole_amounts_in_minor_units(data):
+    code = data.draw(st.sampled_from(list(currency.SUPPORTED)))
+    amount = data.draw(st.integers(0, 6))
+    assert currency.to_minor_units(amount, code) == amount * 10 ** ISO_4217_EXPONENT[code]
+""",
+    "a crash": """\
+@given(st.sampled_from(list(currency.SUPPORTED)), st.integers(7, 7))
+def test_whole_amounts_in_minor_units(code, amount):
+    assert currency.to_minor_units(amount, code) == amount * 10 ** ISO_4217_EXPONENT[code]
+""",
+}
 
 
-def test_a_strategy_that_reads_hash_order_is_judged_on_the_input_the_witness_drew(tmp_path: Path):
-    """`sampled_from(list(a_set))` maps the witness's choices to the yen under its own hash
-    secret and to another currency under most others, which passes: counted, that made a
-    deterministic bug a `flake` with cause `hash_secret`, freezable (an adversarial review;
-    red against the runner of `a2c91b0`). Replays that drew another input are set apart and
-    said so."""
+@pytest.mark.parametrize("drawn", list(CURRENCY_TESTS))
+def test_a_test_whose_replays_are_not_shown_to_draw_one_input_is_no_flake(drawn: str, tmp_path: Path):
+    """Counted as a flake, the yen's deterministic bug passed under the secrets that drew another
+    currency: a `flake` with cause `hash_secret`, to freeze (red against the runner of `a2c91b0`
+    for each). The replays' inputs must be shown to be one: an address, st.data()'s later draws or
+    a crash (the witness a search, no input printed) show nothing: `unclassified`, never a flake."""
+    tests = (
+        "from hypothesis import given, strategies as st\n\nimport currency\n\n"
+        'ISO_4217_EXPONENT = {"EUR": 2, "USD": 2, "GBP": 2, "JPY": 0}\n\n\n' + CURRENCY_TESTS[drawn]
+    )
     root = tmp_path / "repo"
-    status, found = catalogue_test._checked_module(root, CURRENCY_TESTS, CURRENCY)
+    status, found = catalogue_test._checked_module(root, tests, CURRENCY)
     assert status == 1 and [w["assertion_id"] for w in found] == [
         "tests/properties/test_module.py::test_whole_amounts_in_minor_units"
     ]
     (root / "changed.txt").write_text("src/currency.py\n")
     report, classified = catalogue_test.classify_repository(root, {})
     [entry] = report["witnesses"]
-    assert (entry["label"], entry["cause"]) == ("regression", "deterministic"), classified.stdout
-    assert "drew another input from the witness's choices" in entry["reason"], entry["reason"]
+    assert entry["label"] == "unclassified" and 0 < entry["failures"] < entry["runs"], classified.stdout
+    assert "not shown to draw one input" in entry["reason"], entry["reason"]

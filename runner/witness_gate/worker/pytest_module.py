@@ -147,7 +147,10 @@ class _Runtime:
         import pytest
         from hypothesis.errors import StopTest, UnsatisfiedAssumption
 
+        from hypothesis.vendor.pretty import pretty
+
         self.is_given = hypothesis.is_hypothesis_test
+        self.pretty = pretty  # for the input a replay drew (`_Judged.drew`)
         self.machines = _StateMachines()
         self.skipped = pytest.skip.Exception
         self.leaving = (UnsatisfiedAssumption, StopTest, pytest.skip.Exception)
@@ -318,23 +321,25 @@ class _Judged:
         return error
 
     def drew(self, call: Callable[[], None]) -> str | None:
-        """A digest of the input a case drew (the arguments `call` holds), as Hypothesis prints
-        an example, sets in sorted order, with no addresses or pytest's temporary directories
-        (a fixture the test takes): the same input gives the same
-        digest in every interpreter. Hypothesis draws from a choice sequence through the
-        test's strategies, and one that reads hash order (`sampled_from(list(a_set))`) draws
-        another input from the same choices under another hash secret: a replay that did
-        is no replay of the witness's input (the runner sets it apart: `evidence`). None for
-        a state machine (its steps are drawn as it runs) or an input that cannot be printed."""
+        """A digest of the input a case drew (the keyword arguments `call` holds: Hypothesis
+        hands a test its drawn arguments so, and pytest its fixtures), as Hypothesis prints an
+        example, sets in sorted order, pytest's temporary directories left out, or None where
+        the printed input could not tell one input from another: it holds a memory address (an
+        object without a repr of its own), or an object of Hypothesis' (`st.data()`, whose
+        draws come later), or it could not be printed; and for a state machine (its steps are
+        drawn as it runs). The runner lets a `@given` test's replays that differ in outcome
+        make a flake only where they drew one input (`evidence.one_input`): the same choices
+        can draw another input under another hash secret (`sampled_from(list(a_set))`)."""
         if self._stateful or not isinstance(call, functools.partial):
             return None
-        from hypothesis.vendor.pretty import pretty
-
+        arguments = call.keywords
+        if any(type(value).__module__.split(".")[0] == "hypothesis" for value in arguments.values()):
+            return None
         try:
-            shown = pretty((call.args, call.keywords))
+            shown = self.scrubbed(self._runtime.pretty(arguments))
         except Exception:  # a __repr__ of the test's that raises: no digest, never a failure of the case
             return None
-        return input_digest(without_addresses(self.scrubbed(shown)))
+        return None if without_addresses(shown) != shown else input_digest(shown)
 
     def failure(self, error: BaseException) -> Outcome:
         return Outcome(
