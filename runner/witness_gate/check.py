@@ -432,15 +432,20 @@ class ModuleSearch:
     cases: dict[str, int] = field(default_factory=dict)  # its @given tests searched: cases run
 
 
-def search_module(
-    module: str,
-    lock: dict[str, Any],
-    root: Path,
-    import_paths: tuple[str, ...],
-    timeout: float,
-    scratch: Path,
-    condition: dict[str, str],
-) -> ModuleSearch:
+@dataclass(frozen=True)
+class ModuleUnderSearch:
+    """What every worker of one module's search under one declared condition shares."""
+
+    module: str  # repository-relative
+    lock: dict[str, Any]
+    root: Path
+    import_paths: tuple[str, ...]
+    timeout: float  # per call
+    scratch: Path
+    condition: dict[str, str]
+
+
+def search_module(target: ModuleUnderSearch) -> ModuleSearch:
     """One property module, searched under one condition (`conditions`): the whole search
     under the module's hash secret, as the file system lists directories, then its legs, at
     once, under the other secrets and directory orders of `seeds.search_legs`: each the
@@ -452,14 +457,15 @@ def search_module(
     and problems."""
     legs = list(
         dict.fromkeys(
-            (conditions.hash_secret(condition, secret), order) for secret, order in seeds.search_legs(lock, module)
+            (conditions.hash_secret(target.condition, secret), order)
+            for secret, order in seeds.search_legs(target.lock, target.module)
         )
     )
-    found = _search_under(module, lock, root, import_paths, timeout, scratch, condition, legs[0], set(), None)
+    found = _search_under(target, legs[0], set(), None)
     done = found.skipped | {failure.assertion_id for failure in found.failures}
     if found.problems or set(found.properties) <= done | set(found.plain) or len(legs) == 1:
         return found  # blocked already, or nothing left a leg could search
-    cases = seeds.search_leg_cases(lock)
+    cases = seeds.search_leg_cases(target.lock)
     # What the whole search left out after it too: a test whose call ended its worker (a new
     # worker searched the tests after it). Every other test runs, a failing or skipped one
     # included: a later test may need what it left behind (a leg that left out a skipped
@@ -467,7 +473,7 @@ def search_module(
     ended = {failure.assertion_id for failure in found.failures if failure.evidence["kind"] in ENDED_CALL_KINDS}
 
     def search_leg(leg: tuple[int, int]) -> ModuleSearch:
-        return _search_under(module, lock, root, import_paths, timeout, scratch, condition, leg, ended, cases)
+        return _search_under(target, leg, ended, cases)
 
     with ThreadPoolExecutor(max_workers=len(legs) - 1) as pool:
         searched = list(pool.map(search_leg, legs[1:]))
@@ -482,20 +488,12 @@ def search_module(
 
 
 def _search_under(
-    module: str,
-    lock: dict[str, Any],
-    root: Path,
-    import_paths: tuple[str, ...],
-    timeout: float,
-    scratch: Path,
-    condition: dict[str, str],
-    leg: tuple[int, int],
-    left_out: set[str],
-    cases: int | None,
+    target: ModuleUnderSearch, leg: tuple[int, int], left_out: set[str], cases: int | None
 ) -> ModuleSearch:
     """The module's tests and properties but `left_out`, searched in workers under one hash
     secret and directory order (`leg`), each search for its first `cases` only when given (a
     leg's: then the plain tests after the last test it searches are left out too)."""
+    module, lock, root, condition = target.module, target.lock, target.root, target.condition
     hash_secret, order = leg
     found = ModuleSearch()
     finished = set(left_out)
@@ -503,7 +501,7 @@ def _search_under(
         request = {
             "mode": "check",
             "root": str(root.absolute()),
-            "import_paths": list(import_paths),
+            "import_paths": list(target.import_paths),
             "module": module,
             "fixture_path": locks.absolute_or_none(locks.fixture_path(lock, root)),
             "fixture_sha256": lock["fixture"]["sha256"],
@@ -518,8 +516,8 @@ def _search_under(
         if order != seeds.AS_LISTED:
             request["directory_order"] = order
         session = _Session(lock, _Retained(hash_secret, condition, order))
-        with Worker(request, hash_secret, root, scratch) as worker:
-            ended = _follow(session, worker, timeout)
+        with Worker(request, hash_secret, root, target.scratch) as worker:
+            ended = _follow(session, worker, target.timeout)
         found.properties.update(session.properties)
         found.failures.extend(session.retained.failures)
         found.plain.update(session.plain)
@@ -581,7 +579,9 @@ def run(
         for module, _ in modules:
             properties, failures, module_problems = {}, [], []
             for condition in locks.search_conditions(lock):  # in the declared order
-                found = search_module(module, lock, root, import_paths, call_timeout, Path(scratch), condition)
+                found = search_module(
+                    ModuleUnderSearch(module, lock, root, import_paths, call_timeout, Path(scratch), condition)
+                )
                 properties.update(found.properties)
                 failures += found.failures
                 plain.update(
