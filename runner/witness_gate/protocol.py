@@ -110,13 +110,9 @@ def describe(error: BaseException) -> str:
         return "<unprintable exception>"
 
 
-def without_addresses(text: str) -> str:
-    # Memory addresses differ from run to run; witnesses must not.
-    return _ADDRESS.sub("0x?", text)
-
-
 def _clean_message(text: str) -> str:
-    text = without_addresses(text)
+    # Memory addresses differ from run to run; witnesses must not.
+    text = _ADDRESS.sub("0x?", text)
     return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."
 
 
@@ -128,8 +124,8 @@ def _clean_message(text: str) -> str:
 _INPUT_DIGEST = re.compile(r"[0-9a-f]{32}")
 
 
-def input_digest(shown: str) -> str:
-    return hashlib.sha256(shown.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+def input_digest(encoded: str) -> str:
+    return hashlib.sha256(encoded.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def is_input_digest(value: Any) -> bool:

@@ -157,13 +157,15 @@ if pid == 0:  # a probe child under another order
     os.mkdir(d + "/fresh")
     for name in ("x", "y", "z"):
         open(d + "/fresh/" + name, "w").close()
-    open(d + "/spool/.lock", "w").close()  # a reader's lock file: the time changes, the listing does not
+    open(d + "/spool/.lock", "w").close()  # a reader's lock file, listed with the rest, then gone
+    locked = os.listdir(d + "/spool")
     os.remove(d + "/spool/.lock")
     print(json.dumps({
         "at_import": at_import,
         "unchanged": os.listdir(d + "/sub"),
         "fresh": os.listdir(d + "/fresh"),
         "scanned": scanned,
+        "locked": locked,
         "touched": [entry.name for entry in os.scandir(d + "/spool")],
     }))
     sys.stdout.flush()
@@ -176,9 +178,10 @@ def test_a_process_lists_in_its_own_order_and_a_probe_child_keeps_it_for_what_it
     # A leg's worker (and the replays of its witnesses) lists everything in the leg's order; a
     # probe child under another lists a directory the process listed before, unchanged since,
     # in the process's order (one order per directory per process, as a file system's), and a
-    # new one in the child's. A lock file made and removed in the child changes the spool's
-    # time, not its listing: it lists as before (it followed the probe's order while the memo
-    # held the time: an adversarial review's deterministic bug, a freezable `directory_order` flake).
+    # new one in the child's. A lock file made in the child takes its place among the spool's
+    # names, which keep the process's order among themselves, before and after it is removed
+    # (a memo of the time, then of the whole listing, let the probe's order in: adversarial
+    # reviews' deterministic bugs behind a cache of the spool, freezable `directory_order` flakes).
     for directory in ("sub", "spool"):
         (tmp_path / directory).mkdir()
         for name in ("a", "b", "c", "d"):
@@ -197,7 +200,9 @@ def test_a_process_lists_in_its_own_order_and_a_probe_child_keeps_it_for_what_it
     assert listed["unchanged"] == native_sub[::-1]  # unchanged since: as the process listed it
     assert listed["fresh"] == native_fresh  # new in the child: the child's order, as listed
     assert listed["scanned"] == os.listdir(tmp_path / "spool")[::-1]
-    assert listed["touched"] == listed["scanned"]  # the same listing since: as the process listed it
+    assert [name for name in listed["locked"] if name != ".lock"] == listed["scanned"]
+    assert len(listed["locked"]) == 5
+    assert listed["touched"] == listed["scanned"]
 
 
 _AS_LISTED = """
@@ -218,7 +223,7 @@ held = {k for k in reachable if not k.startswith("__")}
 assert held == {
     "annotations", "functools", "os", "Iterator", "TracebackType", "Any", "seeds", "_order", "_own", "_listdir",
     "_scandir", "_stat", "_listed", "remember_listings", "start_in", "set_order", "_in_order", "_Listing",
-    "_order_for", "_passed_through", "_ordered_listdir", "_ordered_scandir", "install",
+    "_arranged", "_passed_through", "_ordered_listdir", "_ordered_scandir", "install",
 }, held
 print("ok")
 """

@@ -8,9 +8,9 @@ the file system's own listing through untouched: nothing changes and nothing is 
 In a search leg's worker, and the replays of the witnesses it found (`start_in`), and in
 the directory-order probe's forked children (`set_order`), they list a permutation of it
 (`seeds.directory_positions`), the same for a directory that does not change, as a file
-system's own order is; in a probe child, a directory the worker listed in its own order
-before the fork (at import, in collection) and whose listing is the same since lists as it
-did then (`_listed`).
+system's own order is; in a probe child, the names of a directory the worker listed in its
+own order before the fork (at import, in collection) keep that order among themselves
+(`_listed`).
 
 A wrapper rather than an LD_PRELOAD shim of readdir: it needs no compiler on the machine
 that runs the gate, and a shim's order would have to be a function of what readdir returns
@@ -36,12 +36,13 @@ _order = _own = seeds.AS_LISTED
 _listdir, _scandir, _stat = os.listdir, os.scandir, os.stat
 # In the directory-order probe's worker (`remember_listings`): the directories listed in the
 # process's own order (by its import and collection, before any fork), by (device, inode),
-# with what the file system listed then. A probe child lists one whose listing is the same
-# now as it was then in the process's order: one process meets an unchanged directory in one
-# order, as on any file system (a cache filled at import, found stale in a child that listed
-# the directory another way, made a deterministic regression follow the order). The listing
-# itself, not the directory's modification time: a lock file the call made and removed
-# changed the time, not the listing, and the order then followed the probe's setting.
+# with the names as the process listed them. In a probe child, those names keep that order
+# among themselves, and only a name new since takes its place in the probe's order: one
+# process meets what it listed in one order, and an entry that comes or goes moves none of
+# the others, as on any file system. A cache filled at import, found stale in a child that
+# listed the directory another way, made a deterministic regression follow the order; so did
+# one keyed by the listing without the caller's own lock file, once a child whose lock file
+# changed the listing listed the rest in the probe's order (adversarial reviews).
 _listed: dict[tuple[int, int], list[Any]] | None = None
 
 
@@ -94,21 +95,25 @@ class _Listing:
         self._entries = iter(())
 
 
-def _order_for(path: Any, listed: list[Any]) -> int:
-    """The order a listing of `path` (the file system's `listed`) goes in now: the current
-    one, but, in a probe child, the process's own for a directory it listed the same way
-    before the fork (`_listed`)."""
-    if _listed is None:
-        return _order
-    try:
-        found = _stat("." if path is None else path)
-    except (OSError, TypeError, ValueError):  # listed already: a path that moved since, say
-        return _order
-    key = (found.st_dev, found.st_ino)
-    if _order == _own:
-        _listed[key] = listed
-        return _order
-    return _own if _listed.get(key) == listed else _order
+def _arranged(path: Any, entries: list[Any], names: list[Any]) -> list[Any]:
+    """`entries`, the file system's listing of `path` (`names`, theirs), in the order they go
+    in now: the current order's, but in a probe child the names the process listed before the
+    fork in the order it listed them (`_listed`)."""
+    positions = list(range(len(entries)))
+    if _order != seeds.AS_LISTED:
+        positions = _in_order(positions, _order)
+    if _listed is not None:
+        try:
+            found = _stat("." if path is None else path)
+        except (OSError, TypeError, ValueError):  # listed already: a path that moved since, say
+            found = None
+        if found is not None and _order == _own:
+            _listed[(found.st_dev, found.st_ino)] = [names[position] for position in positions]
+        elif found is not None:
+            before = {name: rank for rank, name in enumerate(_listed.get((found.st_dev, found.st_ino), ()))}
+            kept = iter(sorted((p for p in positions if names[p] in before), key=lambda p: before[names[p]]))
+            positions = [next(kept) if names[position] in before else position for position in positions]
+    return [entries[position] for position in positions]
 
 
 def _passed_through() -> bool:
@@ -121,8 +126,7 @@ def _ordered_listdir(path: Any = None) -> list[Any]:
     listed = _listdir(path)
     if _passed_through():
         return listed
-    order = _order_for(path, listed)
-    return listed if order == seeds.AS_LISTED else _in_order(listed, order)
+    return _arranged(path, listed, listed)
 
 
 @functools.wraps(_scandir)
@@ -131,8 +135,7 @@ def _ordered_scandir(path: Any = None) -> Any:
         return _scandir(path)
     with _scandir(path) as found:  # read whole, then closed: the entries outlive it, as os.walk's do
         entries = list(found)
-    order = _order_for(path, [entry.name for entry in entries])
-    return _Listing(entries if order == seeds.AS_LISTED else _in_order(entries, order))
+    return _Listing(_arranged(path, entries, [entry.name for entry in entries]))
 
 
 def install() -> None:

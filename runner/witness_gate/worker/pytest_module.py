@@ -46,7 +46,8 @@ from typing import Any, Literal, cast, overload
 from witness_gate import pytest_files
 from witness_gate.errors import WitnessGateError
 from witness_gate.given_tests import DeclaredTest, declared_tests, function_key
-from witness_gate.protocol import EvidenceKind, call_seed, describe, failure_evidence, input_digest, without_addresses
+from witness_gate.protocol import EvidenceKind, call_seed, describe, failure_evidence
+from witness_gate.worker import drawn_input
 from witness_gate.worker.property_module import Outcome
 
 _MAX_NOTES = 2000
@@ -147,10 +148,7 @@ class _Runtime:
         import pytest
         from hypothesis.errors import StopTest, UnsatisfiedAssumption
 
-        from hypothesis.vendor.pretty import pretty
-
         self.is_given = hypothesis.is_hypothesis_test
-        self.pretty = pretty  # for the input a replay drew (`_Judged.drew`)
         self.machines = _StateMachines()
         self.skipped = pytest.skip.Exception
         self.leaving = (UnsatisfiedAssumption, StopTest, pytest.skip.Exception)
@@ -292,8 +290,11 @@ class _Judged:
     it, whether it passed, what Hypothesis is shown of it, and the evidence of a failure, read
     the same in every interpreter."""
 
-    def __init__(self, runtime: _Runtime, function: Any, stateful: bool, basetemp: str) -> None:
+    def __init__(
+        self, runtime: _Runtime, function: Any, stateful: bool, basetemp: str, fixtures: frozenset[str]
+    ) -> None:
         self._runtime, self._function, self._stateful, self._basetemp = runtime, function, stateful, basetemp
+        self._fixtures = fixtures  # the test's pytest fixtures: arguments not drawn (`drew`)
 
     def left(self, error: BaseException) -> bool:
         return self._runtime.left_by_the_test(error, self._stateful)
@@ -321,25 +322,12 @@ class _Judged:
         return error
 
     def drew(self, call: Callable[[], None]) -> str | None:
-        """A digest of the input a case drew (the keyword arguments `call` holds: Hypothesis
-        hands a test its drawn arguments so, and pytest its fixtures), as Hypothesis prints an
-        example, sets in sorted order, pytest's temporary directories left out, or None where
-        the printed input could not tell one input from another: it holds a memory address (an
-        object without a repr of its own), or an object of Hypothesis' (`st.data()`, whose
-        draws come later), or it could not be printed; and for a state machine (its steps are
-        drawn as it runs). The runner lets a `@given` test's replays that differ in outcome
-        make a flake only where they drew one input (`evidence.one_input`): the same choices
-        can draw another input under another hash secret (`sampled_from(list(a_set))`)."""
+        """A digest of the input a case drew: the keyword arguments `call` holds (Hypothesis
+        hands a test its drawn arguments so), plain values only (`drawn_input`); None for a
+        state machine, whose steps are drawn as it runs."""
         if self._stateful or not isinstance(call, functools.partial):
             return None
-        arguments = call.keywords
-        if any(type(value).__module__.split(".")[0] == "hypothesis" for value in arguments.values()):
-            return None
-        try:
-            shown = self.scrubbed(self._runtime.pretty(arguments))
-        except Exception:  # a __repr__ of the test's that raises: no digest, never a failure of the case
-            return None
-        return None if without_addresses(shown) != shown else input_digest(shown)
+        return drawn_input.digest(call.keywords, self._fixtures)
 
     def failure(self, error: BaseException) -> Outcome:
         return Outcome(
@@ -582,7 +570,7 @@ class GivenTest:
             if self.stateful and declared is not None and declared.line
             else int(item.reportinfo()[1] or 0) + 1
         )
-        self._judged = _Judged(runtime, function, self.stateful, basetemp)
+        self._judged = _Judged(runtime, function, self.stateful, basetemp, frozenset(item.fixturenames))
         self._runs = _Runs(item, runtime, function, self.stateful, max_examples, self._judged)
         self._replays = _Replays(self.assertion_id, self._runs, self._judged)
 

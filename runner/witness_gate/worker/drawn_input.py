@@ -1,0 +1,82 @@
+"""What a replayed `@given` case drew, as a digest the runner can compare across replays.
+
+The same choice sequence can draw another input under another hash secret, process or
+directory order, where a strategy reads one (`st.sampled_from(list(a_set))` picks by
+position in the set's iteration order): a bug on one element of a set then passes under the
+secrets that drew another, and counted as one input that is a `flake` to freeze. The
+runner lets a test's replays that differ in outcome make a flake only where every one of
+them drew the same input (`evidence.one_input`), and that takes an encoding that cannot say
+"the same" of two different inputs. Printed forms can: a closure prints by its function's
+name, an object by a `__repr__` of the implementation's that leaves out what the bug reads,
+`st.data()` and `st.functions()` by what they will draw later (adversarial reviews). So
+only plain values are encoded, by their exact built-in type, each by its own value: None,
+bools, numbers, strings, bytes, dates and times without a time zone or in a fixed offset,
+and lists, tuples, dicts (in their order) and sets (sorted) of them. Any other value, a
+subclass of one of them included, gives no digest, and nothing is shown. The test's pytest
+fixtures are left out: they are not drawn from the choices.
+"""
+
+from __future__ import annotations
+
+import datetime
+import fractions
+import uuid
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from witness_gate.protocol import input_digest
+
+# Each shown by repr(), which for these exact types is the value and nothing else.
+_SCALARS = frozenset(
+    {
+        type(None),
+        bool,
+        int,
+        float,
+        complex,
+        str,
+        bytes,
+        Decimal,
+        fractions.Fraction,
+        uuid.UUID,
+        datetime.date,
+        datetime.timedelta,
+    }
+)
+_CLOCKS = frozenset({datetime.datetime, datetime.time})  # a repr that shows their tzinfo's
+_SEQUENCES: dict[type, str] = {list: "list", tuple: "tuple"}
+_SETS: dict[type, str] = {set: "set", frozenset: "frozenset"}
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def digest(arguments: Mapping[str, Any], fixtures: frozenset[str]) -> str | None:
+    """The digest of the drawn `arguments` (a case's keyword arguments but the `fixtures`), or
+    None where any of them is not a plain value (see above) or none was drawn."""
+    drawn = {name: value for name, value in arguments.items() if name not in fixtures}
+    if not drawn:
+        return None
+    try:
+        return input_digest(_encoded(drawn))
+    except (_NotPlain, RecursionError):
+        return None
+
+
+def _encoded(value: Any) -> str:
+    kind = type(value)
+    if kind in _SCALARS:
+        return f"{kind.__name__}:{value!r}"
+    if kind in _CLOCKS:
+        if value.tzinfo is not None and type(value.tzinfo) is not datetime.timezone:
+            raise _NotPlain  # a time zone class of anyone's, whose repr could leave out the offset
+        return f"{kind.__name__}:{value!r}"
+    if kind in _SEQUENCES:
+        return f"{_SEQUENCES[kind]}[{','.join(_encoded(item) for item in value)}]"
+    if kind in _SETS:
+        return f"{_SETS[kind]}{{{','.join(sorted(_encoded(item) for item in value))}}}"
+    if kind is dict:
+        return "dict{" + ",".join(f"{_encoded(key)}:{_encoded(item)}" for key, item in value.items()) + "}"
+    raise _NotPlain
