@@ -166,6 +166,7 @@ if pid == 0:  # a probe child under another order
         "fresh": os.listdir(d + "/fresh"),
         "scanned": scanned,
         "locked": locked,
+        "by_bytes": [os.fsdecode(name) for name in os.listdir(os.fsencode(d + "/spool"))],
         "touched": [entry.name for entry in os.scandir(d + "/spool")],
     }))
     sys.stdout.flush()
@@ -203,6 +204,7 @@ def test_a_process_lists_in_its_own_order_and_a_probe_child_keeps_it_for_what_it
     assert [name for name in listed["locked"] if name != ".lock"] == listed["scanned"]
     assert len(listed["locked"]) == 5
     assert listed["touched"] == listed["scanned"]
+    assert listed["by_bytes"] == listed["scanned"]  # the same directory by a bytes path
 
 
 _AS_LISTED = """

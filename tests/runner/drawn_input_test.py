@@ -19,6 +19,12 @@ def test_the_same_plain_input_gives_the_same_digest_and_another_another():
     # A set is one value whatever order it iterates in; a dict's order is part of it.
     assert digest({"s": {"EUR", "USD", "GBP"}}, frozenset()) == digest({"s": {"GBP", "USD", "EUR"}}, frozenset())
     assert digest({"d": {"a": 1, "b": 2}}, frozenset()) != digest({"d": {"b": 2, "a": 1}}, frozenset())
+    # Floats by their bits: a NaN's sign, and zero's, tell inputs apart (repr shows every NaN as `nan`).
+    nan = float("nan")
+    assert digest({"x": nan}, frozenset()) != digest({"x": -nan}, frozenset())
+    assert digest({"x": 0.0}, frozenset()) != digest({"x": -0.0}, frozenset())
+    # An int past the 4,300 digits repr prints: a digest, not an error in the replay.
+    assert digest({"n": 10**5000}, frozenset()) != digest({"n": 10**5000 + 1}, frozenset())
     # Equal values of different types are different inputs.
     assert digest({"n": 1}, frozenset()) != digest({"n": True}, frozenset())
     assert digest({"n": 1}, frozenset()) != digest({"n": Decimal(1)}, frozenset())

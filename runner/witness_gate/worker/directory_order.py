@@ -107,12 +107,15 @@ def _arranged(path: Any, entries: list[Any], names: list[Any]) -> list[Any]:
             found = _stat("." if path is None else path)
         except (OSError, TypeError, ValueError):  # listed already: a path that moved since, say
             found = None
+        # Names as str whatever the path was: a directory listed by a bytes path is the same
+        # directory (listed by one in a child, all of it took the probe's order: an adversarial review).
+        decoded = [os.fsdecode(name) for name in names]
         if found is not None and _order == _own:
-            _listed[(found.st_dev, found.st_ino)] = [names[position] for position in positions]
+            _listed[(found.st_dev, found.st_ino)] = [decoded[position] for position in positions]
         elif found is not None:
             before = {name: rank for rank, name in enumerate(_listed.get((found.st_dev, found.st_ino), ()))}
-            kept = iter(sorted((p for p in positions if names[p] in before), key=lambda p: before[names[p]]))
-            positions = [next(kept) if names[position] in before else position for position in positions]
+            kept = iter(sorted((p for p in positions if decoded[p] in before), key=lambda p: before[decoded[p]]))
+            positions = [next(kept) if decoded[position] in before else position for position in positions]
     return [entries[position] for position in positions]
 
 
