@@ -23,15 +23,13 @@ import datetime
 import fractions
 import struct
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
 from witness_gate.protocol import input_digest
 
-# Each shown by repr(), which for these exact types is the value and nothing else; ints in
-# hexadecimal (repr refuses past 4,300 digits) and floats by their bits (repr shows every NaN
-# as `nan`, whatever its sign: an adversarial review's two inputs with one digest).
+# Each shown by repr(), which for these exact types is the value and nothing else.
 _SCALARS = frozenset(
     {
         type(None),
@@ -46,6 +44,14 @@ _SCALARS = frozenset(
     }
 )
 _CLOCKS = frozenset({datetime.datetime, datetime.time})  # a repr that shows their tzinfo's
+# Ints in hexadecimal (repr refuses past 4,300 digits), floats and complex numbers by their
+# bits (repr shows every NaN as `nan`, whatever its sign: an adversarial review's two inputs
+# with one digest).
+_BITS: dict[type, Callable[[Any], str]] = {
+    int: lambda value: f"{value:x}",
+    float: lambda value: struct.pack(">d", value).hex(),
+    complex: lambda value: struct.pack(">dd", value.real, value.imag).hex(),
+}
 _SEQUENCES: dict[type, str] = {list: "list", tuple: "tuple"}
 _SETS: dict[type, str] = {set: "set", frozenset: "frozenset"}
 
@@ -68,17 +74,11 @@ def digest(arguments: Mapping[str, Any], fixtures: frozenset[str]) -> str | None
 
 def _encoded(value: Any) -> str:
     kind = type(value)
-    if kind is int:
-        return f"int:{value:x}"
-    if kind is float:
-        return f"float:{struct.pack('>d', value).hex()}"
-    if kind is complex:
-        return f"complex:{struct.pack('>dd', value.real, value.imag).hex()}"
-    if kind in _SCALARS:
-        return f"{kind.__name__}:{value!r}"
-    if kind in _CLOCKS:
-        if value.tzinfo is not None and type(value.tzinfo) is not datetime.timezone:
-            raise _NotPlain  # a time zone class of anyone's, whose repr could leave out the offset
+    if kind in _CLOCKS and value.tzinfo is not None and type(value.tzinfo) is not datetime.timezone:
+        raise _NotPlain  # a time zone class of anyone's, whose repr could leave out the offset
+    if kind in _BITS:
+        return f"{kind.__name__}:{_BITS[kind](value)}"
+    if kind in _SCALARS or kind in _CLOCKS:
         return f"{kind.__name__}:{value!r}"
     if kind in _SEQUENCES:
         return f"{_SEQUENCES[kind]}[{','.join(_encoded(item) for item in value)}]"
