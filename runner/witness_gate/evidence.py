@@ -64,7 +64,7 @@ class Replay:
     failed: bool
     setting: int = -1  # a probe's setting (its index in its condition's settings, `PROBES`); -1 outside it
     # The input a `@given` replay drew from the witness's choices, as a digest; None where the
-    # payload is the input itself (a property's), or none could be printed.
+    # payload is the input itself (a property's), or the input is not plain values (`worker.drawn_input`).
     drew: str | None = None
 
 
