@@ -177,11 +177,25 @@ def passes_for(settings: int) -> int:
     return passes
 
 
+# The variants an interpreter replays after the forked payloads alone (the worker's passes:
+# alone, after history, in one process): leaving them out moves nothing the replays alone meet.
+_AFTER_THE_PAYLOADS_ALONE = ("shrunk_history", "unshrunk_history", "in_process")
+
+
 def replayed_again(by_variant: Mapping[str, Sequence[Replay]], variant: str) -> bool:
-    """Whether a further round replays `variant`: not the unshrunk payload's variants once
+    """Whether a further round replays `variant`. Not the unshrunk payload's variants once
     the shrunk payload alone failed on every replay so far and they agreed with themselves
     (`replayed_variant` reads them only where no shrunk variant fails, and a variant that is
-    not mixed cannot keep `escalation` going)."""
+    not mixed cannot keep `escalation` going). Not the variants after history or in one
+    process once the shrunk payload alone failed only sometimes: from then on it decides
+    for good (`replayed_variant` reads a variant after history only where the same payload
+    alone is not mixed, the unshrunk payload's only where no shrunk one failed, and
+    `escalation` and `cause` read the deciding variant alone), so their outcomes could
+    change neither the label nor the cause. The unshrunk payload alone stays: its forks
+    fall between the shrunk payload's, and leaving it out would change the process ids
+    those get."""
+    if variant in _AFTER_THE_PAYLOADS_ALONE and _mixed(by_variant.get("shrunk", ())):
+        return False
     if variant not in _FAMILIES["unshrunk"] or _mixed(by_variant.get(variant, ())):
         return True
     failures, runs = counts(by_variant.get("shrunk", ()))

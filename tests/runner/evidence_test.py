@@ -429,6 +429,21 @@ def test_the_unshrunk_payload_is_not_replayed_again_once_the_shrunk_one_always_f
     assert all(replayed_again({"shrunk": always}, variant) for variant in ("shrunk", "shrunk_history", "in_process"))
 
 
+def test_once_the_shrunk_payload_alone_is_mixed_its_variants_after_history_and_in_one_process_are_not_replayed_again():
+    always, sometimes = grid(lambda i, c, s: True), grid(lambda i, c, s: s % 2)
+    mixed_alone = {"shrunk": sometimes, "shrunk_history": always, "unshrunk_history": always, "in_process": always}
+    for variant in ("shrunk_history", "unshrunk_history", "in_process"):
+        assert not replayed_again(mixed_alone, variant)
+        # Leaving them out changes nothing read: the payload alone decides, and every later
+        # round adds to it alone.
+        assert deciding_variant(mixed_alone) == "shrunk"
+        assert deciding_variant({**mixed_alone, variant: sometimes}) == "shrunk"
+    assert replayed_again(mixed_alone, "shrunk")
+    assert replayed_again({**mixed_alone, "unshrunk": always}, "unshrunk")  # its forks set the shrunk one's pids
+    # While the payload alone is not mixed, a variant after history may still decide.
+    assert replayed_again({"shrunk": grid(lambda i, c, s: False), "shrunk_history": sometimes}, "shrunk_history")
+
+
 def test_replays_drew_one_input_only_when_each_said_which_and_all_said_the_same():
     jpy, eur = "a" * 32, "b" * 32
     assert one_input([Replay(0, 7, 0, 0, 0, True, drew=jpy), Replay(1, 0, 0, 0, 0, False, drew=jpy)])
