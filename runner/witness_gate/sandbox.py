@@ -216,7 +216,10 @@ def _confined(
     `launcher`), which becomes bubblewrap, which runs `command`."""
     pairs = _outermost(readable) + ([(request, Path(_REQUEST_INSIDE))] if request is not None else [])
     sources = [str(source) for source, _ in pairs]
-    view = launcher.view_root(sources) if account is not None else None
+    try:
+        view = launcher.view_root(sources) if account is not None else None
+    except OSError as error:  # where the tree or the interpreter lies, never the patch's doing
+        raise SetupFailed(f"cannot confine a worker: {error}") from None
     binds = [
         (launcher.view_path(view, index) if view is not None else str(source), inside)
         for index, (source, inside) in enumerate(pairs)
