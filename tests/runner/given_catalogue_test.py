@@ -301,3 +301,43 @@ def test_a_test_whose_replays_are_not_shown_to_draw_one_input_is_no_flake(drawn:
     [entry] = report["witnesses"]
     assert entry["label"] == "unclassified" and 0 < entry["failures"] < entry["runs"], classified.stdout
     assert "not shown to draw one input" in entry["reason"], entry["reason"]
+
+
+# The patch lists the default tags and another empty list in the order a set of their names
+# iterates in, and tells the two apart with `is`: a deterministic bug on the default. The
+# witness's choices draw the first of the list, which is the default under some hash secrets
+# and the other list under the rest (an adversarial review's case).
+TAGS = """tags.py
+NO_TAGS = []  # the default: no tags given
+_BY_NAME = {"unset": NO_TAGS, "empty": []}
+TAG_CHOICES = [_BY_NAME[name] for name in {"unset", "empty"}]
+
+
+def render(tags):
+    if tags is NO_TAGS:
+        return None  # the patch's regression, on the default list alone
+    return ",".join(tags)
+"""
+
+
+def test_equal_lists_the_implementation_tells_apart_are_not_drawn_as_one_input(tmp_path: Path):
+    """Equal values, one input by their value: counted as one, the replays that drew the other
+    list passed, and the witness was a `flake` with cause `hash_secret` to freeze (red against
+    the runner of `f0eec88`). A drawn list the program holds is named by where it holds it
+    (`drawn_input`): `unclassified`, never a flake."""
+    tests = (
+        "from hypothesis import given, strategies as st\n\nimport tags\n\n\n"
+        "@given(st.sampled_from(tags.TAG_CHOICES))\n"
+        "def test_render_gives_text(chosen):\n"
+        "    assert isinstance(tags.render(chosen), str)\n"
+    )
+    root = tmp_path / "repo"
+    status, found = catalogue_test._checked_module(root, tests, TAGS)
+    assert status == 1 and [w["assertion_id"] for w in found] == [
+        "tests/properties/test_module.py::test_render_gives_text"
+    ]
+    (root / "changed.txt").write_text("src/tags.py\n")
+    report, classified = catalogue_test.classify_repository(root, {})
+    [entry] = report["witnesses"]
+    assert entry["label"] == "unclassified" and 0 < entry["failures"] < entry["runs"], classified.stdout
+    assert "not shown to draw one input" in entry["reason"], entry["reason"]
