@@ -441,9 +441,6 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
             channel.send({"event": Event.MISSING, "job": index})
     runnable = [index for index, job in enumerate(jobs) if job["assertion_id"] in props]
     hung = set(request["hung"])  # a witness that hung once is not replayed again
-    for prop in props.values():
-        if isinstance(prop, GivenTest):
-            prop.before_replays()
     memory = heap_layout.Layout(request["layout_seed"])  # made here, after the module loaded, for every forked replay
     # What exists now, the module and the layout's pools included, is left out of every later
     # collection (as pre-forking servers do): the collection before each fork (`_forked`)

@@ -38,7 +38,6 @@ import os
 import random
 import sys
 import tempfile
-import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -142,7 +141,7 @@ class _Runtime:
     where their own files are: a case is left by `assume`, a skip or choices that ran out
     only when the call came from the test module itself, never from the code under test."""
 
-    def __init__(self, tree: Path, module_file: Path, oracle_conftests: frozenset[str] = frozenset()) -> None:
+    def __init__(self, module_file: Path, oracle_conftests: frozenset[str] = frozenset()) -> None:
         import _pytest
         import hypothesis
         import pluggy  # pants: no-infer-dep (pytest's own dependency, which comes with it)
@@ -154,11 +153,6 @@ class _Runtime:
         self.skipped = pytest.skip.Exception
         self.leaving = (UnsatisfiedAssumption, StopTest, pytest.skip.Exception)
         self.module_file = os.path.realpath(module_file)
-        self._tree = os.path.join(os.path.realpath(tree), "")
-        # None until `remember_program` (and where the state was too large to walk): a drawn
-        # list, dict or set then gives no digest.
-        self.held: drawn_input.Held = None
-        self._remembered = False
         self._oracle_conftests = oracle_conftests
         # Regular packages, each with its `__init__.py`: `__file__` is set.
         self._internal = (
@@ -168,20 +162,6 @@ class _Runtime:
             ),
             os.path.realpath(__file__),
         )  # the worker's own case wrapper, which calls the test
-
-    def remember_program(self, test_module: types.ModuleType) -> None:
-        """Where the program holds the lists, dicts and sets in its state (`drawn_input`), read
-        once before the replays of this interpreter fork, from the test module (as pytest
-        imported it, whatever `sys.modules` says now) and every loaded module of the tree
-        under test, by name."""
-        if self._remembered:
-            return
-        self._remembered = True
-        self.held = drawn_input.held_by_the_program(
-            drawn_input.ProgramState(
-                self._tree, [("<test module>", test_module), *drawn_input.modules_in_tree(sys.modules, self._tree)]
-            )
-        )
 
     def left_by_the_test(self, error: BaseException, stateful: bool = False) -> bool:
         """Whether `error` leaves the case as no failure: Hypothesis' or pytest's way out of a
@@ -311,12 +291,7 @@ class _Judged:
     the same in every interpreter."""
 
     def __init__(
-        self,
-        runtime: _Runtime,
-        function: Any,
-        stateful: bool,
-        basetemp: str,
-        fixtures: frozenset[str],
+        self, runtime: _Runtime, function: Any, stateful: bool, basetemp: str, fixtures: frozenset[str]
     ) -> None:
         self._runtime, self._function, self._stateful, self._basetemp = runtime, function, stateful, basetemp
         self._fixtures = fixtures  # the test's pytest fixtures: arguments not drawn (`drew`)
@@ -352,7 +327,7 @@ class _Judged:
         state machine, whose steps are drawn as it runs."""
         if self._stateful or not isinstance(call, functools.partial):
             return None
-        return drawn_input.digest(call.keywords, self._fixtures, self._runtime.held)
+        return drawn_input.digest(call.keywords, self._fixtures)
 
     def failure(self, error: BaseException) -> Outcome:
         return Outcome(
@@ -683,11 +658,6 @@ class GivenTest:
             return Outcome(True, None), self._runtime.skipped_by_a_mark(error)
         return self._judged.failure(error), False
 
-    def before_replays(self) -> None:
-        """Reads where the program holds what a replay may draw (`drawn_input`), once in an
-        interpreter, before it forks its replays."""
-        self._runtime.remember_program(self.item.module)
-
     def run(self, payload: Any, fixture: Callable[[], Any] | None, random_seed: int, expect: str = "accept") -> Outcome:
         """One replay of `payload` (a witness or a history entry; see the module docstring)."""
         del fixture, expect  # a pytest test reads its fixture files itself; it has no rejects
@@ -852,7 +822,7 @@ def run_session(
         for path in pytest_files.read_at_collection(module)
         if path.endswith("conftest.py")
     }
-    runtime = _Runtime(root, root / module, frozenset(oracle_conftests))
+    runtime = _Runtime(root / module, frozenset(oracle_conftests))
     failures: list[str] = []
     raised: list[BaseException] = []
     existing: set[int] = set()  # the modules there were before pytest imported the test module
