@@ -66,7 +66,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:e5ef3dda44d40d32ea156f40c70aa5d7f554b91ee938e8f766fb5d3c5a33928f
+    --hash=sha256:94ce1bf1e58b505a4c7f16bf58d6a4d785642afef1d268abdf4fb41031426f62
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \
