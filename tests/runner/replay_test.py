@@ -106,5 +106,5 @@ def test_an_outcome_is_taken_only_with_a_digest_of_what_it_drew_or_none(drew, tm
         assert found == {(0, 0): (False, None, drew)}
     else:
         [(failed, evidence, shown)] = found.values()
-        assert failed and shown is None and evidence["kind"] == "protocol", found
+        assert failed and shown is None and evidence is not None and evidence["kind"] == "protocol", found
         assert "broke the message protocol ('outcome' message)" in evidence["message"], evidence
