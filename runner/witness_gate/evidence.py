@@ -177,11 +177,6 @@ def passes_for(settings: int) -> int:
     return passes
 
 
-# The variants an interpreter replays after the forked payloads alone (the worker's passes:
-# alone, after history, in one process): leaving them out moves nothing the replays alone meet.
-_AFTER_THE_PAYLOADS_ALONE = ("shrunk_history", "unshrunk_history", "in_process")
-
-
 def replayed_again(by_variant: Mapping[str, Sequence[Replay]], variant: str) -> bool:
     """Whether a further round replays `variant`. Not the unshrunk payload's variants once
     the shrunk payload alone failed on every replay so far and they agreed with themselves
@@ -193,8 +188,9 @@ def replayed_again(by_variant: Mapping[str, Sequence[Replay]], variant: str) -> 
     `escalation` and `cause` read the deciding variant alone), so their outcomes could
     change neither the label nor the cause. The unshrunk payload alone stays: its forks
     fall between the shrunk payload's, and leaving it out would change the process ids
-    those get."""
-    if variant in _AFTER_THE_PAYLOADS_ALONE and _mixed(by_variant.get("shrunk", ())):
+    those get; the others run after the payloads alone in each interpreter (the worker's
+    passes), so leaving them out moves nothing those meet."""
+    if variant not in _ISOLATED and _mixed(by_variant.get("shrunk", ())):
         return False
     if variant not in _FAMILIES["unshrunk"] or _mixed(by_variant.get(variant, ())):
         return True

@@ -13,8 +13,8 @@ only plain values are encoded, by their exact built-in type, each by its own val
 bools, numbers, strings, bytes, dates and times without a time zone or in a fixed offset,
 and lists, tuples, dicts (in their order) and sets (sorted) of them. Any other value, a
 subclass of one of them included, gives no digest, and nothing is shown. Not seen: which
-object a value is. Two equal lists the implementation tells apart with `is` encode alike. The test's pytest
-fixtures are left out: they are not drawn from the choices.
+object a value is. Two equal lists the implementation tells apart with `is` encode alike.
+The test's pytest fixtures are left out: they are not drawn from the choices.
 """
 
 from __future__ import annotations
