@@ -1,40 +1,47 @@
 """The digest of a drawn input (`worker.drawn_input`): the same only for the same plain value,
-and none where the value's printed form could hide what differs."""
+and none where the value's printed form could hide what differs, or where a list, tuple, dict
+or set of it is one the program held before the draw (`DrawWatch`)."""
 
 from __future__ import annotations
 
 import datetime
 import functools
+import tracemalloc
 from decimal import Decimal
 
 import pytest
 
-from witness_gate.worker.drawn_input import digest
+from witness_gate.worker.drawn_input import DrawWatch, digest
+
+
+def digest_of(arguments: dict, fixtures: frozenset[str]) -> str | None:
+    """The digest of arguments whose containers the draw made."""
+    return digest(arguments, fixtures, lambda _: True)
 
 
 def test_the_same_plain_input_gives_the_same_digest_and_another_another():
     cart = {"lines": [{"sku": "SKU-1001", "qty": 3}], "coupon": None, "at": datetime.date(2026, 12, 7)}
-    assert digest({"cart": cart}, frozenset()) == digest({"cart": dict(cart)}, frozenset()) is not None
-    assert digest({"code": "JPY"}, frozenset()) != digest({"code": "CHF"}, frozenset())
+    assert digest_of({"cart": cart}, frozenset()) == digest_of({"cart": dict(cart)}, frozenset()) is not None
+    assert digest_of({"code": "JPY"}, frozenset()) != digest_of({"code": "CHF"}, frozenset())
     # A set is one value whatever order it iterates in; a dict's order is part of it.
-    assert digest({"s": {"EUR", "USD", "GBP"}}, frozenset()) == digest({"s": {"GBP", "USD", "EUR"}}, frozenset())
-    assert digest({"d": {"a": 1, "b": 2}}, frozenset()) != digest({"d": {"b": 2, "a": 1}}, frozenset())
+    assert digest_of({"s": {"EUR", "USD", "GBP"}}, frozenset()) == digest_of({"s": {"GBP", "USD", "EUR"}}, frozenset())
+    assert digest_of({"d": {"a": 1, "b": 2}}, frozenset()) != digest_of({"d": {"b": 2, "a": 1}}, frozenset())
     # Floats by their bits: a NaN's sign, and zero's, tell inputs apart (repr shows every NaN as `nan`).
     nan = float("nan")
-    assert digest({"x": nan}, frozenset()) != digest({"x": -nan}, frozenset())
-    assert digest({"x": 0.0}, frozenset()) != digest({"x": -0.0}, frozenset())
+    assert digest_of({"x": nan}, frozenset()) != digest_of({"x": -nan}, frozenset())
+    assert digest_of({"x": 0.0}, frozenset()) != digest_of({"x": -0.0}, frozenset())
     # An int past the 4,300 digits repr prints: a digest, not an error in the replay.
-    assert digest({"n": 10**5000}, frozenset()) != digest({"n": 10**5000 + 1}, frozenset())
+    assert digest_of({"n": 10**5000}, frozenset()) != digest_of({"n": 10**5000 + 1}, frozenset())
     # Equal values of different types are different inputs.
-    assert digest({"n": 1}, frozenset()) != digest({"n": True}, frozenset())
-    assert digest({"n": 1}, frozenset()) != digest({"n": Decimal(1)}, frozenset())
+    assert digest_of({"n": 1}, frozenset()) != digest_of({"n": True}, frozenset())
+    assert digest_of({"n": 1}, frozenset()) != digest_of({"n": Decimal(1)}, frozenset())
 
 
 def test_the_tests_fixtures_are_not_part_of_the_input(tmp_path):
-    assert digest({"code": "JPY", "tmp_path": tmp_path}, frozenset({"tmp_path"})) == digest(
+    assert digest_of({"code": "JPY", "tmp_path": tmp_path}, frozenset({"tmp_path"})) == digest_of(
         {"code": "JPY"}, frozenset()
     )
-    assert digest({"tmp_path": tmp_path}, frozenset({"tmp_path"})) is None  # nothing drawn
+    assert digest_of({"tmp_path": tmp_path}, frozenset({"tmp_path"})) is None  # nothing drawn
 
 
 class _Currency:
@@ -68,12 +75,42 @@ def _to_cents(code: str):
     ],
     ids=["object", "str subclass", "closure", "partial", "nested object", "custom time zone"],
 )
-def test_a_value_whose_printed_form_could_hide_a_difference_gives_no_digest(value):
-    assert digest({"value": value}, frozenset()) is None
+def test_a_value_whose_printed_form_could_hide_a_difference_gives_no_digest_of(value):
+    assert digest_of({"value": value}, frozenset()) is None
 
 
-def test_an_input_nested_deeper_than_the_interpreter_recurses_gives_no_digest() -> None:
+def test_an_input_nested_deeper_than_the_interpreter_recurses_gives_no_digest_of() -> None:
     deep: list = []
     for _ in range(10_000):
         deep = [deep]
-    assert digest({"deep": deep}, frozenset()) is None
+    assert digest_of({"deep": deep}, frozenset()) is None
+
+
+# The program's "not given" default, and an equal list: `is` tells them apart, their values cannot.
+NO_TAGS: list[str] = []
+_TAG_LISTS = {"unset": NO_TAGS, "empty": []}
+
+
+def test_a_container_the_program_held_before_the_draw_is_not_shown_and_one_the_draw_made_is():
+    with DrawWatch() as watch:
+        drawn = {"tags": [str(n) for n in range(3)], "order": {"lines": (1, 2)}, "none": ()}
+        held = {"tags": _TAG_LISTS["empty"]}
+        nested = {"orders": [{"tags": NO_TAGS}]}
+        made = digest(drawn, frozenset(), watch.made_by_the_draw)
+        assert made is not None and made == digest_of(drawn, frozenset())
+        assert digest(held, frozenset(), watch.made_by_the_draw) is None
+        assert digest(nested, frozenset(), watch.made_by_the_draw) is None
+        # Values with nothing to tell apart (str, int) are shown whoever made them.
+        assert digest({"code": "JPY", "n": 7}, frozenset(), watch.made_by_the_draw) is not None
+        watch.stop()  # before the test's body: from here nothing is shown as made
+        assert digest(drawn, frozenset(), watch.made_by_the_draw) is None
+
+
+def test_tracing_someone_else_started_shows_no_container():
+    tracemalloc.start(1)
+    try:
+        with DrawWatch() as watch:
+            assert digest({"tags": [str(n) for n in range(3)]}, frozenset(), watch.made_by_the_draw) is None
+        assert tracemalloc.is_tracing()  # theirs, left running
+    finally:
+        tracemalloc.stop()

@@ -248,6 +248,17 @@ class Currency:  # in a set by its code's hash, printed by what every currency s
 CURRENCIES = {Currency(code) for code in sorted(SUPPORTED)}
 
 
+NO_CODES = []  # "no currencies given", told apart from an equal list by `is`
+_CODE_LISTS = {"unset": NO_CODES, "none": []}
+CODE_LISTS = [_CODE_LISTS[name] for name in {"unset", "none"}]  # in the set's order
+
+
+def minor_units_each(amount, codes):
+    if codes is NO_CODES:
+        return None  # the patch: "no currencies given" became "nothing to convert"
+    return [to_minor_units(amount, code) for code in codes]
+
+
 def to_minor_units(amount, code):
     if code == "JPY" and amount == 7:
         os._exit(3)  # the patch's crash on one yen amount: the witness is the search up to it
@@ -271,6 +282,11 @@ def test_whole_amounts_in_minor_units(pick_currency, amount):
     code = pick_currency()
     assert currency.to_minor_units(amount, code) == amount * 10 ** ISO_4217_EXPONENT[code]
 """,
+    "equal lists told apart by is": """\
+@given(st.sampled_from(currency.CODE_LISTS), st.integers(0, 6))
+def test_whole_amounts_in_minor_units(codes, amount):
+    assert currency.minor_units_each(amount, codes) == [amount * 10 ** ISO_4217_EXPONENT[code] for code in codes]
+""",
     "a crash": """\
 @given(st.sampled_from(list(currency.SUPPORTED)), st.integers(7, 7))
 def test_whole_amounts_in_minor_units(code, amount):
@@ -285,8 +301,10 @@ def test_a_test_whose_replays_are_not_shown_to_draw_one_input_is_no_flake(drawn:
     currency: a `flake` with cause `hash_secret`, to freeze (red against the runner of `a2c91b0`
     for each). The replays' inputs must be shown to be one, and only plain values show it
     (`drawn_input`): objects printed alike whatever they hold, a function that draws in the body
-    (`st.functions()`, as `st.data()`) or a crash (the witness a search) show nothing:
-    `unclassified`, never a flake."""
+    (`st.functions()`, as `st.data()`), a crash (the witness a search) or a list the program
+    held before the draw (one of two equal lists the patch tells apart with `is`, sampled in a
+    set's order; red against the runner of `93660cf`) show nothing: `unclassified`, never a
+    flake."""
     tests = (
         "from hypothesis import given, strategies as st\n\nimport currency\n\n"
         'ISO_4217_EXPONENT = {"EUR": 2, "USD": 2, "GBP": 2, "JPY": 0}\n\n\n' + CURRENCY_TESTS[drawn]

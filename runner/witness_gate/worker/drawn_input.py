@@ -12,9 +12,12 @@ name, an object by a `__repr__` of the implementation's that leaves out what the
 only plain values are encoded, by their exact built-in type, each by its own value: None,
 bools, numbers, strings, bytes, dates and times without a time zone or in a fixed offset,
 and lists, tuples, dicts (in their order) and sets (sorted) of them. Any other value, a
-subclass of one of them included, gives no digest, and nothing is shown. Not seen: which
-object a value is. Two equal lists the implementation tells apart with `is` encode alike.
-The test's pytest fixtures are left out: they are not drawn from the choices.
+subclass of one of them included, gives no digest, and nothing is shown. Nor does a list,
+tuple, dict or set the draw did not make (`DrawWatch`): two equal lists the implementation
+tells apart with `is` (its "not given" default and an empty one, sampled in a set's order)
+encode alike, and only one the draw made cannot be the program's own. Still not seen: which
+of two equal strings or numbers a value is. The test's pytest fixtures are left out: they
+are not drawn from the choices.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import datetime
 import fractions
 import struct
+import tracemalloc
 import uuid
 from collections.abc import Callable, Mapping
 from decimal import Decimal
@@ -60,19 +64,46 @@ class _NotPlain(Exception):
     pass
 
 
-def digest(arguments: Mapping[str, Any], fixtures: frozenset[str]) -> str | None:
+class DrawWatch:
+    """The allocations of one replayed case's run, from before Hypothesis draws it until its
+    digest is taken: a container the draw made was allocated in that time; one the program
+    already held (a module's default list, a list built in a set's order to sample from) was
+    not, and which of two equal ones it is cannot be seen, so it is not shown. Tracing that
+    someone else started (the code under test) shows nothing either."""
+
+    def __enter__(self) -> DrawWatch:
+        self._ours = not tracemalloc.is_tracing()
+        if self._ours:
+            tracemalloc.start(1)
+        return self
+
+    def made_by_the_draw(self, value: Any) -> bool:
+        return self._ours and tracemalloc.is_tracing() and tracemalloc.get_object_traceback(value) is not None
+
+    def stop(self) -> None:
+        """Ends the tracing before the test's body runs, at its own speed."""
+        if self._ours and tracemalloc.is_tracing():
+            tracemalloc.stop()
+        self._ours = False
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def digest(arguments: Mapping[str, Any], fixtures: frozenset[str], made_by_the_draw: Callable[[Any], bool]) -> str | None:
     """The digest of the drawn `arguments` (a case's keyword arguments but the `fixtures`), or
-    None where any of them is not a plain value (see above) or none was drawn."""
+    None where any of them is not a plain value (see above), holds a container the draw did
+    not make (`made_by_the_draw`), or none was drawn."""
     drawn = {name: value for name, value in arguments.items() if name not in fixtures}
     if not drawn:
         return None
     try:
-        return input_digest(_encoded(drawn))
+        return input_digest(_encoded(drawn, made_by_the_draw))
     except (_NotPlain, RecursionError, ValueError):  # ValueError: a Decimal or Fraction too long to print
         return None
 
 
-def _encoded(value: Any) -> str:
+def _encoded(value: Any, made_by_the_draw: Callable[[Any], bool]) -> str:
     kind = type(value)
     if kind in _CLOCKS and value.tzinfo is not None and type(value.tzinfo) is not datetime.timezone:
         raise _NotPlain  # a time zone class of anyone's, whose repr could leave out the offset
@@ -80,10 +111,13 @@ def _encoded(value: Any) -> str:
         return f"{kind.__name__}:{_BITS[kind](value)}"
     if kind in _SCALARS or kind in _CLOCKS:
         return f"{kind.__name__}:{value!r}"
+    if kind in _SEQUENCES or kind in _SETS or kind is dict:
+        if value != () and not made_by_the_draw(value):  # () is the one empty tuple there is
+            raise _NotPlain  # one the program held before: which of two equal ones is not seen
     if kind in _SEQUENCES:
-        return f"{_SEQUENCES[kind]}[{','.join(_encoded(item) for item in value)}]"
+        return f"{_SEQUENCES[kind]}[{','.join(_encoded(item, made_by_the_draw) for item in value)}]"
     if kind in _SETS:
-        return f"{_SETS[kind]}{{{','.join(sorted(_encoded(item) for item in value))}}}"
+        return f"{_SETS[kind]}{{{','.join(sorted(_encoded(item, made_by_the_draw) for item in value))}}}"
     if kind is dict:
-        return "dict{" + ",".join(f"{_encoded(key)}:{_encoded(item)}" for key, item in value.items()) + "}"
+        return "dict{" + ",".join(f"{_encoded(key, made_by_the_draw)}:{_encoded(item, made_by_the_draw)}" for key, item in value.items()) + "}"
     raise _NotPlain

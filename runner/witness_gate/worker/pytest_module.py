@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import functools
 import os
 import random
@@ -321,13 +322,13 @@ class _Judged:
             )
         return error
 
-    def drew(self, call: Callable[[], None]) -> str | None:
+    def drew(self, call: Callable[[], None], made_by_the_draw: Callable[[Any], bool]) -> str | None:
         """A digest of the input a case drew: the keyword arguments `call` holds (Hypothesis
-        hands a test its drawn arguments so), plain values only (`drawn_input`); None for a
-        state machine, whose steps are drawn as it runs."""
+        hands a test its drawn arguments so), plain values only, their containers made by the
+        draw (`drawn_input`); None for a state machine, whose steps are drawn as it runs."""
         if self._stateful or not isinstance(call, functools.partial):
             return None
-        return drawn_input.digest(call.keywords, self._fixtures)
+        return drawn_input.digest(call.keywords, self._fixtures, made_by_the_draw)
 
     def failure(self, error: BaseException) -> Outcome:
         return Outcome(
@@ -450,6 +451,7 @@ class _Replays:
             None,
             random_seed,
             "the recorded choices no longer make an input for this test (its strategies changed?)",
+            drawn_input.DrawWatch(),
         )
 
     def example(self, index: Any, random_seed: int) -> Outcome:
@@ -463,6 +465,7 @@ class _Replays:
             index,
             random_seed,
             f"the test has no @example number {index + 1} any more",
+            None,  # the decorator's own objects, the same in every replay: shown by their values
         )
 
     def _first_case(
@@ -472,9 +475,11 @@ class _Replays:
         example: int | None,
         random_seed: int,
         gone: str,
+        watch: drawn_input.DrawWatch | None,
     ) -> Outcome:
         """The outcome of the one case `chosen` picks; every other case passes without running
-        the test's body, and a case Hypothesis runs again mirrors the chosen one's outcome."""
+        the test's body, and a case Hypothesis runs again mirrors the chosen one's outcome.
+        `watch` sees which containers the draw made (None: an explicit example's, all shown)."""
         seen: list[BaseException | None] = []
         drawn: list[str | None] = []
 
@@ -485,7 +490,10 @@ class _Replays:
                 return
             if not chosen(case):
                 return
-            drawn[:] = [self._judged.drew(call)]  # before the call, which may change its arguments
+            # Before the call, which may change its arguments.
+            drawn[:] = [self._judged.drew(call, (lambda _: True) if watch is None else watch.made_by_the_draw)]
+            if watch is not None:
+                watch.stop()
             random.seed(random_seed)
             error = _outcome_of(call)
             if error is not None and self._judged.left(error):
@@ -494,7 +502,8 @@ class _Replays:
             if error is not None:
                 raise error
 
-        self._runs.under(settings_change, None, body, _Counter())
+        with watch or contextlib.nullcontext():
+            self._runs.under(settings_change, None, body, _Counter())
         if not seen:
             return _unloadable(gone)
         return replace(self._judged.outcome(seen[0], example), drew=drawn[0])
