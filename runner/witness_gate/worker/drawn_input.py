@@ -90,7 +90,9 @@ class DrawWatch:
         self.stop()
 
 
-def digest(arguments: Mapping[str, Any], fixtures: frozenset[str], made_by_the_draw: Callable[[Any], bool]) -> str | None:
+def digest(
+    arguments: Mapping[str, Any], fixtures: frozenset[str], made_by_the_draw: Callable[[Any], bool]
+) -> str | None:
     """The digest of the drawn `arguments` (a case's keyword arguments but the `fixtures`), or
     None where any of them is not a plain value (see above), holds a container the draw did
     not make (`made_by_the_draw`), or none was drawn."""
@@ -119,5 +121,11 @@ def _encoded(value: Any, made_by_the_draw: Callable[[Any], bool]) -> str:
     if kind in _SETS:
         return f"{_SETS[kind]}{{{','.join(sorted(_encoded(item, made_by_the_draw) for item in value))}}}"
     if kind is dict:
-        return "dict{" + ",".join(f"{_encoded(key, made_by_the_draw)}:{_encoded(item, made_by_the_draw)}" for key, item in value.items()) + "}"
+        return (
+            "dict{"
+            + ",".join(
+                f"{_encoded(key, made_by_the_draw)}:{_encoded(item, made_by_the_draw)}" for key, item in value.items()
+            )
+            + "}"
+        )
     raise _NotPlain
