@@ -233,8 +233,8 @@ def _entry(
 # Why a `@given` test's replays that differ in outcome are no flake (`evidence.one_input`).
 _NOT_ONE_INPUT = (
     "; but its replays were not shown to draw one input from the witness's choices (shown only where every "
-    "replay's drawn arguments are plain values, the same in each, whose lists, tuples, dicts and sets the draw "
-    "itself made), and a strategy that reads hash order, the "
+    "replay's arguments are plain values, the same in each, whose lists, tuples, dicts and sets the draw itself "
+    "made while none of the program's code ran), and a strategy that reads hash order, the "
     "process or a directory (sampled_from over a set) draws another input under another: the outcome may follow "
     "the input drawn, not the code. Not a flake, no freeze"
 )

@@ -1,18 +1,19 @@
 """The digest of a drawn input (`worker.drawn_input`): the same only for the same plain value,
 and none where the value's printed form could hide what differs, or where a list, tuple, dict
-or set of it is one the program held before the draw (`DrawWatch`)."""
+or set of it is one the draw did not make (`DrawWatch`)."""
 
 from __future__ import annotations
 
 import datetime
 import functools
 import gc
+import sys
 import tracemalloc
 from decimal import Decimal
 
 import pytest
 
-from witness_gate.worker.drawn_input import DrawWatch, digest
+from witness_gate.worker.drawn_input import DrawWatch, digest, traces_allocations
 
 
 def digest_of(arguments: dict, fixtures: frozenset[str]) -> str | None:
@@ -92,38 +93,73 @@ NO_TAGS: list[str] = []
 _TAG_LISTS = {"unset": NO_TAGS, "empty": []}
 
 
+def _nobodys(filename: str) -> bool:
+    return False
+
+
+def _tags_of(name: str) -> list[str]:
+    return [name]
+
+
 def test_a_container_the_program_held_before_the_draw_is_not_shown_and_one_the_draw_made_is():
-    gc.collect()  # as before every forked replay (`main._forked`): CPython's free lists empty
-    with DrawWatch() as watch:
-        drawn = {"tags": [str(n) for n in range(3)], "order": {"lines": tuple(range(1, 3))}, "none": ()}
-        held = {"tags": _TAG_LISTS["empty"]}
-        nested = {"orders": [{"tags": NO_TAGS}]}
-        made = digest(drawn, frozenset(), watch.made_by_the_draw)
-        assert made is not None and made == digest_of(drawn, frozenset())
-        assert digest(held, frozenset(), watch.made_by_the_draw) is None
-        assert digest(nested, frozenset(), watch.made_by_the_draw) is None
-        # A tuple written in the code is a constant of it, held before; strings and numbers are
-        # shown by their values whoever made them.
-        assert digest({"lines": (1, 2)}, frozenset(), watch.made_by_the_draw) is None
-        assert digest({"code": "JPY", "n": 7}, frozenset(), watch.made_by_the_draw) is not None
-        watch.stop()  # before the test's body: from here nothing is shown as made
-        assert digest(drawn, frozenset(), watch.made_by_the_draw) is None
+    watch = DrawWatch(_nobodys, enabled=True)
+    watch.start()
+    drawn = {"tags": [str(n) for n in range(3)], "order": {"lines": tuple(range(1, 3))}, "none": ()}
+    made = digest(drawn, frozenset(), watch.made_by_the_draw)
+    assert made is not None and made == digest_of(drawn, frozenset())
+    assert digest({"tags": _TAG_LISTS["empty"]}, frozenset(), watch.made_by_the_draw) is None
+    assert digest({"orders": [{"tags": NO_TAGS}]}, frozenset(), watch.made_by_the_draw) is None
+    # A tuple written in the code is a constant of it, held before; strings and numbers are
+    # shown by their values whoever made them.
+    assert digest({"lines": (1, 2)}, frozenset(), watch.made_by_the_draw) is None
+    assert digest({"code": "JPY", "n": 7}, frozenset(), watch.made_by_the_draw) is not None
+    watch.stop()  # before the test's body: from here nothing is shown as made
+    assert digest(drawn, frozenset(), watch.made_by_the_draw) is None
 
 
-def test_tracing_someone_else_started_shows_no_container():
-    tracemalloc.start(1)
-    try:
-        with DrawWatch() as watch:
-            assert digest({"tags": [str(n) for n in range(3)]}, frozenset(), watch.made_by_the_draw) is None
-        assert tracemalloc.is_tracing()  # theirs, left running
-    finally:
-        tracemalloc.stop()
+def test_a_container_made_while_the_programs_code_ran_in_the_draw_is_not_shown():
+    """A registry built on first use behind a `.map`: made in the draw, by the program."""
+    watch = DrawWatch(lambda filename: filename == __file__, enabled=True)
+    watch.start()
+    drawn = {"tags": _tags_of("b")}
+    assert digest(drawn, frozenset(), watch.made_by_the_draw) is None
+    watch.stop()
 
 
-def test_a_container_from_a_free_list_of_objects_freed_before_the_draw_reads_as_held():
-    """The cost of reading allocations: never a held container shown, sometimes a made one not."""
+def test_a_plain_dict_from_a_free_list_of_dicts_freed_before_the_draw_reads_as_held():
+    """The cost of reading allocations for what the collector does not track (a dict of plain
+    values): never a held container shown, sometimes a made one not."""
     gc.collect()
-    freed = [[n] for n in range(10)]
-    del freed  # ten list objects on CPython's free list, allocated before the watch
-    with DrawWatch() as watch:
+    freed = [{"n": n} for n in range(10)]
+    del freed  # ten dicts on CPython's free list, allocated before the watch
+    watch = DrawWatch(_nobodys, enabled=True)
+    watch.start()
+    drawn = {"order": {"sku": str(7)}}
+    assert not gc.is_tracked(drawn["order"])
+    assert digest(drawn, frozenset(), watch.made_by_the_draw) is None
+    watch.stop()
+
+
+@pytest.mark.parametrize("whose", ["tracing", "a profiler", "disabled"])
+def test_a_watch_shows_nothing_where_it_cannot_watch_and_leaves_anothers_tracing_running(whose):
+    if whose == "tracing":
+        tracemalloc.start(1)
+    elif whose == "a profiler":
+        sys.setprofile(lambda *_: None)
+    try:
+        watch = DrawWatch(_nobodys, enabled=whose != "disabled")
+        watch.start()
         assert digest({"tags": [str(n) for n in range(3)]}, frozenset(), watch.made_by_the_draw) is None
+        watch.stop()
+        assert tracemalloc.is_tracing() is (whose == "tracing")  # theirs, left running
+        assert (sys.getprofile() is not None) is (whose == "a profiler")
+    finally:
+        sys.setprofile(None)
+        if tracemalloc.is_tracing():
+            tracemalloc.stop()
+
+
+def test_a_module_that_holds_tracemalloc_or_one_of_its_functions_traces_allocations():
+    assert traces_allocations({"tracemalloc": tracemalloc, "x": 1})
+    assert traces_allocations({"start": tracemalloc.start})
+    assert not traces_allocations({"gc": gc, "start": print})

@@ -253,6 +253,21 @@ _CODE_LISTS = {"unset": NO_CODES, "none": []}
 CODE_LISTS = [_CODE_LISTS[name] for name in {"unset", "none"}]  # in the set's order
 
 
+_NAMED = {}  # code lists by name, built on first use
+
+
+def codes_named(name):
+    if not _NAMED:
+        _NAMED.update(unset=[], none=[])
+    return _NAMED[name]
+
+
+def minor_units_named(amount, codes):
+    if codes is _NAMED["unset"]:
+        return None  # the patch, as above, on the lists built on first use
+    return [to_minor_units(amount, code) for code in codes]
+
+
 def minor_units_each(amount, codes):
     if codes is NO_CODES:
         return None  # the patch: "no currencies given" became "nothing to convert"
@@ -287,6 +302,26 @@ def test_whole_amounts_in_minor_units(pick_currency, amount):
 def test_whole_amounts_in_minor_units(codes, amount):
     assert currency.minor_units_each(amount, codes) == [amount * 10 ** ISO_4217_EXPONENT[code] for code in codes]
 """,
+    "a registry built in the draw": """\
+@given(st.sampled_from(list({"unset", "none"})).map(currency.codes_named), st.integers(0, 6))
+def test_whole_amounts_in_minor_units(codes, amount):
+    assert currency.minor_units_named(amount, codes) == [amount * 10 ** ISO_4217_EXPONENT[code] for code in codes]
+""",
+    "explicit examples in a set's order": """\
+from hypothesis import example
+
+
+def each_code_list(test):
+    for codes in currency.CODE_LISTS:
+        test = example(codes=codes, amount=1)(test)
+    return test
+
+
+@given(st.lists(st.sampled_from(["EUR", "USD"]), max_size=2), st.integers(0, 6))
+@each_code_list
+def test_whole_amounts_in_minor_units(codes, amount):
+    assert currency.minor_units_each(amount, codes) == [amount * 10 ** ISO_4217_EXPONENT[code] for code in codes]
+""",
     "a crash": """\
 @given(st.sampled_from(list(currency.SUPPORTED)), st.integers(7, 7))
 def test_whole_amounts_in_minor_units(code, amount):
@@ -301,10 +336,11 @@ def test_a_test_whose_replays_are_not_shown_to_draw_one_input_is_no_flake(drawn:
     currency: a `flake` with cause `hash_secret`, to freeze (red against the runner of `a2c91b0`
     for each). The replays' inputs must be shown to be one, and only plain values show it
     (`drawn_input`): objects printed alike whatever they hold, a function that draws in the body
-    (`st.functions()`, as `st.data()`), a crash (the witness a search) or a list the program
-    held before the draw (one of two equal lists the patch tells apart with `is`, sampled in a
-    set's order; red against the runner of `93660cf`) show nothing: `unclassified`, never a
-    flake."""
+    (`st.functions()`, as `st.data()`), a crash (the witness a search), or a list the draw did
+    not make (one of two equal lists the patch tells apart with `is`: its module's, sampled in
+    a set's order; built by its code in the draw, behind a `.map`; an explicit example's, the
+    examples added in a set's order; each red against the runner of `93660cf`) show nothing:
+    `unclassified`, never a flake."""
     tests = (
         "from hypothesis import given, strategies as st\n\nimport currency\n\n"
         'ISO_4217_EXPONENT = {"EUR": 2, "USD": 2, "GBP": 2, "JPY": 0}\n\n\n' + CURRENCY_TESTS[drawn]
@@ -319,3 +355,28 @@ def test_a_test_whose_replays_are_not_shown_to_draw_one_input_is_no_flake(drawn:
     [entry] = report["witnesses"]
     assert entry["label"] == "unclassified" and 0 < entry["failures"] < entry["runs"], classified.stdout
     assert "not shown to draw one input" in entry["reason"], entry["reason"]
+
+
+def test_a_parameter_a_sets_order_picks_is_part_of_the_input(tmp_path: Path):
+    """pytest names a parameter that is not a plain word by its position (`pair0`, `pair1`):
+    parametrized over a set, the same test holds the yen under one hash secret and the euro
+    under another, and the yen's deterministic bug was a `flake` with cause `hash_secret`, to
+    freeze (red against the runner of `93660cf`). A parameter is input as much as a drawn
+    argument (a fixture of the module's too; pytest's own fixtures, such as `tmp_path`, are
+    not): `unclassified`."""
+    tests = (
+        "import pytest\nfrom hypothesis import given, strategies as st\n\nimport currency\n\n"
+        'PAIRS = list({("EUR", 2), ("JPY", 0)})\n\n\n'
+        '@pytest.mark.parametrize("pair", PAIRS)\n'
+        "@given(amount=st.integers(1, 6))\n"
+        "def test_whole_amounts_in_minor_units(pair, amount, tmp_path):\n"
+        "    assert currency.to_minor_units(amount, pair[0]) == amount * 10 ** pair[1]\n"
+    )
+    root = tmp_path / "repo"
+    status, found = catalogue_test._checked_module(root, tests, CURRENCY)
+    assert status == 1 and found, found
+    (root / "changed.txt").write_text("src/currency.py\n")
+    report, classified = catalogue_test.classify_repository(root, {})
+    for entry in report["witnesses"]:
+        assert entry["label"] == "unclassified" and 0 < entry["failures"] < entry["runs"], classified.stdout
+        assert "not shown to draw one input" in entry["reason"], entry["reason"]

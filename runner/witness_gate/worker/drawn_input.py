@@ -16,15 +16,18 @@ subclass of one of them included, gives no digest, and nothing is shown. Nor doe
 tuple, dict or set the draw did not make (`DrawWatch`): two equal lists the implementation
 tells apart with `is` (its "not given" default and an empty one, sampled in a set's order)
 encode alike, and only one the draw made cannot be the program's own. Still not seen: which
-of two equal strings or numbers a value is. The test's pytest fixtures are left out: they
-are not drawn from the choices.
+of two equal strings or numbers a value is. The test's other arguments count as its input
+too (a parameter, a fixture of its module's), but pytest's own fixtures (`tmp_path`): what
+pytest sets up is not chosen by the program.
 """
 
 from __future__ import annotations
 
 import datetime
 import fractions
+import gc
 import struct
+import sys
 import tracemalloc
 import uuid
 from collections.abc import Callable, Mapping
@@ -65,42 +68,92 @@ class _NotPlain(Exception):
 
 
 class DrawWatch:
-    """The allocations of one replayed case's run, from before Hypothesis draws it until its
-    digest is taken: a container the draw made was allocated in that time; one the program
-    already held (a module's default list, a list built in a set's order to sample from) was
-    not, and which of two equal ones it is cannot be seen, so it is not shown. Tracing that
-    someone else started (the code under test) shows nothing either."""
+    """One replayed case's draw, watched from the moment Hypothesis fetches the witness's
+    choices (its strategies validated, the test's fixtures set up) until the digest is taken,
+    right before the body. A list, tuple, dict or set the draw made came into being in that
+    time: one the collector tracks was not among its objects at the start (`gc`, whose frozen
+    objects, the module's among them, were made before; those at the start are held until
+    the watch ends, so no new object takes the address of one), one it does not (a dict of
+    plain values) was allocated while `tracemalloc` traced; and none of the program's code ran in
+    that time (`program`: the code under test, its helpers; `sys.setprofile`). A container
+    the program already held (its module's default list, a list built in a set's order to
+    sample from), or one its code made while the case was drawn (a registry built on first
+    use, behind a `.map`), may be one of two equal ones it tells apart with `is`: which cannot
+    be seen, so it is not shown. Nor is anything where tracing or a profiler of someone
+    else's was on, or `enabled` is off (a program that traces allocations itself, whose
+    tracing a watch would end). An untracked one CPython took from its free list of objects
+    freed before reads as held: never the other way round."""
 
-    def __enter__(self) -> DrawWatch:
-        self._ours = not tracemalloc.is_tracing()
-        if self._ours:
+    def __init__(self, program: Callable[[str], bool], enabled: bool) -> None:
+        self._program = program  # by a code object's file name
+        self._seen: dict[Any, bool] = {}
+        self._enabled = enabled
+        self._watching = self._program_ran = False
+        self._before: list[Any] = []  # held, so that none of their addresses is a new object's
+        self._since: set[int] | None = None
+
+    def start(self) -> None:
+        self._watching = self._enabled and not tracemalloc.is_tracing() and sys.getprofile() is None
+        if self._watching:
+            self._before = gc.get_objects()
+            sys.setprofile(self._profile)
             tracemalloc.start(1)
-        return self
+
+    def _profile(self, frame: Any, event: str, _: Any) -> None:
+        if event != "call":
+            return
+        code = frame.f_code
+        if code not in self._seen:
+            self._seen[code] = self._program(code.co_filename)
+        if self._seen[code]:
+            self._program_ran = True
+            sys.setprofile(None)  # seen: nothing more to learn
 
     def made_by_the_draw(self, value: Any) -> bool:
-        return self._ours and tracemalloc.is_tracing() and tracemalloc.get_object_traceback(value) is not None
+        if not self._watching or self._program_ran or not tracemalloc.is_tracing():
+            return False
+        if gc.is_tracked(value):
+            if self._since is None:
+                self._since = {id(thing) for thing in gc.get_objects()} - {id(thing) for thing in self._before}
+            return id(value) in self._since
+        return tracemalloc.get_object_traceback(value) is not None
 
     def stop(self) -> None:
-        """Ends the tracing before the test's body runs, at its own speed."""
-        if self._ours and tracemalloc.is_tracing():
-            tracemalloc.stop()
-        self._ours = False
+        """Ends the watch before the test's body runs, at its own speed."""
+        if self._watching:
+            if sys.getprofile() == self._profile:
+                sys.setprofile(None)
+            if tracemalloc.is_tracing():
+                tracemalloc.stop()
+        self._watching = False
+        self._before, self._since = [], None
 
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
+
+def traces_allocations(namespace: Mapping[str, Any]) -> bool:
+    """Whether a module's namespace holds `tracemalloc` or one of its functions: a program
+    that traces allocations itself, whose tracing a watch would end."""
+    ours = {id(tracemalloc), *(id(value) for value in vars(tracemalloc).values() if callable(value))}
+    return any(id(value) in ours for value in namespace.values())
 
 
 def digest(
     arguments: Mapping[str, Any], fixtures: frozenset[str], made_by_the_draw: Callable[[Any], bool]
 ) -> str | None:
-    """The digest of the drawn `arguments` (a case's keyword arguments but the `fixtures`), or
+    """The digest of a case's `arguments` (its keyword arguments but the `fixtures` left out), or
     None where any of them is not a plain value (see above), holds a container the draw did
     not make (`made_by_the_draw`), or none was drawn."""
     drawn = {name: value for name, value in arguments.items() if name not in fixtures}
     if not drawn:
         return None
     try:
-        return input_digest(_encoded(drawn, made_by_the_draw))
+        return input_digest(  # the arguments' own dict is the digest's, not the draw's
+            "dict{"
+            + ",".join(
+                f"{_encoded(name, made_by_the_draw)}:{_encoded(value, made_by_the_draw)}"
+                for name, value in drawn.items()
+            )
+            + "}"
+        )
     except (_NotPlain, RecursionError, ValueError):  # ValueError: a Decimal or Fraction too long to print
         return None
 

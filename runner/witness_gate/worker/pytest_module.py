@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import functools
 import os
 import random
@@ -42,6 +41,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Literal, cast, overload
 
 from witness_gate import pytest_files
@@ -112,8 +112,9 @@ class _Recorder:
         return kept[0] if kept else None
 
 
-def _holding(value: bytes) -> Any:
-    """A database that gives Hypothesis `value` the first time it asks, and nothing else."""
+def _holding(value: bytes, fetched: Callable[[], None] = lambda: None) -> Any:
+    """A database that gives Hypothesis `value` the first time it asks, and nothing else;
+    `fetched` runs as it is asked, right before Hypothesis draws from it."""
     from hypothesis.database import ExampleDatabase
 
     class Database(ExampleDatabase):
@@ -125,6 +126,7 @@ def _holding(value: bytes) -> Any:
         def fetch(self, key: bytes) -> Iterator[bytes]:
             if not self.given:
                 self.given = True
+                fetched()
                 yield value
 
         def delete(self, key: bytes, value: bytes) -> None:
@@ -142,7 +144,7 @@ class _Runtime:
     where their own files are: a case is left by `assume`, a skip or choices that ran out
     only when the call came from the test module itself, never from the code under test."""
 
-    def __init__(self, module_file: Path, oracle_conftests: frozenset[str] = frozenset()) -> None:
+    def __init__(self, root: Path, module_file: Path, oracle_conftests: frozenset[str] = frozenset()) -> None:
         import _pytest
         import hypothesis
         import pluggy  # pants: no-infer-dep (pytest's own dependency, which comes with it)
@@ -154,6 +156,8 @@ class _Runtime:
         self.skipped = pytest.skip.Exception
         self.leaving = (UnsatisfiedAssumption, StopTest, pytest.skip.Exception)
         self.module_file = os.path.realpath(module_file)
+        self._root = os.path.realpath(root) + "/"
+        self._traces_allocations: bool | None = None
         self._oracle_conftests = oracle_conftests
         # Regular packages, each with its `__init__.py`: `__file__` is set.
         self._internal = (
@@ -163,6 +167,27 @@ class _Runtime:
             ),
             os.path.realpath(__file__),
         )  # the worker's own case wrapper, which calls the test
+
+    def traces_allocations(self) -> bool:
+        """Whether a module of the repository's (the test module included) holds `tracemalloc`
+        or one of its functions, as it stands now: read once, at the first replay."""
+        if self._traces_allocations is None:
+            namespaces = [vars(module) for module in list(sys.modules.values()) if isinstance(module, ModuleType)]
+            self._traces_allocations = any(
+                isinstance(namespace.get("__file__"), str)
+                and os.path.realpath(namespace["__file__"]).startswith(self._root)
+                and drawn_input.traces_allocations(namespace)
+                for namespace in namespaces
+            )
+        return self._traces_allocations
+
+    def is_program(self, filename: str) -> bool:
+        """Whether code from `filename` is the program's: a file of the repository's but the
+        test module (the code under test, its helpers, the conftest files)."""
+        if not os.path.isabs(filename):  # "<frozen importlib._bootstrap>", "<string>": no file, and none of the root's
+            return False
+        path = os.path.realpath(filename)
+        return path.startswith(self._root) and path != self.module_file
 
     def left_by_the_test(self, error: BaseException, stateful: bool = False) -> bool:
         """Whether `error` leaves the case as no failure: Hypothesis' or pytest's way out of a
@@ -295,7 +320,7 @@ class _Judged:
         self, runtime: _Runtime, function: Any, stateful: bool, basetemp: str, fixtures: frozenset[str]
     ) -> None:
         self._runtime, self._function, self._stateful, self._basetemp = runtime, function, stateful, basetemp
-        self._fixtures = fixtures  # the test's pytest fixtures: arguments not drawn (`drew`)
+        self._fixtures = fixtures  # pytest's own fixtures the test takes: not its input (`drew`)
 
     def left(self, error: BaseException) -> bool:
         return self._runtime.left_by_the_test(error, self._stateful)
@@ -321,6 +346,12 @@ class _Judged:
                 f"{type(error).__name__} raised outside the test module, by the code it calls: a failure of the case"
             )
         return error
+
+    def program(self, filename: str) -> bool:
+        return self._runtime.is_program(filename)
+
+    def traces_allocations(self) -> bool:
+        return self._runtime.traces_allocations()
 
     def drew(self, call: Callable[[], None], made_by_the_draw: Callable[[Any], bool]) -> str | None:
         """A digest of the input a case drew: the keyword arguments `call` holds (Hypothesis
@@ -445,13 +476,14 @@ class _Replays:
             value = base64.b64decode(encoded, validate=True)
         except (binascii.Error, TypeError, ValueError):
             return _unloadable("the witness's choices are not base64")
+        watch = drawn_input.DrawWatch(self._judged.program, not self._judged.traces_allocations())
         return self._first_case(
-            _search_settings(_holding(value), (Phase.reuse,)),
+            _search_settings(_holding(value, watch.start), (Phase.reuse,)),
             lambda case: case == 0,
             None,
             random_seed,
             "the recorded choices no longer make an input for this test (its strategies changed?)",
-            drawn_input.DrawWatch(),
+            watch,
         )
 
     def example(self, index: Any, random_seed: int) -> Outcome:
@@ -465,7 +497,7 @@ class _Replays:
             index,
             random_seed,
             f"the test has no @example number {index + 1} any more",
-            None,  # the decorator's own objects, the same in every replay: shown by their values
+            None,
         )
 
     def _first_case(
@@ -479,7 +511,8 @@ class _Replays:
     ) -> Outcome:
         """The outcome of the one case `chosen` picks; every other case passes without running
         the test's body, and a case Hypothesis runs again mirrors the chosen one's outcome.
-        `watch` sees which containers the draw made (None: an explicit example's, all shown)."""
+        `watch` sees which containers the draw made; an explicit example draws none: its
+        arguments are the decorator's, which a set's order may have picked."""
         seen: list[BaseException | None] = []
         drawn: list[str | None] = []
 
@@ -491,7 +524,7 @@ class _Replays:
             if not chosen(case):
                 return
             # Before the call, which may change its arguments.
-            drawn[:] = [self._judged.drew(call, (lambda _: True) if watch is None else watch.made_by_the_draw)]
+            drawn[:] = [self._judged.drew(call, (lambda _: False) if watch is None else watch.made_by_the_draw)]
             if watch is not None:
                 watch.stop()
             random.seed(random_seed)
@@ -502,8 +535,11 @@ class _Replays:
             if error is not None:
                 raise error
 
-        with watch or contextlib.nullcontext():
+        try:
             self._runs.under(settings_change, None, body, _Counter())
+        finally:
+            if watch is not None:
+                watch.stop()
         if not seen:
             return _unloadable(gone)
         return replace(self._judged.outcome(seen[0], example), drew=drawn[0])
@@ -579,7 +615,7 @@ class GivenTest:
             if self.stateful and declared is not None and declared.line
             else int(item.reportinfo()[1] or 0) + 1
         )
-        self._judged = _Judged(runtime, function, self.stateful, basetemp, frozenset(item.fixturenames))
+        self._judged = _Judged(runtime, function, self.stateful, basetemp, _pytests_own_fixtures(item))
         self._runs = _Runs(item, runtime, function, self.stateful, max_examples, self._judged)
         self._replays = _Replays(self.assertion_id, self._runs, self._judged)
 
@@ -727,6 +763,22 @@ def _outcome_of(call: Callable[[], None]) -> BaseException | None:
     return None
 
 
+def _pytests_own_fixtures(item: Any) -> frozenset[str]:
+    """The fixtures of `item` that pytest itself defines (`tmp_path`, `monkeypatch`, `request`):
+    what it sets up, never chosen by the program. Every other argument is the test's input,
+    a parameter (`parametrize` over a set picks by its order) and a fixture of the module's or
+    a conftest's (which may pick from a set) as much as a drawn one."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    definitions = item._fixtureinfo.name2fixturedefs
+    return frozenset(
+        name
+        for name in item.fixturenames
+        if name not in params
+        and definitions.get(name)
+        and str(getattr(definitions[name][-1].func, "__module__", "")).split(".")[0] == "_pytest"
+    )
+
+
 def _run_item(item: Any) -> BaseException | None:
     """pytest's setup, call and teardown of one item, each reported to pytest's hooks as its
     own run loop does (fixtures such as `tmp_path` read their reports); the first exception
@@ -831,7 +883,7 @@ def run_session(
         for path in pytest_files.read_at_collection(module)
         if path.endswith("conftest.py")
     }
-    runtime = _Runtime(root / module, frozenset(oracle_conftests))
+    runtime = _Runtime(root, root / module, frozenset(oracle_conftests))
     failures: list[str] = []
     raised: list[BaseException] = []
     existing: set[int] = set()  # the modules there were before pytest imported the test module
