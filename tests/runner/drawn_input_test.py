@@ -9,6 +9,7 @@ import functools
 import gc
 import sys
 import tracemalloc
+from pathlib import Path
 from decimal import Decimal
 
 import pytest
@@ -163,3 +164,21 @@ def test_a_module_that_holds_tracemalloc_or_one_of_its_functions_traces_allocati
     assert traces_allocations({"tracemalloc": tracemalloc, "x": 1})
     assert traces_allocations({"start": tracemalloc.start})
     assert not traces_allocations({"gc": gc, "start": print})
+
+
+def test_the_programs_code_is_the_repositorys_but_the_test_module_and_an_environment_in_it(tmp_path):
+    """What the watch counts as the program's code (`pytest_module._Runtime.is_program`): a
+    virtual environment inside the repository holds Hypothesis, whose draw is not the program's."""
+    import hypothesis
+
+    from witness_gate.worker import pytest_module
+
+    root = Path(hypothesis.__file__).resolve().parents[4]  # a root above the environment's site-packages
+    runtime = pytest_module._Runtime(root, root / "tests" / "test_module.py")
+    assert runtime.is_program(str(root / "src" / "shop.py"))
+    assert runtime.is_program(str(root / "tests" / "conftest.py"))
+    assert not runtime.is_program(str(root / "tests" / "test_module.py"))
+    assert not runtime.is_program(hypothesis.__file__)
+    assert not runtime.is_program(pytest_module.__file__)
+    assert not runtime.is_program(tracemalloc.__file__)
+    assert not runtime.is_program("<frozen importlib._bootstrap>")

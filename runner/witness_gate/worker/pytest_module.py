@@ -157,6 +157,16 @@ class _Runtime:
         self.leaving = (UnsatisfiedAssumption, StopTest, pytest.skip.Exception)
         self.module_file = os.path.realpath(module_file)
         self._root = os.path.realpath(root) + "/"
+        # Where the interpreter's own code lives, which may be under the root (a virtual
+        # environment in the repository): the standard library, the installed packages, the runner.
+        self._environment = tuple(
+            os.path.realpath(directory) + "/"
+            for directory in (
+                Path(os.__file__).parent,
+                Path(cast(str, hypothesis.__file__)).parent.parent,
+                Path(__file__).parents[2],
+            )
+        )
         self._traces_allocations: bool | None = None
         self._oracle_conftests = oracle_conftests
         # Regular packages, each with its `__init__.py`: `__file__` is set.
@@ -183,11 +193,12 @@ class _Runtime:
 
     def is_program(self, filename: str) -> bool:
         """Whether code from `filename` is the program's: a file of the repository's but the
-        test module (the code under test, its helpers, the conftest files)."""
+        test module (the code under test, its helpers, the conftest files) and the
+        interpreter's own (a virtual environment there)."""
         if not os.path.isabs(filename):  # "<frozen importlib._bootstrap>", "<string>": no file, and none of the root's
             return False
         path = os.path.realpath(filename)
-        return path.startswith(self._root) and path != self.module_file
+        return path.startswith(self._root) and not path.startswith(self._environment) and path != self.module_file
 
     def left_by_the_test(self, error: BaseException, stateful: bool = False) -> bool:
         """Whether `error` leaves the case as no failure: Hypothesis' or pytest's way out of a
