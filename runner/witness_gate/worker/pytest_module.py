@@ -163,7 +163,7 @@ class _Runtime:
             os.path.realpath(directory) + "/"
             for directory in (
                 Path(os.__file__).parent,
-                Path(cast(str, hypothesis.__file__)).parent.parent,
+                Path(hypothesis.__file__).parent.parent,
                 Path(__file__).parents[2],
             )
         )
