@@ -156,17 +156,21 @@ class _Runtime:
         self.skipped = pytest.skip.Exception
         self.leaving = (UnsatisfiedAssumption, StopTest, pytest.skip.Exception)
         self.module_file = os.path.realpath(module_file)
-        self._root = os.path.realpath(root) + "/"
+        # Each as given and as resolved: a code object's file name is the path it was imported
+        # by, compared as it is (resolving it at every call of a draw costs more than the draw).
+        self._root = _both(Path(root))
         # Where the interpreter's own code lives, which may be under the root (a virtual
         # environment in the repository): the standard library, the installed packages, the runner.
         self._environment = tuple(
-            os.path.realpath(directory) + "/"
+            prefix
             for directory in (
                 Path(os.__file__).parent,
                 Path(hypothesis.__file__).parent.parent,
                 Path(__file__).parents[2],
             )
+            for prefix in _both(directory)
         )
+        self._test_module = {os.path.abspath(module_file), self.module_file}
         self._traces_allocations: bool | None = None
         self._oracle_conftests = oracle_conftests
         # Regular packages, each with its `__init__.py`: `__file__` is set.
@@ -185,7 +189,7 @@ class _Runtime:
             namespaces = [vars(module) for module in list(sys.modules.values()) if isinstance(module, ModuleType)]
             self._traces_allocations = any(
                 isinstance(namespace.get("__file__"), str)
-                and os.path.realpath(namespace["__file__"]).startswith(self._root)
+                and namespace["__file__"].startswith(self._root)
                 and drawn_input.traces_allocations(namespace)
                 for namespace in namespaces
             )
@@ -195,10 +199,11 @@ class _Runtime:
         """Whether code from `filename` is the program's: a file of the repository's but the
         test module (the code under test, its helpers, the conftest files) and the
         interpreter's own (a virtual environment there)."""
-        if not os.path.isabs(filename):  # "<frozen importlib._bootstrap>", "<string>": no file, and none of the root's
-            return False
-        path = os.path.realpath(filename)
-        return path.startswith(self._root) and not path.startswith(self._environment) and path != self.module_file
+        return (
+            filename.startswith(self._root)  # not "<frozen importlib._bootstrap>", "<string>"
+            and not filename.startswith(self._environment)
+            and filename not in self._test_module
+        )
 
     def left_by_the_test(self, error: BaseException, stateful: bool = False) -> bool:
         """Whether `error` leaves the case as no failure: Hypothesis' or pytest's way out of a
@@ -772,6 +777,11 @@ def _outcome_of(call: Callable[[], None]) -> BaseException | None:
     except BaseException as error:  # fail closed: SystemExit and KeyboardInterrupt fail a case too
         return error
     return None
+
+
+def _both(directory: Path) -> tuple[str, ...]:
+    """`directory` as a prefix of the paths under it, as given and resolved."""
+    return tuple({os.path.abspath(directory) + "/", os.path.realpath(directory) + "/"})
 
 
 def _pytests_own_fixtures(item: Any) -> frozenset[str]:
