@@ -66,7 +66,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:d3b78b7b41992b9f6f32f180cd1ebd79f61dba08eb28f2ccf073aab100d30979
+    --hash=sha256:6d4561be8c9a800e4a386778235e32fdbb6354f985c3d228913451eb8a02ae1e
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \
