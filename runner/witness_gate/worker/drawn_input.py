@@ -146,14 +146,7 @@ def digest(
     if not drawn:
         return None
     try:
-        return input_digest(  # the arguments' own dict is the digest's, not the draw's
-            "dict{"
-            + ",".join(
-                f"{_encoded(name, made_by_the_draw)}:{_encoded(value, made_by_the_draw)}"
-                for name, value in drawn.items()
-            )
-            + "}"
-        )
+        return input_digest(_encoded_items(drawn, made_by_the_draw))  # the arguments' own dict is not the draw's
     except (_NotPlain, RecursionError, ValueError):  # ValueError: a Decimal or Fraction too long to print
         return None
 
@@ -174,11 +167,15 @@ def _encoded(value: Any, made_by_the_draw: Callable[[Any], bool]) -> str:
     if kind in _SETS:
         return f"{_SETS[kind]}{{{','.join(sorted(_encoded(item, made_by_the_draw) for item in value))}}}"
     if kind is dict:
-        return (
-            "dict{"
-            + ",".join(
-                f"{_encoded(key, made_by_the_draw)}:{_encoded(item, made_by_the_draw)}" for key, item in value.items()
-            )
-            + "}"
-        )
+        return _encoded_items(value, made_by_the_draw)
     raise _NotPlain
+
+
+def _encoded_items(mapping: Mapping[Any, Any], made_by_the_draw: Callable[[Any], bool]) -> str:
+    return (
+        "dict{"
+        + ",".join(
+            f"{_encoded(key, made_by_the_draw)}:{_encoded(item, made_by_the_draw)}" for key, item in mapping.items()
+        )
+        + "}"
+    )

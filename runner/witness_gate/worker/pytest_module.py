@@ -112,7 +112,7 @@ class _Recorder:
         return kept[0] if kept else None
 
 
-def _holding(value: bytes, fetched: Callable[[], None] = lambda: None) -> Any:
+def _holding(value: bytes, fetched: Callable[[], None]) -> Any:
     """A database that gives Hypothesis `value` the first time it asks, and nothing else;
     `fetched` runs as it is asked, right before Hypothesis draws from it."""
     from hypothesis.database import ExampleDatabase
