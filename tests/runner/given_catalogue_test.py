@@ -380,3 +380,48 @@ def test_a_parameter_a_sets_order_picks_is_part_of_the_input(tmp_path: Path):
     for entry in report["witnesses"]:
         assert entry["label"] == "unclassified" and 0 < entry["failures"] < entry["runs"], classified.stdout
         assert "not shown to draw one input" in entry["reason"], entry["reason"]
+
+
+FIXTURE_TESTS = """\
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import currency
+
+ISO_4217_EXPONENT = {"EUR": 2, "USD": 2, "GBP": 2, "JPY": 0}
+
+
+@pytest.fixture(scope="module")
+def home_currency():
+    return next(iter({"EUR", "JPY"}))  # any supported currency will do: the set's order picks
+
+
+@given(amount=st.integers(1, 6))
+def test_home_amounts_in_minor_units(home_currency, amount):
+    assert currency.to_minor_units(amount, home_currency) == amount * 10 ** ISO_4217_EXPONENT[home_currency]
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(codes=st.lists(st.sampled_from(["EUR", "USD", "GBP"]), min_size=2, max_size=3, unique=True))
+def test_the_first_listed_currency_leads(codes, tmp_path):
+    assert next(iter(set(codes))) == codes[0]  # a real flake: the set's order is the hash secret's
+"""
+
+
+def test_a_fixture_of_the_modules_is_input_and_pytests_own_is_not(tmp_path: Path):
+    """A module fixture that picks from a set held the yen under one hash secret and the euro
+    under another: the yen's deterministic bug was a `flake` to freeze (red against the runner
+    of `93660cf`); a fixture of the module's is input as much as a drawn argument, so it is
+    `unclassified`. pytest's own fixtures are not input: a real flake over a freshly drawn list
+    that takes `tmp_path` stays a `flake` with cause `hash_secret` (red where every fixture
+    counts, `tmp_path` being no plain value)."""
+    root = tmp_path / "repo"
+    status, found = catalogue_test._checked_module(root, FIXTURE_TESTS, CURRENCY)
+    assert status == 1 and len(found) == 2, found
+    (root / "changed.txt").write_text("src/currency.py\n")
+    report, classified = catalogue_test.classify_repository(root, {})
+    labels = {entry["assertion_id"].rsplit("::", 1)[1]: entry for entry in report["witnesses"]}
+    home = labels["test_home_amounts_in_minor_units"]
+    assert home["label"] == "unclassified" and "not shown to draw one input" in home["reason"], classified.stdout
+    leading = labels["test_the_first_listed_currency_leads"]
+    assert (leading["label"], leading["cause"]) == ("flake", "hash_secret"), classified.stdout
