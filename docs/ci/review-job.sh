@@ -66,7 +66,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:6d4561be8c9a800e4a386778235e32fdbb6354f985c3d228913451eb8a02ae1e
+    --hash=sha256:d9d28c91587b9b9f767133377d2f9a8c37b25757155760c7a8e9ec8e33d4c41f
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \
