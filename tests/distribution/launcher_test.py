@@ -1,10 +1,11 @@
 """The README's two commands do all the set-up on this project's machines: the `./pants`
-launcher, on a Linux machine without bubblewrap, installs Debian's `bubblewrap` as root
-with apt-get (as bazel/bootstrap installs Bazel) and says so; not root, it stops before
-any work, naming the one command to run.
+launcher, on a Linux machine without bubblewrap or libfaketime, installs Debian's
+`bubblewrap` and `libfaketime` as root with apt-get (as bazel/bootstrap installs Bazel) and
+says so; not root, it stops before any work, naming the one command to run.
 
-apt-get is a stand-in on PATH that records its arguments and puts a `bwrap` on PATH, as
-the package would: the real one needs Debian's servers and finds bubblewrap installed."""
+apt-get is a stand-in on PATH that records its arguments and puts a `bwrap` on PATH, and
+dpkg-query one that says whether libfaketime is installed, as the packages would: the real
+ones need Debian's servers and find both installed."""
 
 from __future__ import annotations
 
@@ -92,3 +93,58 @@ case "$*" in *install*bubblewrap*) printf '#!/bin/sh\\necho "bubblewrap 0.8.0"\\
     again = run(launcher, path)
     assert "bubblewrap" not in again.stderr, again.stderr
     assert len((stand_in / "calls").read_text().splitlines()) == 2  # apt-get not run again
+
+
+def dpkg_query(directory: Path, installed: Path) -> None:
+    """A dpkg-query on `directory` that says libfaketime is installed once `installed` exists."""
+    (directory / "dpkg-query").write_text(f"""#!/bin/sh
+if [ -e {installed} ]; then echo "install ok installed"; else echo "unknown ok not-installed"; fi
+""")
+    (directory / "dpkg-query").chmod(0o755)
+
+
+def test_not_root_without_libfaketime_the_launcher_stops_before_any_work_with_the_command(launcher: Path):
+    if not shutil.which("setpriv"):
+        missing("setpriv (util-linux) is not installed")
+    stand_in = launcher.parent / "dpkg"
+    stand_in.mkdir()
+    dpkg_query(stand_in, stand_in / "never")
+    path = f"{stand_in}:" + path_without(launcher.parent / "bin", "dpkg-query", path="/usr/local/bin:/usr/bin:/bin")
+    done = run(launcher, path, "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        "./pants: libfaketime, the wall clock of the runner's clock probe, is not installed; as root run: "
+        "apt-get install -y --no-install-recommends libfaketime"
+    ], done.stderr
+
+
+def test_as_root_without_bubblewrap_or_libfaketime_the_launcher_installs_both_and_says_so(launcher: Path):
+    if os.geteuid() != 0:
+        missing("installing Debian's packages needs root (CI runs as root)")
+    stand_in = launcher.parent / "apt"
+    stand_in.mkdir()
+    dpkg_query(stand_in, stand_in / "libfaketime-installed")
+    (stand_in / "apt-get").write_text(f"""#!/bin/sh
+echo "$*" >> {stand_in}/calls
+case "$*" in *install*bubblewrap*) printf '#!/bin/sh\\necho "bubblewrap 0.8.0"\\n' > {stand_in}/bwrap; chmod +x {stand_in}/bwrap;; esac
+case "$*" in *install*libfaketime*) touch {stand_in}/libfaketime-installed;; esac
+""")  # noqa: E501 (test data: a source file, as written)
+    (stand_in / "apt-get").chmod(0o755)
+    path = f"{stand_in}:" + path_without(
+        launcher.parent / "bin", "bwrap", "apt-get", "dpkg-query", path="/usr/local/bin:/usr/bin:/bin"
+    )
+    done = run(launcher, path)
+    lines = done.stderr.splitlines()
+    install = "apt-get install -y --no-install-recommends bubblewrap libfaketime"
+    assert lines[:3] == [
+        "./pants: bwrap and libfaketime are missing: installing Debian's bubblewrap libfaketime "
+        f"(apt-get update, {install})",
+        "./pants: installed bubblewrap 0.8.0 (Debian's bubblewrap)",
+        "./pants: installed Debian's libfaketime",
+    ], done.stderr
+    assert (stand_in / "calls").read_text().splitlines() == [
+        "update -qq",
+        "install -y -qq --no-install-recommends bubblewrap libfaketime",
+    ]
+    again = run(launcher, path)
+    assert "libfaketime" not in again.stderr and "bubblewrap" not in again.stderr, again.stderr
