@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "runner"))
 
-from witness_gate.evidence import BURST_PROBE, DIRECTORY_ORDER, Replay, cause, escalation  # noqa: E402
+from witness_gate.evidence import Replay, cause, escalation  # noqa: E402
 from witness_gate.lock import DEFAULT_REPLAY_CAP as CAP  # noqa: E402
 from witness_gate.lock import DEFAULT_REPLAY_INTERPRETERS as INTERPRETERS  # noqa: E402
 from witness_gate.lock import DEFAULT_REPLAYS as REPLAYS  # noqa: E402
-from witness_gate.replay import plan_round, probe_passes  # noqa: E402
+from witness_gate.replay import PROBE_INTERPRETERS, plan_round, probe_passes  # noqa: E402
 
 # A review under the defaults of `pin` (witness_gate.lock).
 LOCK = {"seed_schedule": [12345], "replays": REPLAYS, "replay_interpreters": INTERPRETERS}
@@ -57,11 +57,12 @@ def one_review(rate: float, draw: random.Random) -> str:
         if not more or per_round * (rounds + 1) > CAP:
             break
     probe_interpreter = rounds * INTERPRETERS
-    for (first, settings, passes, bursts_read), variant in zip(probe_passes(LOCK), (BURST_PROBE, DIRECTORY_ORDER)):
-        by_variant[variant] = [
-            Replay(probe_interpreter, 7, 3, 0, first + slot, draw.random() < rate, setting=slot % settings)
-            for slot in range(settings * passes)
-        ]
+    for conditions in PROBE_INTERPRETERS:
+        for (first, settings, passes, _), variant in zip(probe_passes(LOCK, conditions), conditions):
+            by_variant[variant] = [
+                Replay(probe_interpreter, 7, 3, 0, first + slot, draw.random() < rate, setting=slot % settings)
+                for slot in range(settings * passes)
+            ]
     return cause(by_variant, 0)[0]
 
 

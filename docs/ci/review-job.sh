@@ -6,8 +6,8 @@
 #   WITNESS_GATE_INDEX_URL=https://your.index/simple .ci/witness-gate-review.sh BASE HEAD
 #
 # in a fresh checkout *of the base* with full history (GitHub: see github-workflow.yml),
-# on a machine with CPython 3.11 and Debian's bubblewrap, as root or with unprivileged user
-# namespaces. BASE is the pull request's base (e.g. origin/main), HEAD its head commit,
+# on a machine with CPython 3.11 and Debian's bubblewrap and libfaketime, as root or with
+# unprivileged user namespaces. BASE is the pull request's base (e.g. origin/main), HEAD its head commit,
 # fetched but never checked out. WITNESS_GATE_INDEX_URL is the package index your team
 # names (a PEP 503 simple index of your own, or a proxy of PyPI) that serves witness-gate's
 # wheel and the wheels of its dependencies; pip's own PIP_INDEX_URL or PIP_FIND_LINKS (a
@@ -66,7 +66,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:d9d28c91587b9b9f767133377d2f9a8c37b25757155760c7a8e9ec8e33d4c41f
+    --hash=sha256:d71488950bfdef20add644c311fed1b31b616e1059569bef1bf391b79273c1fe
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \

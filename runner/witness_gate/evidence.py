@@ -15,17 +15,27 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-VARIANTS = ("shrunk", "unshrunk", "shrunk_history", "unshrunk_history", "in_process", "collector", "directory_order")
+VARIANTS = (
+    "shrunk",
+    "unshrunk",
+    "shrunk_history",
+    "unshrunk_history",
+    "in_process",
+    "collector",
+    "directory_order",
+    "clock",
+)
 # The probes (replay.py): the deciding replay again, forked, under the schedule's settings of
 # one condition at a time in passes, the hash secret, `random` seed and everything else
-# held: when the cyclic collector runs (the collector probe, seeds.collector_settings) and
-# the order directories list in (the directory-order probe, seeds.directory_settings). A
-# probe decides only when its outcomes split by setting: otherwise it is evidence of nothing
-# the other variants do not show, and its replays are reported, not counted. Each names its
-# cause.
+# held: when the cyclic collector runs (the collector probe, seeds.collector_settings), the
+# order directories list in (the directory-order probe, seeds.directory_settings) and the
+# time of day the wall clock reads (the clock probe, seeds.clock_settings). A probe decides
+# only when its outcomes split by setting: otherwise it is evidence of nothing the other
+# variants do not show, and its replays are reported, not counted. Each names its cause.
 COLLECTOR = "collector"
 DIRECTORY_ORDER = "directory_order"
-PROBES = {COLLECTOR: "gc", DIRECTORY_ORDER: "directory_order"}
+CLOCK = "clock"
+PROBES = {COLLECTOR: "gc", DIRECTORY_ORDER: "directory_order", CLOCK: "time"}
 # The probe whose passes' bursts a mixed witness's cause reads (`cause`: `time`).
 BURST_PROBE = COLLECTOR
 _ISOLATED = ("shrunk", "unshrunk")
@@ -91,13 +101,20 @@ def counts(replays: Iterable[Replay]) -> tuple[int, int]:
 
 def deciding_variant(by_variant: Mapping[str, Sequence[Replay]]) -> str:
     """The first probe (`PROBES`) whose outcomes follow its condition's setting alone
-    (`follows_setting`): then the failure comes and goes with when the collector runs, or
-    with the order a directory lists in, whatever the other variants happened to meet.
-    Otherwise `replayed_variant`."""
+    (`follows_setting`): then the failure comes and goes with when the collector runs, with
+    the order a directory lists in, or with the time of day the wall clock reads, whatever
+    the other variants happened to meet. Otherwise `replayed_variant`.
+
+    The clock probe decides only where that variant's own outcomes came and went: code can
+    tell a clock the probe set from the real one (a file's time, the boot clock, a time read
+    at import), so a failure that came every time under the real clock and split under the
+    probe's would be a regression made freezable (an adversarial review). It names the
+    cause, `time`, all the same (`cause`)."""
+    replayed = replayed_variant(by_variant)
     for probe in PROBES:
-        if follows_setting(by_variant.get(probe, ())):
+        if follows_setting(by_variant.get(probe, ())) and (probe != CLOCK or _mixed(by_variant[replayed])):
             return probe
-    return replayed_variant(by_variant)
+    return replayed
 
 
 def replayed_variant(by_variant: Mapping[str, Sequence[Replay]]) -> str:
@@ -377,6 +394,18 @@ def cause(by_variant: Mapping[str, Sequence[Replay]], history_length: int) -> tu
     )
 
 
+def _under_the_real_clock(failures: int, runs: int, failing: int, settings: int) -> str:
+    """The reason where the clock probe's times of day split a witness whose replays under the
+    real clock all agreed (`deciding_variant`)."""
+    seen = f"fails every one of {runs} replays" if failures else f"passes every one of {runs} replays"
+    return (
+        f"{seen} under the real clock, and fails at {failing} of the {settings} times of day the clock probe "
+        f"started the wall clock at, in every pass: it follows the time of day, and the real clock stayed where it "
+        f"{'fails' if failures else 'passes'} while the replays ran. A flake only where it comes and goes under the "
+        "real clock: code can tell a clock the probe set from the real one"
+    )
+
+
 def _none_found(failures: int, runs: int) -> str:
     return (
         f"fails {failures} of {runs} replays, following none of the conditions varied (hash secret, random seed, "
@@ -392,6 +421,10 @@ def _reading(by_variant: Mapping[str, Sequence[Replay]], history_length: int) ->
     decider = deciding_variant(by_variant)
     replays = by_variant[decider]
     failures, runs = counts(replays)
+    clock = by_variant.get(CLOCK, ())
+    if decider not in PROBES and follows_setting(clock):  # every replay the same, under the real clock
+        failed_at = len({r.setting for r in clock if r.failed})
+        return "time", _under_the_real_clock(failures, runs, failed_at, len({r.setting for r in clock})), 0.0
     secrets = {r.hash_secret for r in replays}
     columns = {r.column for r in replays}
     interpreters = {r.interpreter for r in replays}
@@ -401,6 +434,14 @@ def _reading(by_variant: Mapping[str, Sequence[Replay]], history_length: int) ->
         base = (
             "shrunk" if (replayed := replayed_variant(by_variant)) == "in_process" else replayed.replace("_", " ")
         )  # forked, as probed
+        if decider == CLOCK:
+            return (
+                "time",
+                f"the {base} payload, replayed with the wall clock started at {settings} times of day with its hash "
+                f"secret, seed, history, collector and directory order held, fails at {len(failing)} of them in every "
+                "pass and passes at the others: it follows the time the wall clock reads (time.time, datetime.now)",
+                0.0,
+            )
         if decider == DIRECTORY_ORDER:
             return (
                 "directory_order",

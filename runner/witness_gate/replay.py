@@ -11,9 +11,10 @@ under), and then the shrunk payload is called in the interpreter itself, without
 Counts are combined across interpreters, never replaced. More rounds follow while the
 evidence is mixed (`evidence.escalation`), up to `replay_cap` replays per variant; each
 witness keeps why its replays stopped.
-Last, the probe replays each witness's replayed variant once more in one interpreter,
-under every setting of the schedule of one condition at a time (when the collector runs,
-then the order directories list in) with nothing else varied (`_probe`).
+Last, the probe replays each witness's replayed variant once more, under every setting
+of the schedule of one condition at a time (when the collector runs and the order
+directories list in, in one interpreter, then the wall clock, in another) with nothing
+else varied (`_probe`).
 
 A replay that fails, hangs (killed at the time limit), crashes or never runs because
 its interpreter died counts as a failure; one whose interpreter could not load the
@@ -37,6 +38,7 @@ from witness_gate import conditions, protocol, seeds
 from witness_gate.canonical import canonical_bytes
 from witness_gate.evidence import (
     BURST_PROBE,
+    CLOCK,
     COLLECTOR,
     DIRECTORY_ORDER,
     Replay,
@@ -261,40 +263,52 @@ def passing(witnesses: list[tuple[str, Witness]], plan: ReplayPlan) -> set[str]:
     return passed
 
 
-def _probe_schedule(lock: dict[str, Any]) -> dict[str, list[dict[str, int]]]:
-    """Each probe condition's settings, in the order the probe runs the conditions."""
-    return {
-        COLLECTOR: list(seeds.collector_settings(lock)),
-        DIRECTORY_ORDER: [{"directory_order": order} for order in seeds.directory_settings(lock)],
+# The probe's interpreters, each the conditions it probes in order. The clock's runs alone,
+# with libfaketime preloaded (`sandbox.clock_environment`): the collector's and the
+# directory order's children run as the ordinary replays do (a program such a child ran
+# under a preloaded libfaketime failed to sleep, under every setting, and a directory-order
+# flake read as a regression: an adversarial review).
+PROBE_INTERPRETERS = ((COLLECTOR, DIRECTORY_ORDER), (CLOCK,))
+
+
+def _probe_schedule(lock: dict[str, Any], conditions: tuple[str, ...]) -> dict[str, list[dict[str, int]]]:
+    """Each of `conditions`' settings, in the order the probe runs the conditions."""
+    every: dict[str, Callable[[], list[dict[str, int]]]] = {
+        COLLECTOR: lambda: list(seeds.collector_settings(lock)),
+        DIRECTORY_ORDER: lambda: [{"directory_order": order} for order in seeds.directory_settings(lock)],
+        CLOCK: lambda: [{"clock": instant} for instant in seeds.clock_settings(lock)],
     }
+    return {condition: every[condition]() for condition in conditions}
 
 
 # Each probe setting is replayed in passes, one after another: an outcome that follows the
 # setting repeats in every pass; a clock or a race breaks the pattern. As many passes as keep
 # a race from splitting them by setting by chance more than once in 20,000 probes, whatever
 # its odds (`evidence.passes_for`): four for the collector's twelve settings, five for the
-# directory's six (two passes of twelve let a race that fails eleven times in twelve split
+# directory's six, four for the clock's eight (two passes of twelve let a race that fails eleven times in twelve split
 # them once in 78 probes: a thread race was once labelled `gc` so). A later pass costs
 # little where the split is already broken: it is left out (`protocol.left_out`).
-def probe_passes(lock: dict[str, Any]) -> list[list[int]]:
-    """Where each condition's passes lie among the probe's slots (pure): its first slot, its
-    number of settings and of passes, and 1 where a mixed witness's cause reads its passes'
-    bursts (`evidence.BURST_PROBE`), as `protocol.left_out` reads them."""
+def probe_passes(lock: dict[str, Any], conditions: tuple[str, ...]) -> list[list[int]]:
+    """Where each condition's passes lie among the slots of a probe interpreter of
+    `conditions` (pure): its first slot, its number of settings and of passes, and 1 where a
+    mixed witness's cause reads its passes' bursts (`evidence.BURST_PROBE`), as
+    `protocol.left_out` reads them."""
     blocks, first = [], 0
-    for probe, settings in _probe_schedule(lock).items():
+    for probe, settings in _probe_schedule(lock, conditions).items():
         passes = passes_for(len(settings))
         blocks.append([first, len(settings), passes, int(probe == BURST_PROBE)])
         first += len(settings) * passes
     return blocks
 
 
-def probe_settings(lock: dict[str, Any]) -> list[tuple[str, int, dict[str, int]]]:
-    """The probe's slots in order (pure): (its variant, the setting's index among its
-    condition's, the setting the worker applies), each condition's settings in its
-    passes (`evidence.passes_for`), the collector's first (`probe_passes` says where each lies)."""
+def probe_settings(lock: dict[str, Any], conditions: tuple[str, ...]) -> list[tuple[str, int, dict[str, int]]]:
+    """The slots of a probe interpreter of `conditions` in order (pure): (its variant, the
+    setting's index among its condition's, the setting the worker applies), each
+    condition's settings in its passes (`evidence.passes_for`), in the order of
+    `conditions` (`probe_passes` says where each lies)."""
     return [
         (probe, index, setting)
-        for probe, settings in _probe_schedule(lock).items()
+        for probe, settings in _probe_schedule(lock, conditions).items()
         for _ in range(passes_for(len(settings)))
         for index, setting in enumerate(settings)
     ]
@@ -311,9 +325,10 @@ def _probe(
 ) -> list[tuple[Job, Replay, dict[str, Any] | None]]:
     """The probe: each witness's replayed variant (its payload, after its history where that
     is what decided) in forked children under every setting of the schedule of one condition
-    at a time (`probe_settings`: when the collector runs, the order directories list in), in
-    passes, in one interpreter under the search's hash secret and directory order (`search`)
-    and the variant's recorded `random` seed (column 0). Only the setting varies."""
+    at a time (`probe_settings`: when the collector runs, the order directories list in, the
+    wall clock), in passes, in the interpreters of `PROBE_INTERPRETERS`, each under the
+    search's hash secret and directory order (`search`) and the variant's recorded `random`
+    seed (column 0). Only the setting varies."""
     secret = search[0]
     jobs = []
     for name, record, result in witnesses:
@@ -335,29 +350,32 @@ def _probe(
                 settled=failures in (0, runs),
             )
         )
-    slots = probe_settings(plan.lock)
     pid_offset = seeds.check_pid_offset(plan.lock, module)
-    found = _interpreter(
-        module,
-        jobs,
-        [[job.recorded_seed for job in jobs] for _ in slots],
-        search,
-        pid_offset,
-        condition,
-        plan,
-        scratch,
-        set(),
-        probe=[setting for _, _, setting in slots],
-    )
-    return [
-        (
-            replace(jobs[job_index], variant=slots[slot][0]),
-            Replay(index, secret, pid_offset, 0, slot, failed, setting=slots[slot][1], drew=drew),
-            evidence,
+    replays = []
+    for probed in PROBE_INTERPRETERS:
+        slots = probe_settings(plan.lock, probed)
+        found = _interpreter(
+            module,
+            jobs,
+            [[job.recorded_seed for job in jobs] for _ in slots],
+            search,
+            pid_offset,
+            condition,
+            plan,
+            scratch,
+            set(),
+            probe=([setting for _, _, setting in slots], probe_passes(plan.lock, probed)),
         )
-        for (job_index, slot), (failed, evidence, drew) in sorted(found.items())
-        if evidence is not _MISSING and not (evidence is not None and evidence["kind"] == EvidenceKind.UNLOADABLE)
-    ]
+        replays += [
+            (
+                replace(jobs[job_index], variant=slots[slot][0]),
+                Replay(index, secret, pid_offset, 0, slot, failed, setting=slots[slot][1], drew=drew),
+                evidence,
+            )
+            for (job_index, slot), (failed, evidence, drew) in sorted(found.items())
+            if evidence is not _MISSING and not (evidence is not None and evidence["kind"] == EvidenceKind.UNLOADABLE)
+        ]
+    return replays
 
 
 _MISSING: dict[str, Any] = {"kind": "missing"}
@@ -510,14 +528,15 @@ def _interpreter(
     plan: ReplayPlan,
     scratch: Path,
     hung: set[str],
-    probe: list[dict[str, int]] | None = None,
+    probe: tuple[list[dict[str, int]], list[list[int]]] | None = None,
 ) -> dict[tuple[int, int], tuple[bool, dict[str, Any] | None, str | None]]:
     """Outcomes by (job index, slot) of one replay interpreter under a hash secret and a
     directory order (`conditions_held`): failed, its evidence, and the input a `@given`
     replay drew (`Replay.drew`); every replay it did not
     report is a failure with the reason, and a job it reports missing maps to `_MISSING`.
-    `probe`, a setting per slot (`probe_settings`), makes it the probe: its slots follow one
-    another without pause."""
+    `probe`, a setting per slot (`probe_settings`) and where each condition's passes lie
+    among them (`probe_passes`), makes it a probe interpreter: its slots follow one another
+    without pause."""
     lock = plan.lock
     secret, order = conditions_held
     request = {
@@ -544,8 +563,8 @@ def _interpreter(
         ],
         "hung": sorted(hung),
         "seeds": seed_rows,
-        "probe": probe,
-        "probe_passes": None if probe is None else probe_passes(lock),
+        "probe": None if probe is None else probe[0],
+        "probe_passes": None if probe is None else probe[1],
         "condition": condition,
         "pid_offset": pid_offset,
         "layout_seed": seeds.process_layout(lock, pid_offset),

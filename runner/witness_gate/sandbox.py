@@ -38,6 +38,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import threading
 import time
 from collections.abc import Iterator
@@ -141,9 +142,12 @@ class Confinement:
     missing: str = ""
 
 
-def _confinement(bwrap: str, binds: list[tuple[str, Path]], cwd: Path, seccomp_fd: int) -> list[str]:
+def _confinement(
+    bwrap: str, binds: list[tuple[str, Path]], cwd: Path, seccomp_fd: int, environment: dict[str, str]
+) -> list[str]:
     """bubblewrap's arguments for one worker: `binds` as (source, path inside) pairs, each
-    bound read-only; everything else the worker sees is listed here and nowhere else."""
+    bound read-only, and `environment` set for the worker alone, over the fixed one it
+    inherits; everything else the worker sees is listed here and nowhere else."""
     argv = [
         bwrap,
         *_NAMESPACES,
@@ -170,6 +174,8 @@ def _confinement(bwrap: str, binds: list[tuple[str, Path]], cwd: Path, seccomp_f
     argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(PRIVATE_TMP_BYTES), "--tmpfs", str(PRIVATE_TMP)]
     for source, inside in binds:
         argv += ["--ro-bind", source, str(inside)]
+    for name, value in environment.items():
+        argv += ["--setenv", name, value]
     return [*argv, "--chdir", str(cwd), "--"]
 
 
@@ -210,6 +216,7 @@ def _confined(
     request: Path | None,
     command: list[str],
     account: _Account | None,
+    environment: dict[str, str],
 ) -> tuple[list[str], tuple[int, ...]]:
     """The command that runs `command` confined, and the descriptors it must inherit: the
     launcher (limits; under root, the worker's `account` and the view of what it reads, see
@@ -233,7 +240,7 @@ def _confined(
         "user": [account.user, account.user] if account is not None else None,
         "view_root": view,
         "view": sources if account is not None else [],
-        "argv": [*_confinement(bwrap, binds, cwd, filter_read), *command],
+        "argv": [*_confinement(bwrap, binds, cwd, filter_read, environment), *command],
     }
     runner = str(Path(__file__).resolve().parents[1])
     return [sys.executable, "-I", "-S", "-B", "-c", _LAUNCH, runner, json.dumps(spec)], (filter_read,)
@@ -305,7 +312,7 @@ def confinement() -> Confinement:
     try:
         probe = _Account(_WORKER_IDS_FROM, ()) if os.geteuid() == 0 else None
         argv, descriptors = _confined(
-            bwrap, _interpreter_paths(), PRIVATE_TMP, None, [sys.executable, *_INTERPRETER_FLAGS, "-c", ""], probe
+            bwrap, _interpreter_paths(), PRIVATE_TMP, None, [sys.executable, *_INTERPRETER_FLAGS, "-c", ""], probe, {}
         )
         try:
             done = subprocess.run(
@@ -445,6 +452,24 @@ def _holds_private_tmp(path: Path) -> bool:
     return PRIVATE_TMP.is_relative_to(path)
 
 
+# Debian's libfaketime, preloaded into the clock probe's worker alone (`worker.clock`): its
+# wall clock reads the real time plus the offset FAKETIME names, read again at every call;
+# its monotonic clocks stay real. Where Debian installs it for the interpreter's architecture.
+_LIBFAKETIME = "/usr/lib/{}/faketime/libfaketime.so.1"
+
+
+@functools.cache
+def clock_environment() -> dict[str, str]:
+    """The variables that give a worker a wall clock the clock probe sets: a setup failure
+    (exit 2) where Debian's libfaketime is not installed, never a probe that varies nothing."""
+    library = _LIBFAKETIME.format(sysconfig.get_config_var("MULTIARCH") or "")
+    if not os.path.isfile(library):
+        raise SetupFailed(
+            f"the clock probe needs Debian's libfaketime, and {library} is missing: apt-get install libfaketime"
+        )
+    return {"LD_PRELOAD": library, "FAKETIME_NO_CACHE": "1", "FAKETIME_DONT_FAKE_MONOTONIC": "1", "FAKETIME": "+0"}
+
+
 @dataclass(frozen=True)
 class Ended:
     """Why a worker's conversation ended without the message the caller waited for."""
@@ -478,6 +503,9 @@ class Worker:
     of the project."""
 
     def __init__(self, request: dict[str, Any], hash_secret: int, root: Path, scratch: Path) -> None:
+        # A probe that sets the clock runs in a worker that can have it set (`clock_environment`).
+        clock = any("clock" in setting for setting in request.get("probe") or ())
+        environment = clock_environment() if clock else {}
         read_end, write_end = os.pipe()
         # The channel's key goes down a pipe of its own, never into the request file (which
         # the code under test can read): only the worker's own lines verify.
@@ -498,7 +526,9 @@ class Worker:
             raise _stopping
         self._account = _account() if bwrap is not None else None
         try:
-            self._process = self._start(bwrap, request, hash_secret, root, scratch, request_path, (write_end, key_read))
+            self._process = self._start(
+                bwrap, request, hash_secret, root, scratch, request_path, (write_end, key_read), environment
+            )
         except BaseException:
             self._release_account()
             raise
@@ -523,13 +553,15 @@ class Worker:
         scratch: Path,
         request_path: Path,
         channel: tuple[int, int],
+        environment: dict[str, str],
     ) -> subprocess.Popen[bytes]:
+        """The worker's process: the fixed environment (`worker_environment`) with `environment` over it."""
         import_path = worker_path(root)
         bytecode.write_for_workers(import_path)
         descriptors: tuple[int, ...]
         if bwrap is None:
             argv = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), str(request_path)]
-            home, descriptors = scratch, ()
+            home, descriptors, outside = scratch, (), environment
         else:
             # A link on the runner's import path that leads to /tmp or above it is left unbound, as
             # such an entry is (`worker_path`).
@@ -542,8 +574,10 @@ class Worker:
                 *((host.resolve(), Path(inside)) for inside, host in _provided.items()),
             ]
             command = [sys.executable, *_INTERPRETER_FLAGS, "-c", _BOOT, json.dumps(import_path), _REQUEST_INSIDE]
-            argv, descriptors = _confined(bwrap, readable, root.absolute(), request_path, command, self._account)
-            home = PRIVATE_TMP
+            argv, descriptors = _confined(
+                bwrap, readable, root.absolute(), request_path, command, self._account, environment
+            )
+            home, outside = PRIVATE_TMP, {}  # set inside: the launcher and bubblewrap run without it
         _adopt_orphans()
         try:
             _children_lock.acquire()
@@ -553,7 +587,7 @@ class Worker:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 cwd=root,
-                env=worker_environment(hash_secret, home, request.get("condition")),
+                env={**worker_environment(hash_secret, home, request.get("condition")), **outside},
                 pass_fds=(*channel, *descriptors),
                 start_new_session=True,
             )

@@ -9,6 +9,7 @@ environment.
 
 from __future__ import annotations
 
+import calendar
 import hashlib
 from typing import Any
 
@@ -192,3 +193,47 @@ def directory_settings(lock: dict[str, Any]) -> tuple[int, ...]:
     listed both ways between them), then orders the schedule draws."""
     drawn = (2 + _derive(lock, "replay-directory-order", k) % _ORDERS for k in range(_DRAWN_ORDERS))
     return (AS_LISTED, REVERSED, *drawn)
+
+
+# --- the wall clock ------------------------------------------------------------------------
+
+# The clock probe's settings (`clock_settings`): instants on one day the schedule draws, in
+# microseconds since the epoch. Each time-of-day unit (the hour, the minute, the second and
+# the part of a second) is cut into as many equal stretches as there are settings, and each
+# setting takes one stretch of each, in an order the schedule draws per unit. Within its
+# stretch a setting lies in the middle half (so a call that reads the clock a few
+# milliseconds after the probe started it stays in it), at the same place for every setting:
+# a failure whose window in a unit is a quarter of it to three quarters fails under one
+# setting at least and passes under one.
+# Only the time of day: a date that moves between settings would make a patch that breaks
+# the code for every day until some date look like a flake of the clock.
+_CLOCK_SETTINGS = 8
+_CLOCK_DAYS_FROM = calendar.timegm((2025, 1, 1, 0, 0, 0))  # the day is drawn from four years
+_CLOCK_DAYS = 4 * 365 + 1
+_MICROSECONDS = 1_000_000
+# Each unit in microseconds, and how many of the next larger unit's it takes.
+_TIME_OF_DAY = (
+    ("hour", 3600 * _MICROSECONDS, 24),
+    ("minute", 60 * _MICROSECONDS, 60),
+    ("second", _MICROSECONDS, 60),
+    ("fraction", 1, _MICROSECONDS),
+)
+_QUARTER = 1 << 32
+
+
+def clock_settings(lock: dict[str, Any]) -> tuple[int, ...]:
+    """The instants the clock probe starts the wall clock at (microseconds since the epoch,
+    UTC), one per setting: the schedule's day, at a time of day in a stretch of its own of
+    every unit (see `_CLOCK_SETTINGS`)."""
+    day = _CLOCK_DAYS_FROM + _derive(lock, "replay-clock-day") % _CLOCK_DAYS * 86400
+    instants = [day * _MICROSECONDS] * _CLOCK_SETTINGS
+    for unit, length, count in _TIME_OF_DAY:
+        stretches = sorted(range(_CLOCK_SETTINGS), key=lambda k: _derive(lock, "replay-clock-stretch", unit, k))
+        # The same place within each stretch, between its first and its third quarter: the
+        # settings lie evenly spaced in the unit, and so a window that recurs more often than
+        # the unit (every ten seconds, say) meets them spread over its own period too.
+        place = _QUARTER + 2 * (_derive(lock, "replay-clock-place", unit) % _QUARTER)
+        for setting, stretch in enumerate(stretches):
+            position = 4 * stretch * _QUARTER + place
+            instants[setting] += position * count // (4 * _CLOCK_SETTINGS * _QUARTER) * length
+    return tuple(instants)

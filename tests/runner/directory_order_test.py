@@ -15,7 +15,7 @@ import pytest
 
 from witness_gate import seeds
 from witness_gate.evidence import chance_of_a_false_split
-from witness_gate.replay import probe_passes, probe_settings
+from witness_gate.replay import PROBE_INTERPRETERS, probe_passes, probe_settings
 
 LOCK = {"seed_schedule": [12345], "max_examples": 100}
 
@@ -59,8 +59,9 @@ def test_the_probe_meets_both_orders_of_any_two_entries():
     assert orders == set(permutations(range(2)))
 
 
-def test_the_probe_runs_the_collector_s_passes_then_the_directory_order_s():
-    slots = probe_settings(LOCK)
+def test_the_probe_runs_the_collector_s_passes_then_the_directory_order_s_then_the_clock_s_in_its_own_interpreter():
+    assert PROBE_INTERPRETERS == (("collector", "directory_order"), ("clock",))
+    slots = probe_settings(LOCK, PROBE_INTERPRETERS[0])
     assert [variant for variant, _, _ in slots] == ["collector"] * 48 + ["directory_order"] * 30
     directory = [(index, setting) for variant, index, setting in slots if variant == "directory_order"]
     assert directory == [
@@ -68,30 +69,38 @@ def test_the_probe_runs_the_collector_s_passes_then_the_directory_order_s():
         for _ in range(5)
         for index, order in enumerate(seeds.directory_settings(LOCK))
     ]
-    # Nothing but the collector in the collector's slots, nothing but the order in the others'.
+    # Each condition's slots set that condition and nothing else.
     assert all(set(setting) == {"allocate_per_mille"} for variant, _, setting in slots if variant == "collector")
+    # The clock's interpreter: its eight times of day, four passes over them, and nothing else.
+    assert probe_settings(LOCK, PROBE_INTERPRETERS[1]) == [
+        ("clock", index, {"clock": instant})
+        for _ in range(4)
+        for index, instant in enumerate(seeds.clock_settings(LOCK))
+    ]
 
 
 def test_a_race_splits_a_probe_by_setting_by_chance_at_most_once_in_20000_probes():
     # A thread race that failed eleven times in twelve was labelled `gc` in CI: two passes
     # of the collector's twelve settings, the one passing setting passing in both.
-    for _, settings, passes, _ in probe_passes(LOCK):
-        assert chance_of_a_false_split(settings, passes) <= 1 / 20_000
+    for conditions in PROBE_INTERPRETERS:
+        for _, settings, passes, _ in probe_passes(LOCK, conditions):
+            assert chance_of_a_false_split(settings, passes) <= 1 / 20_000
     assert chance_of_a_false_split(12, 2) > 1 / 100
 
 
 def test_the_passes_left_out_are_read_where_the_probe_lays_them():
     # protocol.left_out reads each condition's passes from probe_passes: each block's slots
     # are its condition's settings in order, pass after pass, and the blocks cover the probe.
-    slots, covered = probe_settings(LOCK), 0
-    for first, settings, passes, bursts_read in probe_passes(LOCK):
-        assert first == covered
-        block = slots[first : first + settings * passes]
-        assert len({variant for variant, _, _ in block}) == 1
-        assert bursts_read == (block[0][0] == "collector")  # the one whose bursts evidence.cause reads
-        assert [index for _, index, _ in block] == list(range(settings)) * passes
-        covered += settings * passes
-    assert covered == len(slots)
+    for conditions in PROBE_INTERPRETERS:
+        slots, covered = probe_settings(LOCK, conditions), 0
+        for first, settings, passes, bursts_read in probe_passes(LOCK, conditions):
+            assert first == covered
+            block = slots[first : first + settings * passes]
+            assert len({variant for variant, _, _ in block}) == 1
+            assert bursts_read == (block[0][0] == "collector")  # the one whose bursts evidence.cause reads
+            assert [index for _, index, _ in block] == list(range(settings)) * passes
+            covered += settings * passes
+        assert covered == len(slots)
 
 
 _LISTINGS = """

@@ -415,6 +415,68 @@ def test_the_directory_order_probe_leaves_every_other_cause_as_it_was():
     assert deciding_variant(both) == "collector"
 
 
+CLOCK_SETTINGS = 8  # times of day the schedule draws (`seeds.clock_settings`)
+
+
+def clock_probe(fails, passes: int = 4) -> list[Replay]:
+    return probe(fails, passes, CLOCK_SETTINGS)
+
+
+# A failure that needs the clock in a window of the time of day: the clock probe's times of
+# day split it. It decides where the ordinary replays under the real clock came and went
+# too; where they all failed (the window held the real clock throughout) it only names the
+# cause: code can tell the probe's clock from the real one, and a failure that came every
+# time under the real clock must not become a flake to freeze.
+CLOCK_CASES = [
+    ("fails at some times of day", lambda setting, slot: setting in (1, 4, 6), True),
+    ("passes at one time of day alone", lambda setting, slot: setting != 5, True),
+    ("fails at every time of day: nothing follows the clock", lambda setting, slot: True, False),
+    ("passes at every time of day", lambda setting, slot: False, False),
+    ("a race: the same time of day fails in one pass and passes in another", lambda setting, slot: slot != 13, False),
+]
+MIXED = lambda i, c, s: s in (1, 2)  # noqa: E731  # the real clock met the window in some slots
+
+
+@pytest.mark.parametrize("name, fails, follows", CLOCK_CASES, ids=[case[0] for case in CLOCK_CASES])
+def test_the_clock_probe_decides_a_flake_of_the_time_of_day_only_where_the_real_clock_showed_it_come_and_go(
+    name, fails, follows
+):
+    for ordinary in (MIXED, lambda i, c, s: True, lambda i, c, s: False):
+        replays = {
+            "shrunk": grid(ordinary),
+            "collector": probe(lambda setting, slot: True),
+            "directory_order": directory_probe(lambda setting, slot: True),
+            "clock": clock_probe(fails),
+        }
+        without = {variant: replays[variant] for variant in ("shrunk", "collector", "directory_order")}
+        mixed = ordinary is MIXED
+        assert (deciding_variant(replays) == "clock") is (follows and mixed)
+        found, line = cause(replays, 0)
+        assert (found == "time") is follows or (mixed and cause(without, 0)[0] == "time")
+        if follows and mixed:
+            failures, runs = counts(replays["clock"])
+            assert 0 < failures < runs == 4 * CLOCK_SETTINGS  # a flake, from the probe's own counts
+            assert "wall clock started at 8 times of day" in line
+        elif follows:  # the ordinary replays decide the label; the probe names the cause
+            assert deciding_variant(replays) == "shrunk"
+            failed = counts(replays["shrunk"])[0]
+            assert line.startswith(("fails every one of 30" if failed else "passes every one of 30") + " replays under")
+            assert "it follows the time of day" in line
+        else:  # exactly as without the probe
+            assert cause(replays, 0) == cause(without, 0)
+
+
+def test_the_clock_probe_is_read_after_the_collector_and_the_directory_order():
+    clock = clock_probe(lambda setting, slot: setting < 4)
+    always = grid(MIXED)
+    assert deciding_variant({"shrunk": always, "collector": probe(lambda s, _: s in (1, 3)), "clock": clock}) == (
+        "collector"
+    )
+    assert deciding_variant(
+        {"shrunk": always, "directory_order": directory_probe(lambda s, _: s == 0), "clock": clock}
+    ) == ("directory_order")
+
+
 def test_the_unshrunk_payload_is_not_replayed_again_once_the_shrunk_one_always_failed_and_it_agreed():
     always, never = grid(lambda i, c, s: True), grid(lambda i, c, s: False)
     sometimes = grid(lambda i, c, s: s % 2)

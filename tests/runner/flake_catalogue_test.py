@@ -22,12 +22,13 @@ and only the directory-order probe's orders split it); the races
 three decades from the OS's entropy, so they are won and lost on an idle core, a busy one
 or a single CPU, and run again under `taskset -c 0` and with every core busy to show it;
 `time_window` fails in half of every wall-clock second, which every replay variant
-samples at spaced slots.
+samples at spaced slots, and the clock probe's times of day split by their part of a second.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import os
 import shutil
@@ -238,6 +239,65 @@ def test_a_search_that_meets_the_collector_writes_the_same_witness_in_every_run(
     callers = {"first": {"PYTHONHASHSEED": "0"}, "second": NOISY_CALLER, "third": {}}
     found = {name: search_case(case, tmp_path / name, caller) for name, caller in callers.items()}
     assert found["first"] == found["second"] == found["third"], {name: sorted(w) for name, w in found.items()}
+
+
+def test_a_failure_in_a_window_of_the_day_every_ordinary_replay_met_is_a_regression_that_follows_the_clock(
+    tmp_path: Path,
+):
+    """`settlement_window` overcharges a discounted cart captured in a six-hour window of the
+    day, placed here around this run's own clock (from an hour before it): the search and every
+    ordinary replay run inside it, so every one fails. The clock probe's times of day, three
+    hours apart, split it (two in the window, in every pass): the cause is `time` (with no
+    clock probe, `deterministic`), but the label stays `regression`, not a flake to freeze:
+    under the real clock it never came and went, and code can tell the probe's clock from
+    the real one (hostile_test). Not in the catalogue's list: its window is placed at run time."""
+    case = Case(
+        name="settlement_window",
+        root_cause="wall clock: captures held in the nightly settlement window are rebuilt without the discount",
+        kind="nondeterministic",
+        cause="time",
+        assertion="prop_capture_charges_the_discounted_total",
+    )
+    root = tmp_path / "repository"
+    implementation = build_repository(case, root)
+    source = root / implementation
+    opens = (datetime.datetime.now(datetime.timezone.utc).hour - 1) % 24
+    source.write_text(source.read_text().replace("SETTLEMENT_FROM_HOUR = 22", f"SETTLEMENT_FROM_HOUR = {opens}"))
+    (root / "changed.txt").write_text(f"{implementation}\n")
+    assert pin_and_check(root, {}).returncode == 1
+    report, _ = classify_repository(root, {})
+    [entry] = [e for e in report["witnesses"] if e["assertion_id"] == case.assertion]
+    summary = f"{entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}): {entry['reason']}"
+    assert (entry["label"], entry["cause"], entry["replayed"]) == ("regression", "time", "shrunk"), summary
+    assert entry["failures"] == entry["runs"] > 0, summary  # every ordinary replay met the window
+    assert "and fails at 2 of the 8 times of day the clock probe started the wall clock at" in entry["reason"]
+    [clock] = [variant for variant in entry["variants"] if variant["variant"] == "clock"]
+    assert (clock["failures"], clock["runs"]) == (2 * 4, 8 * 4), summary
+
+
+@pytest.mark.parametrize("name", ["time_window", "listdir_order"])
+def test_a_program_the_code_under_test_runs_in_a_probe_gets_no_libfaketime(name: str, tmp_path: Path):
+    """A property that runs a short Python program on every call (it sleeps): the clock
+    probe's interpreter alone preloads libfaketime, and takes it out of the environment its
+    programs get, so their `time.sleep` works under every setting. With libfaketime in the
+    directory-order probe's interpreter and in the programs, the program failed under every
+    order and `listdir_order` was a regression (an adversarial review)."""
+    [case] = [case for case in CASES if case.name == name]
+    root = tmp_path / "repository"
+    implementation = build_repository(case, root)
+    [module] = (root / "tests" / "properties").glob("*.py")
+    program = '    subprocess.run([sys.executable, "-c", "import time; time.sleep(0.001)"], check=True)\n'
+    text = module.read_text()
+    header = text.index(f"def {case.assertion}(")
+    body = text.index("\n", header) + 1
+    module.write_text("import subprocess\nimport sys\n" + text[:body] + program + text[body:])
+    (root / "changed.txt").write_text(f"{implementation}\n")
+    assert pin_and_check(root, {}).returncode == 1
+    report, _ = classify_repository(root, {})
+    [entry] = [e for e in report["witnesses"] if e["assertion_id"] == case.assertion]
+    summary = f"{entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}): {entry['reason']}"
+    expected = "clock" if case.cause == "time" else case.cause
+    assert (entry["label"], entry["cause"], entry["replayed"]) == ("flake", case.cause, expected), summary
 
 
 # Four bases whose fixtures differ, so their schedules do: the first four tried, none left out.
@@ -557,6 +617,8 @@ def assert_gets_its_label(
         assert entry["rounds"] >= 2, summary
     elif entry["replayed"] not in PROBES:
         assert at_the_cap or entry["stopped"].startswith("isolated: "), (entry["stopped"], summary)
+    if case.cause == "time":  # the clock probe's times of day split it, whatever the ordinary replays met
+        assert entry["replayed"] == "clock", summary
     if case.cause == "directory_order":  # only the directory-order probe's outcomes split it
         assert entry["replayed"] == "directory_order", summary
         # Every ordinary replay lists as the search that found it did (the file system's order,

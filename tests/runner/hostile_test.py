@@ -109,6 +109,29 @@ def test_a_bug_that_hides_from_a_collector_production_never_runs_stays_a_regress
     assert (row["label"], row["cause"]) == ("regression", "deterministic"), result.stdout
 
 
+TELLS_THE_PROBES_CLOCK = {
+    # The kernel stamps a file with the real time; the probe moves the wall clock alone.
+    "by a file's time": "import tempfile\nwith tempfile.NamedTemporaryFile() as f:\n"
+    "    probed = abs(os.stat(f.name).st_mtime - time.time()) > 60",
+    # Its times of day are in the request the worker reads, and follow from the lock anyway.
+    "by the probe's request": 'import json\nprobed = any("clock" in setting for setting in '
+    'json.load(open("/run/witness-gate/request.json")).get("probe") or ())',
+}
+
+
+@pytest.mark.parametrize("tells", TELLS_THE_PROBES_CLOCK.values(), ids=list(TELLS_THE_PROBES_CLOCK))
+def test_a_bug_that_hides_from_the_clock_probe_in_the_morning_stays_a_regression(repo: SampleRepo, tells: str):
+    # Fails on every call under the real clock; under a clock the clock probe set, only in the
+    # afternoon (UTC). The probe's times of day split, so were the probe to decide, a certain
+    # failure would read as a freezable flake (cause time): it names the cause, never the label.
+    inject(repo, f"{tells}\nif not (probed and time.gmtime().tm_hour < 12):\n    return -1")
+    result = repo.gate(IMPL, extra=("--replays", "2", "--replay-interpreters", "3"))
+    assert result.code == 1, result.stdout + result.stderr
+    [row] = repo.gate_json()["witnesses"]
+    assert (row["label"], row["cause"]) == ("regression", "time"), result.stdout
+    assert "under the real clock, and fails at 4 of the 8 times of day" in row["reason"], row["reason"]
+
+
 def test_a_module_that_loads_in_the_search_but_not_in_the_replays_is_unclassified_not_a_regression(repo: SampleRepo):
     # Nothing was replayed, so nothing failed: the witness has no replay evidence at all.
     repo.edit(

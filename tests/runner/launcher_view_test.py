@@ -28,4 +28,4 @@ def test_a_root_runner_that_finds_no_place_for_the_view_refuses_in_one_line():
     # 2, "setup failed: ..."), never a traceback or a verdict.
     account = sandbox._Account(0x70000001, ())
     with pytest.raises(SetupFailed, match="^setup failed: cannot confine a worker: every place for the worker's view"):
-        sandbox._confined("/usr/bin/bwrap", [(Path("/"), Path("/"))], Path("/"), None, ["true"], account)
+        sandbox._confined("/usr/bin/bwrap", [(Path("/"), Path("/"))], Path("/"), None, ["true"], account, {})

@@ -10,13 +10,14 @@ treats silence, an early exit or a malformed message as a failure. Two modes:
   property of the module; every call is announced with its payload before it runs.
 - `replay`: given witness payloads (each optionally after the calls that preceded it
   in `check`), replay them in forked children at spaced slots, each call under a
-  `random` seed chosen by the runner (and, in the probe, a collector setting or a
-  directory order), then once more in this process without forking.
+  `random` seed chosen by the runner (and, in the probe, a collector setting, a
+  directory order or a wall clock), then once more in this process without forking.
 
 Before this module loads, the worker has moved on to the process id the runner chose
 (`process_id`); a forked replay starts from the memory layout `heap_layout` arranges.
 Directories list as the file system lists them, except in the directory-order probe's
-children (`directory_order`, installed before any user code).
+children (`directory_order`, installed before any user code), and the wall clock reads the
+real time, except in the clock probe's children (`clock`, in the probe's worker alone).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from witness_gate.canonical import NotPlainJSON, canonical_bytes, parse_json, sh
 from witness_gate.errors import WitnessGateError
 from witness_gate.protocol import Event, EvidenceKind, failure_evidence
 from witness_gate.store import read_regular_file
-from witness_gate.worker import directory_order, heap_layout, pytest_module
+from witness_gate.worker import clock, directory_order, heap_layout, pytest_module
 from witness_gate.worker.property_module import LoadedProperty, Outcome, add_import_paths, import_module, properties_of
 from witness_gate.worker.pytest_module import GivenTest
 
@@ -109,6 +110,8 @@ def main(request_path: str) -> None:
         directory_order.start_in(request.get("directory_order", seeds.AS_LISTED))  # a search leg's, its witness's
         if request.get("probe"):  # its forked children list in the probe's orders
             directory_order.remember_listings()
+        if any("clock" in setting for setting in request.get("probe") or ()):  # and read the probe's clocks
+            clock.install()
         add_import_paths(root, request["import_paths"])
         fixture = _Fixture(
             None if request["fixture_path"] is None else Path(request["fixture_path"]), request["fixture_sha256"]
@@ -467,11 +470,12 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
 
     # The probe's setting per slot (none outside it): the collector probe's extra containers
     # (seeds.collector_settings), counted here rather than in the child, where the
-    # arithmetic's own ints would differ by setting, and the directory-order probe's order
-    # (seeds.directory_settings).
+    # arithmetic's own ints would differ by setting, the directory-order probe's order
+    # (seeds.directory_settings) and the clock probe's instant (seeds.clock_settings).
     settings = request.get("probe") or [{}] * len(request["seeds"])
     extra = [_YOUNG_THRESHOLD * setting.get("allocate_per_mille", 0) // seeds.PER_MILLE for setting in settings]
     orders = [setting.get("directory_order") for setting in settings]
+    instants = [setting.get("clock") for setting in settings]
 
     def run(index: int, slot: int, seed: int) -> None:
         if jobs[index]["witness"] in hung:
@@ -491,7 +495,7 @@ def _replay(request: dict[str, Any], channel: _Channel, props: dict[str, Asserti
                     fixture,
                     request["timeout"],
                     channel.key,
-                    (extra[slot], orders[slot]),
+                    (extra[slot], orders[slot], instants[slot]),
                     memory,
                 ),
             )
@@ -531,11 +535,13 @@ def _run_job(
     fixture: _Fixture,
     extra_containers: int = 0,
     order: int | None = None,
+    instant: int | None = None,
 ) -> Outcome:
     """The job's history (results ignored), then its payload, `extra_containers` further
-    into the collector's cycle (`_steer_collector`), every call with directories listed in
-    `order` (`directory_order`; only a probe's forked child is given one: else the process's own): the
-    payload's outcome. The history lists in the payload's order: a directory that has not
+    into the collector's cycle (`_steer_collector`), with the wall clock started at `instant`
+    right before it (`clock`), every call with directories listed in `order`
+    (`directory_order`; only a probe's forked child is given an order or an instant: else the
+    process's own): the payload's outcome. The history lists in the payload's order: a directory that has not
     changed lists the same way in both, as a file system's does (a cache the history filled
     while a directory listed one way, found stale in the payload's call because it listed
     another, made a state bug follow the order: a `flake` to freeze)."""
@@ -548,6 +554,8 @@ def _run_job(
                 earlier.run(_fresh(call["payload"]), fixture.value, call["random_seed"])
         payload = _fresh(job["payload"])
         ballast = _steer_collector(extra_containers)
+        if instant is not None:
+            clock.start_at(instant)
         outcome = _network.run(props[job["assertion_id"]], payload, fixture, seed, job["expect"])
         del ballast  # alive through the call: the objects that moved it within the collector's cycle
     except WitnessGateError as error:  # the fixture could not be read: fail closed
@@ -596,11 +604,12 @@ def _forked(
     fixture: _Fixture,
     timeout: float,
     key: bytes,
-    setting: tuple[int, int | None],
+    setting: tuple[int, int | None, int | None],
     memory: heap_layout.Layout,
 ) -> Outcome:
     """Runs the job in a forked child in a process group of its own, from the process's
-    memory layout, under the probe's `setting` (extra containers, directory order: `_run_job`);
+    memory layout, under the probe's `setting` (extra containers, directory order, instant:
+    `_run_job`);
     kills the group at the timeout. The child's result is signed like a
     channel line: the code under test, which runs in the child, cannot stand in for it by
     writing to the pipe."""
