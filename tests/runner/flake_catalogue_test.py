@@ -34,6 +34,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -87,16 +88,19 @@ def search_case(
     oracle: str | None = None,
     launcher: tuple[str, ...] = (),
     fixture: str = "[]",
+    edit: Callable[[Path], None] | None = None,
 ) -> dict[str, bytes]:
     """Pins the case's fixture and runs `check`; returns the witness files' bytes by name.
     `oracle`, a module's source, stands in for the case's property modules (given_catalogue_test);
     `launcher` starts each CLI run (e.g. `taskset -c 0`), and so every worker it starts;
-    `fixture` as in `build_repository`."""
+    `fixture` as in `build_repository`; `edit` changes the repository before the run."""
     changed = build_repository(case, root, fixture)
     if oracle is not None:
         shutil.rmtree(root / "tests" / "properties")
         (root / "tests" / "properties").mkdir()
         (root / "tests" / "properties" / f"test_{case.name}.py").write_text(oracle)
+    if edit is not None:
+        edit(root)
     (root / "changed.txt").write_text(f"{changed}\n")
     checked = pin_and_check(root, caller_env, launcher)
     assert checked.returncode == 1, f"{case.name}: check found no failure\n{checked.stdout}{checked.stderr}"
@@ -142,10 +146,11 @@ def classify_case(
     oracle: str | None = None,
     launcher: tuple[str, ...] = (),
     fixture: str = "[]",
+    edit: Callable[[Path], None] | None = None,
 ) -> tuple[dict, dict[str, bytes]]:
     """(the report's entry for the case's assertion, the witness files' bytes by name), as
     `search_case` found them and `classify` labelled them."""
-    witnesses = search_case(case, root, caller_env, oracle, launcher, fixture)
+    witnesses = search_case(case, root, caller_env, oracle, launcher, fixture, edit)
     report, classified = classify_repository(root, caller_env, launcher)
     entries = [e for e in report["witnesses"] if e["assertion_id"] == case.assertion]
     assert entries, f"{case.name}: no witness for {case.assertion}: {classified.stdout}"
@@ -258,15 +263,13 @@ def test_a_failure_in_a_window_of_the_day_every_ordinary_replay_met_is_a_regress
         cause="time",
         assertion="prop_capture_charges_the_discounted_total",
     )
-    root = tmp_path / "repository"
-    implementation = build_repository(case, root)
-    source = root / implementation
     opens = (datetime.datetime.now(datetime.timezone.utc).hour - 1) % 24
-    source.write_text(source.read_text().replace("SETTLEMENT_FROM_HOUR = 22", f"SETTLEMENT_FROM_HOUR = {opens}"))
-    (root / "changed.txt").write_text(f"{implementation}\n")
-    assert pin_and_check(root, {}).returncode == 1
-    report, _ = classify_repository(root, {})
-    [entry] = [e for e in report["witnesses"] if e["assertion_id"] == case.assertion]
+
+    def place_the_window(root: Path) -> None:
+        [source] = (root / "src").glob("*.py")
+        source.write_text(source.read_text().replace("SETTLEMENT_FROM_HOUR = 22", f"SETTLEMENT_FROM_HOUR = {opens}"))
+
+    entry, _ = classify_case(case, tmp_path / "repository", {}, edit=place_the_window)
     summary = f"{entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}): {entry['reason']}"
     assert (entry["label"], entry["cause"], entry["replayed"]) == ("regression", "time", "shrunk"), summary
     assert entry["failures"] == entry["runs"] > 0, summary  # every ordinary replay met the window
@@ -283,18 +286,15 @@ def test_a_program_the_code_under_test_runs_in_a_probe_gets_no_libfaketime(name:
     directory-order probe's interpreter and in the programs, the program failed under every
     order and `listdir_order` was a regression (an adversarial review)."""
     [case] = [case for case in CASES if case.name == name]
-    root = tmp_path / "repository"
-    implementation = build_repository(case, root)
-    [module] = (root / "tests" / "properties").glob("*.py")
-    program = '    subprocess.run([sys.executable, "-c", "import time; time.sleep(0.001)"], check=True)\n'
-    text = module.read_text()
-    header = text.index(f"def {case.assertion}(")
-    body = text.index("\n", header) + 1
-    module.write_text("import subprocess\nimport sys\n" + text[:body] + program + text[body:])
-    (root / "changed.txt").write_text(f"{implementation}\n")
-    assert pin_and_check(root, {}).returncode == 1
-    report, _ = classify_repository(root, {})
-    [entry] = [e for e in report["witnesses"] if e["assertion_id"] == case.assertion]
+
+    def run_a_program_in_the_property(root: Path) -> None:
+        [module] = (root / "tests" / "properties").glob("*.py")
+        text = module.read_text()
+        body = text.index("\n", text.index(f"def {case.assertion}(")) + 1
+        program = '    subprocess.run([sys.executable, "-c", "import time; time.sleep(0.001)"], check=True)\n'
+        module.write_text("import subprocess\nimport sys\n" + text[:body] + program + text[body:])
+
+    entry, _ = classify_case(case, tmp_path / "repository", {}, edit=run_a_program_in_the_property)
     summary = f"{entry['label']} {entry['failures']}/{entry['runs']} ({entry['replayed']}): {entry['reason']}"
     expected = "clock" if case.cause == "time" else case.cause
     assert (entry["label"], entry["cause"], entry["replayed"]) == ("flake", case.cause, expected), summary
