@@ -66,7 +66,7 @@ trap '[ -z "$installing" ] || kill -TERM -- "-$installing" 2>/dev/null || true; 
 # docs/ci/pin_runner.py of witness-gate from its lockfile and its release wheel.
 cat >"$work/runner-requirements.txt" <<'PINS'
 witness-gate==0.4.0 \
-    --hash=sha256:d71488950bfdef20add644c311fed1b31b616e1059569bef1bf391b79273c1fe
+    --hash=sha256:c486e885479ce102aee2fea52679ab3539e722a9d80faeeaa4ce7e3d56cefb86
 annotated-doc==0.0.7 \
     --hash=sha256:6bc31bbbec6dfaaedc1676dbc11dbda96fe22a2b5c400e9ebad113fec44a9dc6
 attrs==26.1.0 \

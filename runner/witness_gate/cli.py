@@ -337,9 +337,13 @@ def pin(
     _run(action)
 
 
-def _say_how_confined() -> None:
-    from witness_gate.sandbox import confinement_notice
+def _say_how_confined(replays: bool = True) -> None:
+    """Says how the workers are confined; for a command that `replays` witnesses, first
+    refuses (exit 2) where the clock probe's libfaketime is missing, before any work."""
+    from witness_gate.sandbox import clock_environment, confinement_notice
 
+    if replays:
+        clock_environment()
     notice = confinement_notice()
     if notice is not None:
         typer.echo(notice, err=True)
@@ -363,7 +367,7 @@ def check(
 
         store.check_output_dir(out, "--out")
         config = _config(root)
-        _say_how_confined()
+        _say_how_confined(replays=False)
         result = checks.run(
             lock, module_files(properties), out, root, config.import_paths, config.replay_timeout_seconds
         )

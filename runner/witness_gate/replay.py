@@ -273,12 +273,12 @@ PROBE_INTERPRETERS = ((COLLECTOR, DIRECTORY_ORDER), (CLOCK,))
 
 def _probe_schedule(lock: dict[str, Any], conditions: tuple[str, ...]) -> dict[str, list[dict[str, int]]]:
     """Each of `conditions`' settings, in the order the probe runs the conditions."""
-    every: dict[str, Callable[[], list[dict[str, int]]]] = {
-        COLLECTOR: lambda: list(seeds.collector_settings(lock)),
-        DIRECTORY_ORDER: lambda: [{"directory_order": order} for order in seeds.directory_settings(lock)],
-        CLOCK: lambda: [{"clock": instant} for instant in seeds.clock_settings(lock)],
+    every = {
+        COLLECTOR: list(seeds.collector_settings(lock)),
+        DIRECTORY_ORDER: [{"directory_order": order} for order in seeds.directory_settings(lock)],
+        CLOCK: [{"clock": instant} for instant in seeds.clock_settings(lock)],
     }
-    return {condition: every[condition]() for condition in conditions}
+    return {condition: every[condition] for condition in conditions}
 
 
 # Each probe setting is replayed in passes, one after another: an outcome that follows the

@@ -288,7 +288,6 @@ def review(
 ) -> ReviewResult:
     integrity.verify_own_code()
     sandbox.require_confinement("review")
-    sandbox.clock_environment()  # the clock probe's: a setup failure now, not after the searches
     base, head = git.commit(repo, base_ref, "base"), git.commit(repo, head_ref, "head")
     # The job's environment and the base's Pants configuration: the head's is an oracle edit.
     writes = cache_trust.cache_write_settings(

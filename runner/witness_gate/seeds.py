@@ -210,13 +210,13 @@ def directory_settings(lock: dict[str, Any]) -> tuple[int, ...]:
 _CLOCK_SETTINGS = 8
 _CLOCK_DAYS_FROM = calendar.timegm((2025, 1, 1, 0, 0, 0))  # the day is drawn from four years
 _CLOCK_DAYS = 4 * 365 + 1
-_MICROSECONDS = 1_000_000
+MICROSECONDS = 1_000_000  # the unit of the clock probe's instants
 # Each unit in microseconds, and how many of the next larger unit's it takes.
 _TIME_OF_DAY = (
-    ("hour", 3600 * _MICROSECONDS, 24),
-    ("minute", 60 * _MICROSECONDS, 60),
-    ("second", _MICROSECONDS, 60),
-    ("fraction", 1, _MICROSECONDS),
+    ("hour", 3600 * MICROSECONDS, 24),
+    ("minute", 60 * MICROSECONDS, 60),
+    ("second", MICROSECONDS, 60),
+    ("fraction", 1, MICROSECONDS),
 )
 _QUARTER = 1 << 32
 
@@ -226,7 +226,7 @@ def clock_settings(lock: dict[str, Any]) -> tuple[int, ...]:
     UTC), one per setting: the schedule's day, at a time of day in a stretch of its own of
     every unit (see `_CLOCK_SETTINGS`)."""
     day = _CLOCK_DAYS_FROM + _derive(lock, "replay-clock-day") % _CLOCK_DAYS * 86400
-    instants = [day * _MICROSECONDS] * _CLOCK_SETTINGS
+    instants = [day * MICROSECONDS] * _CLOCK_SETTINGS
     for unit, length, count in _TIME_OF_DAY:
         stretches = sorted(range(_CLOCK_SETTINGS), key=lambda k: _derive(lock, "replay-clock-stretch", unit, k))
         # The same place within each stretch, between its first and its third quarter: the

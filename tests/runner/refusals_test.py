@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import SampleRepo
+from support.tools import missing
+
+from witness_gate import sandbox
+from witness_gate.errors import SetupFailed
 
 
 def assert_refused(result, message: str) -> None:
@@ -146,3 +153,55 @@ def test_an_import_path_flag_replaces_the_configured_one(repo: SampleRepo):
     result = repo.gate(extra=("--import-path", "tests"))
     assert result.code == 1 and "No module named 'orders_app'" in result.stdout, result.stdout + result.stderr
     assert "import-paths" in result.stdout  # the hint names where import paths come from
+
+
+def _without_libfaketime(repo: SampleRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI in the repository, with Debian's libfaketime hidden: an empty tmpfs over its
+    directory, in a mount namespace of the run's own (root, as CI runs)."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        missing("hiding libfaketime needs a mount namespace of its own: run as root, with util-linux's unshare")
+    try:
+        library = Path(sandbox.clock_environment()["LD_PRELOAD"])
+    except SetupFailed as error:
+        missing(str(error))
+    hide = 'mount -t tmpfs none "$1" && shift && exec "$@"'
+    return subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh", str(library.parent)]
+        + [repo.python, "-m", "witness_gate", *args],
+        cwd=repo.root,
+        env={**os.environ, "PYTHONPATH": repo.python_path},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+CLOCK_REFUSAL = "setup failed: the clock probe needs Debian's libfaketime"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("gate", "--fixture", "tests/fixtures/orders.json", "--generator-version", "3", "--properties",
+         "tests/properties", "--out", ".artifacts/gate", "--diff-paths", "changed.txt"),
+        ("classify", "--lock", "nope.lock", "--witnesses", "nope", "--diff-paths", "changed.txt"),
+        ("review", "--repo", ".", "--base", "HEAD", "--head", "HEAD", "--out", ".artifacts/review"),
+    ],
+    ids=["gate", "classify", "review"],
+)  # fmt: skip
+def test_a_command_that_replays_refuses_before_any_work_where_libfaketime_is_missing(repo: SampleRepo, command):
+    # The clock probe's interpreter preloads it: without it the probe would vary nothing, so
+    # the command stops at once (before pinning, reading the lock or searching), never after.
+    (repo.root / "changed.txt").write_text("src/orders_app/pricing.py\n")
+    done = _without_libfaketime(repo, *command)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and CLOCK_REFUSAL in lines[0], done.stderr
+    assert not (repo.root / ".artifacts").exists()
+
+
+def test_a_search_alone_needs_no_libfaketime(repo: SampleRepo):
+    assert repo.pin().code == 0
+    done = _without_libfaketime(repo, "check", "--lock", repo.lock, "--properties", "tests/properties", "--out", "w")
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    assert CLOCK_REFUSAL not in done.stderr

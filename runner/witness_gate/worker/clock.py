@@ -29,13 +29,13 @@ import os
 import select
 import time
 
+from witness_gate import seeds
 from witness_gate.errors import WitnessGateError
 
 _REAL = "+0"
-_MICROSECONDS = 1_000_000
 # The instant `install` starts the clock at to see it move (2001-09-09T01:46:40Z), and how
 # far from it the clock may read: a call that slow is no clock under control either.
-_CHECK_INSTANT = 1_000_000_000 * _MICROSECONDS
+_CHECK_INSTANT = 1_000_000_000 * seeds.MICROSECONDS
 _CHECK_SLACK_SECONDS = 60.0
 
 
@@ -46,7 +46,7 @@ def install() -> None:
     # Loaded now: the programs the code under test runs must not load it (their sleep would fail).
     os.environ.pop("LD_PRELOAD", None)
     start_at(_CHECK_INSTANT)
-    moved = time.time() - _CHECK_INSTANT / _MICROSECONDS
+    moved = time.time() - _CHECK_INSTANT / seeds.MICROSECONDS
     run_real()
     if abs(moved) > _CHECK_SLACK_SECONDS:
         raise WitnessGateError(
@@ -59,7 +59,7 @@ def start_at(instant: int) -> None:
     run_real()
     real = time.time()
     # A new offset each time (the real time moves), so libfaketime reads it afresh.
-    time_offset = instant / _MICROSECONDS - real
+    time_offset = instant / seeds.MICROSECONDS - real
     _set_offset(f"{time_offset:+.6f}")
 
 
